@@ -1,0 +1,154 @@
+// The Spark catalog: `spark.sql.catalog.<name>=lancepart.spark.PartitionedCatalog` with `.root`
+// and `.storage.*` options. Namespaces are directories; tables are partitioned namespaces.
+package lancepart.spark
+
+import java.util
+
+import lancepart.manifest.ManifestStore
+import lancepart.spec.{NamespaceSchema, PartitionField, PartitionSpec, TableMetadata}
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchNamespaceException, NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
+import org.apache.spark.sql.connector.catalog._
+import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.types.{StructField, StructType}
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import scala.jdk.CollectionConverters._
+
+class PartitionedCatalog extends TableCatalog with SupportsNamespaces {
+  private var catalogName: String = _
+  private var warehouse: Warehouse = _
+
+  override def name(): String = catalogName
+
+  override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
+    catalogName = name
+    val root = Option(options.get("root")).filter(_.nonEmpty).getOrElse(
+      throw new IllegalArgumentException(s"catalog $name: set spark.sql.catalog.$name.root to a directory or URI"))
+    val storage = options.asCaseSensitiveMap().asScala.collect {
+      case (k, v) if k.startsWith(PartitionedCatalog.StoragePrefix) => k.stripPrefix(PartitionedCatalog.StoragePrefix) -> v
+    }.toMap
+    val hadoopConf = SparkSession.active.sessionState.newHadoopConf()
+    warehouse = new Warehouse(Warehouse.normalizeRoot(root), storage, hadoopConf)
+  }
+
+  // ---- tables ----
+
+  override def listTables(namespace: Array[String]): Array[Identifier] = {
+    requireNamespace(namespace)
+    val dir = warehouse.uri(namespace.toSeq)
+    warehouse.children(dir).filter(c => warehouse.isTable(s"$dir/$c"))
+      .map(c => Identifier.of(namespace, c)).toArray
+  }
+
+  override def loadTable(ident: Identifier): Table = {
+    if (!warehouse.isTable(warehouse.tableUri(ident))) throw new NoSuchTableException(ident)
+    val store = warehouse.store(ident)
+    new PartitionedTable(s"$catalogName.$ident", store, store.load(), warehouse.storage)
+  }
+
+  override def createTable(
+      ident: Identifier,
+      columns: Array[Column],
+      partitions: Array[Transform],
+      properties: util.Map[String, String]): Table = {
+    val uri = warehouse.tableUri(ident)
+    if (ident.namespace().nonEmpty) requireNamespace(ident.namespace())
+    if (warehouse.isTable(uri)) throw new TableAlreadyExistsException(ident)
+    if (warehouse.exists(s"$uri/${ManifestStore.DirName}")) {
+      throw new IllegalStateException(s"table $catalogName.$ident: $uri already holds a __manifest that is not a partitioned namespace")
+    }
+    val struct = StructType(columns.map(c => StructField(c.name(), c.dataType(), c.nullable())))
+    val schema = NamespaceSchema.fromSpark(struct)
+    val spec = PartitionedCatalog.identitySpec(s"$catalogName.$ident", schema, partitions)
+    warehouse.store(ident).create(TableMetadata.create(s"$catalogName.$ident", schema, spec))
+    loadTable(ident)
+  }
+
+  override def alterTable(ident: Identifier, changes: TableChange*): Table =
+    throw new UnsupportedOperationException(s"ALTER TABLE is not supported yet for $catalogName.$ident")
+
+  override def dropTable(ident: Identifier): Boolean = {
+    val uri = warehouse.tableUri(ident)
+    warehouse.isTable(uri) && warehouse.delete(uri)
+  }
+
+  override def purgeTable(ident: Identifier): Boolean = dropTable(ident)
+
+  override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit =
+    throw new UnsupportedOperationException(s"RENAME TABLE is not supported for $catalogName.$oldIdent")
+
+  // ---- namespaces ----
+
+  override def listNamespaces(): Array[Array[String]] = listNamespaces(Array.empty[String])
+
+  override def listNamespaces(namespace: Array[String]): Array[Array[String]] = {
+    if (namespace.nonEmpty) requireNamespace(namespace)
+    val dir = warehouse.uri(namespace.toSeq)
+    warehouse.children(dir).filterNot(c => warehouse.isTable(s"$dir/$c")).map(c => namespace :+ c).toArray
+  }
+
+  override def namespaceExists(namespace: Array[String]): Boolean = {
+    val uri = warehouse.uri(namespace.toSeq)
+    namespace.isEmpty || (warehouse.exists(uri) && !warehouse.isTable(uri))
+  }
+
+  override def loadNamespaceMetadata(namespace: Array[String]): util.Map[String, String] = {
+    requireNamespace(namespace)
+    Map(SupportsNamespaces.PROP_LOCATION -> warehouse.uri(namespace.toSeq)).asJava
+  }
+
+  override def createNamespace(namespace: Array[String], metadata: util.Map[String, String]): Unit = {
+    if (namespaceExists(namespace)) throw new NamespaceAlreadyExistsException(namespace)
+    if (namespace.length > 1) requireNamespace(namespace.init)
+    warehouse.mkdirs(warehouse.uri(namespace.toSeq))
+  }
+
+  override def alterNamespace(namespace: Array[String], changes: NamespaceChange*): Unit =
+    throw new UnsupportedOperationException(s"namespace properties are not supported by catalog $catalogName")
+
+  override def dropNamespace(namespace: Array[String], cascade: Boolean): Boolean = {
+    if (!namespaceExists(namespace)) return false
+    val uri = warehouse.uri(namespace.toSeq)
+    if (!cascade && warehouse.children(uri).nonEmpty) {
+      throw new NonEmptyNamespaceException(namespace)
+    }
+    warehouse.delete(uri)
+  }
+
+  private def requireNamespace(namespace: Array[String]): Unit =
+    if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace)
+}
+
+object PartitionedCatalog {
+  val StoragePrefix = "storage."
+
+  /** Spec v1 from PARTITIONED BY: identity fields named after their columns. */
+  def identitySpec(table: String, schema: NamespaceSchema, partitions: Array[Transform]): PartitionSpec = {
+    if (partitions.isEmpty) {
+      throw new IllegalArgumentException(s"table $table: a partitioned namespace needs PARTITIONED BY (column, ...)")
+    }
+    val fields = partitions.toSeq.map {
+      case t if t.name() == "identity" && t.references().length == 1 &&
+          t.references().head.fieldNames().length == 1 =>
+        val name = t.references().head.fieldNames().head
+        val source = schema.byName(name).getOrElse(throw new IllegalArgumentException(
+          s"table $table: PARTITIONED BY column '$name' is not a column of the table " +
+            s"(columns: ${schema.fields.map(_.name).mkString(", ")})"))
+        if (!TableMetadata.isSupportedPartitionType(source.dataType)) {
+          throw new IllegalArgumentException(
+            s"table $table: column '${source.name}' has type ${source.dataType.sql}, which cannot be " +
+              "a partition column (supported: boolean, integers, string, date, timestamp, timestamp_ntz, decimal)")
+        }
+        PartitionField(source.name.replaceAll("[^A-Za-z0-9_]", "_"), Seq(source.id),
+          Some(lancepart.spec.Transform(lancepart.spec.Transform.Identity)), None,
+          PartitionSpec.resultTypeJson(source.dataType))
+      case other =>
+        throw new IllegalArgumentException(s"table $table: partition transform '${other.describe()}' is not supported yet; use identity columns")
+    }
+    fields.groupBy(_.fieldId).collectFirst { case (fid, fs) if fs.size > 1 => fid }.foreach { fid =>
+      throw new IllegalArgumentException(s"table $table: column '$fid' appears twice in PARTITIONED BY")
+    }
+    PartitionSpec(1, fields)
+  }
+}

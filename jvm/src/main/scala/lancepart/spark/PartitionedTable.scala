@@ -1,0 +1,47 @@
+// One partitioned namespace as a Spark table: schema, partitioning, and the read/write entry points.
+package lancepart.spark
+
+import java.util
+
+import lancepart.manifest.{Manifest, ManifestStore}
+import lancepart.spark.read.PartitionedScanBuilder
+import lancepart.spark.write.PartitionedWriteBuilder
+import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability, TableCatalog}
+import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
+import org.apache.spark.sql.connector.read.ScanBuilder
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import scala.jdk.CollectionConverters._
+
+/** `name` is the catalog-qualified name used in messages; `manifest` is the version it loaded. */
+class PartitionedTable(
+    val tableName: String,
+    val store: ManifestStore,
+    val manifest: Manifest,
+    val storage: Map[String, String]) extends Table with SupportsRead with SupportsWrite {
+
+  override def name(): String = tableName
+
+  override def schema(): StructType = manifest.meta.schema.sparkSchema
+
+  /** Identity fields of the current spec, by source column name. */
+  override def partitioning(): Array[Transform] =
+    manifest.meta.currentSpec.fields.flatMap { f =>
+      f.source.filter(_ => f.field.isIdentity).map(s => Expressions.identity(s.name): Transform)
+    }.toArray
+
+  override def properties(): util.Map[String, String] =
+    (manifest.meta.properties - "schema" +
+      (TableCatalog.PROP_LOCATION -> store.tableUri) +
+      ("format" -> "lance-partitioned-namespace") +
+      ("manifest_version" -> manifest.version.toString)).asJava
+
+  override def capabilities(): util.Set[TableCapability] =
+    util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE)
+
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new PartitionedScanBuilder(this)
+
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new PartitionedWriteBuilder(this, info)
+}

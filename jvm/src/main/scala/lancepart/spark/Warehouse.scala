@@ -1,0 +1,68 @@
+// Where catalog objects live: Spark namespaces are directories under the root, tables are
+// directories holding a partitioned __manifest. Directory operations go through Hadoop's FileSystem.
+package lancepart.spark
+
+import lancepart.manifest.ManifestStore
+import lancepart.spec.TableMetadata
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileSystem, Path}
+import org.apache.spark.sql.connector.catalog.Identifier
+
+import scala.util.control.NonFatal
+
+class Warehouse(val root: String, val storage: Map[String, String], hadoopConf: Configuration) {
+  /** URI of the directory for namespace `parts` (validated: nothing in it can leave the root). */
+  def uri(parts: Seq[String]): String = {
+    parts.foreach(Warehouse.checkName(_, parts))
+    (root +: parts).mkString("/")
+  }
+
+  def tableUri(ident: Identifier): String = uri(ident.namespace().toSeq :+ ident.name())
+
+  def store(ident: Identifier): ManifestStore =
+    new ManifestStore(tableUri(ident), ident.toString, storage)
+
+  def exists(uri: String): Boolean = fs(uri).exists(new Path(uri))
+
+  /** True when `uri` holds a __manifest whose metadata declares a partition spec. */
+  def isTable(uri: String): Boolean =
+    exists(s"$uri/${ManifestStore.DirName}") && {
+      try TableMetadata.isPartitioned(new ManifestStore(uri, uri, storage).properties())
+      catch { case NonFatal(_) => false }
+    }
+
+  /** Names of child directories that can be catalog objects (no hidden or reserved names). */
+  def children(uri: String): Seq[String] = {
+    val path = new Path(uri)
+    if (!fs(uri).exists(path)) Seq.empty
+    else fs(uri).listStatus(path).toSeq.filter(_.isDirectory).map(_.getPath.getName)
+      .filterNot(n => n.startsWith(".") || n.startsWith("_")).sorted
+  }
+
+  def mkdirs(uri: String): Unit = fs(uri).mkdirs(new Path(uri))
+
+  def delete(uri: String): Boolean = fs(uri).delete(new Path(uri), true)
+
+  private def fs(uri: String): FileSystem = new Path(uri).getFileSystem(hadoopConf)
+}
+
+object Warehouse {
+  /** A local root becomes an absolute path, so that executors resolve it as the driver does. */
+  def normalizeRoot(root: String): String = {
+    val trimmed = root.stripSuffix("/")
+    if (trimmed.contains("://") || trimmed.startsWith("file:")) trimmed
+    else java.nio.file.Paths.get(trimmed).toAbsolutePath.normalize().toString
+  }
+
+  def checkName(part: String, all: Seq[String]): Unit = {
+    val where = all.mkString(".")
+    val problem =
+      if (part.isEmpty) Some("is empty")
+      else if (part == "." || part == "..") Some("would leave the catalog root")
+      else if (part.exists(c => c == '/' || c == '\\')) Some("contains a path separator")
+      else if (part.startsWith("_") || part.startsWith(".")) Some("starts with '_' or '.', which are reserved")
+      else if (part.exists(Character.isISOControl)) Some("contains a control character")
+      else None
+    problem.foreach(p => throw new IllegalArgumentException(s"invalid name '$part' in '$where': it $p"))
+  }
+}

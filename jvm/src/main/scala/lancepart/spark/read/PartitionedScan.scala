@@ -1,0 +1,59 @@
+// The scan: one manifest query picks the partition tables, one input partition per table.
+package lancepart.spark.read
+
+import lancepart.manifest.ManifestRow
+import lancepart.prune.{LanceSql, ManifestFilter}
+import lancepart.spark.PartitionedTable
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan}
+import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.types.{DataType, StructType}
+
+class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: Seq[Filter])
+    extends Scan with Batch {
+  private val meta = table.manifest.meta
+  private val manifestFilter = ManifestFilter.tables(meta, filters)
+
+  /** Partition tables that may hold matching rows, found by a filtered scan of __manifest. */
+  private lazy val leaves: Seq[ManifestRow] = table.store.rows(table.manifest, manifestFilter)
+  private lazy val totalTables: Long = table.store.tableCount(table.manifest)
+
+  /** Each pushed filter as Lance SQL with the columns it reads; a leaf applies those it has. */
+  private val leafFilters: Seq[LeafFilter] = filters.flatMap { f =>
+    LanceSql.render(f, PartitionedScan.leafColumn(meta.schema.sparkSchema))
+      .map(sql => LeafFilter(sql, f.references.toSeq))
+  }
+
+  override def readSchema(): StructType = readSchema
+
+  override def toBatch: Batch = this
+
+  override def description(): String =
+    s"${table.name()} [tables=${leaves.size}/$totalTables, manifest_version=${table.manifest.version}, " +
+      s"filters=${filters.mkString(", ")}]"
+
+  override def planInputPartitions(): Array[InputPartition] = leaves.map { row =>
+    val spec = row.specVersion.flatMap(v => meta.specs.find(_.id == v)).getOrElse(
+      throw new IllegalStateException(s"table ${table.name()}: partition table ${row.objectId} has no known spec version"))
+    val identityValues = spec.fields.filter(_.field.isIdentity).flatMap { f =>
+      f.source.map(s => s.name -> row.values.getOrElse(f.fieldId, null))
+    }.toMap
+    val location = row.location.getOrElse(
+      throw new IllegalStateException(s"table ${table.name()}: partition table ${row.objectId} has no location"))
+    LeafPartition(s"${table.store.tableUri}/$location", row.readVersion, identityValues): InputPartition
+  }.toArray
+
+  override def createReaderFactory(): PartitionReaderFactory =
+    new LeafReaderFactory(readSchema, leafFilters, table.storage)
+}
+
+object PartitionedScan {
+  /** Column lookup for leaf filters: a top-level column by its exact name. */
+  def leafColumn(schema: StructType): String => Option[(String, DataType)] = attr =>
+    schema.find(_.name == attr).flatMap(f => LanceSql.column(f.name).map(_ -> f.dataType))
+}
+
+/** One partition table to read: its URI, the version the manifest pins, identity values. */
+case class LeafPartition(uri: String, readVersion: Option[Long], identityValues: Map[String, Any])
+    extends InputPartition
+
+case class LeafFilter(sql: String, columns: Seq[String])

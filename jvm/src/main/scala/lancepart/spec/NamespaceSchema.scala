@@ -1,0 +1,86 @@
+// The namespace `schema` property (spec: Schema): JsonArrowSchema with `lance:field_id` on every field.
+package lancepart.spec
+
+import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.databind.node.ObjectNode
+import org.apache.spark.sql.types._
+
+/** One top-level column of the namespace schema with its stable field id. */
+case class SchemaField(id: Int, name: String, dataType: DataType, nullable: Boolean) {
+  def sparkField: StructField = StructField(name, dataType, nullable)
+}
+
+/**
+ * The shared schema of every partition table. `json` is kept as stored so that ids of nested
+ * fields, which this model does not expose, are written back unchanged.
+ */
+case class NamespaceSchema(fields: Seq[SchemaField], json: String) {
+  lazy val sparkSchema: StructType = StructType(fields.map(_.sparkField))
+
+  def byId(id: Int): Option[SchemaField] = fields.find(_.id == id)
+
+  def byName(name: String, caseSensitive: Boolean = false): Option[SchemaField] =
+    fields.find(f => if (caseSensitive) f.name == name else f.name.equalsIgnoreCase(name))
+}
+
+object NamespaceSchema {
+  val FieldIdKey = "lance:field_id"
+
+  /** Parses the stored `schema` property of table `table`. */
+  def parse(text: String, table: String): NamespaceSchema = {
+    val what = s"table $table: property 'schema'"
+    val root = Json.requireObject(Json.parse(text, what), what)
+    val fields = Json.array(root, "fields", what).map { f =>
+      val (name, dt, nullable, id) = SchemaJson.fieldFromJson(f, what)
+      SchemaField(id, name, dt, nullable)
+    }
+    val dupIds = fields.groupBy(_.id).collect { case (id, fs) if fs.size > 1 => id }
+    if (dupIds.nonEmpty) throw new FormatException(s"$what: field id ${dupIds.min} is used twice")
+    val dupNames = fields.groupBy(_.name.toLowerCase).collect { case (n, fs) if fs.size > 1 => n }
+    if (dupNames.nonEmpty) throw new FormatException(s"$what: column '${dupNames.min}' appears twice")
+    NamespaceSchema(fields, text)
+  }
+
+  /** A new schema for `struct`: ids 0, 1, ... in pre-order, nested fields included. */
+  def fromSpark(struct: StructType): NamespaceSchema = {
+    var next = 0
+    val nextId = () => { val id = next; next += 1; id }
+    val root = Json.obj()
+    val arr = root.putArray("fields")
+    val fields = struct.fields.toSeq.map { f =>
+      val id = nextId()
+      arr.add(SchemaJson.fieldToJson(f.name, f.dataType, f.nullable, id, nextId))
+      SchemaField(id, f.name, f.dataType, f.nullable)
+    }
+    NamespaceSchema(fields, Json.write(root))
+  }
+}
+
+/** JsonArrowField encoding shared by the schema and by nested types. */
+object SchemaJson {
+  def fieldFromJson(node: JsonNode, what: => String): (String, DataType, Boolean, Int) = {
+    Json.requireObject(node, what)
+    val name = Json.string(node, "name", what)
+    val fieldWhat = s"$what, field '$name'"
+    val metadata = Json.stringMap(node.get("metadata"))
+    val id = metadata.get(NamespaceSchema.FieldIdKey) match {
+      case Some(v) if v.nonEmpty && v.forall(_.isDigit) => v.toInt
+      case Some(v) => throw new FormatException(s"$fieldWhat: ${NamespaceSchema.FieldIdKey} '$v' is not a non-negative integer")
+      case None => throw new FormatException(s"$fieldWhat: missing ${NamespaceSchema.FieldIdKey}")
+    }
+    val nullable = Option(node.get("nullable")).forall(_.asBoolean(true))
+    val zoned = metadata.get(ArrowJsonType.TimeZoneKey).exists(_.nonEmpty)
+    (name, ArrowJsonType.toSpark(node.get("type"), zoned, fieldWhat), nullable, id)
+  }
+
+  def fieldToJson(name: String, dt: DataType, nullable: Boolean, id: Int, nextId: () => Int): ObjectNode = {
+    val node = Json.obj()
+    node.put("name", name)
+    node.put("nullable", nullable)
+    node.set[JsonNode]("type", ArrowJsonType.fromSpark(dt, nextId))
+    val md = node.putObject("metadata")
+    md.put(NamespaceSchema.FieldIdKey, id.toString)
+    if (dt == TimestampType) md.put(ArrowJsonType.TimeZoneKey, "UTC")
+    node
+  }
+}

@@ -1,0 +1,142 @@
+// Partition specs (spec: Partition Spec, Partition Field Schema, Partition Transform): parse, validate, write.
+package lancepart.spec
+
+import com.fasterxml.jackson.databind.JsonNode
+import org.apache.spark.sql.types.DataType
+
+/** A well-known transform. `numBuckets` is set for bucket kinds, `width` for truncate. */
+case class Transform(kind: String, numBuckets: Option[Int] = None, width: Option[Int] = None) {
+  def isIdentity: Boolean = kind == Transform.Identity
+}
+
+object Transform {
+  val Identity = "identity"
+  val Kinds: Set[String] =
+    Set(Identity, "year", "month", "day", "hour", "bucket", "multi_bucket", "truncate")
+}
+
+/**
+ * One partition field. Exactly one of `transform` and `expression` is set. `resultTypeJson` is
+ * the stored JsonArrowDataType; the Spark type of the value is resolved against the schema by
+ * [[TableMetadata]] because `timestamp` alone does not say whether it is zoned.
+ */
+case class PartitionField(
+    fieldId: String,
+    sourceIds: Seq[Int],
+    transform: Option[Transform],
+    expression: Option[String],
+    resultTypeJson: JsonNode) {
+  def manifestColumn: String = PartitionField.ColumnPrefix + fieldId
+  def isIdentity: Boolean = transform.exists(_.isIdentity)
+  def describe: String = transform match {
+    case Some(t) if t.isIdentity => s"identity(source ${sourceIds.mkString(",")})"
+    case Some(t) => s"${t.kind}(source ${sourceIds.mkString(",")})"
+    case None => s"expression '${expression.getOrElse("")}'"
+  }
+}
+
+object PartitionField {
+  val ColumnPrefix = "partition_field_"
+}
+
+case class PartitionSpec(id: Int, fields: Seq[PartitionField]) {
+  def key: String = PartitionSpec.KeyPrefix + id
+  def namespace: String = s"v$id"
+
+  def toJson: String = {
+    val root = Json.obj()
+    root.put("id", id)
+    val arr = root.putArray("fields")
+    fields.foreach { f =>
+      val node = arr.addObject()
+      node.put("field_id", f.fieldId)
+      val ids = node.putArray("source_ids")
+      f.sourceIds.foreach(i => ids.add(i))
+      f.transform.foreach { t =>
+        val tn = node.putObject("transform")
+        tn.put("type", t.kind)
+        t.numBuckets.foreach(n => tn.put("num_buckets", n))
+        t.width.foreach(w => tn.put("width", w))
+      }
+      f.expression.foreach(e => node.put("expression", e))
+      node.set[JsonNode]("result_type", f.resultTypeJson)
+    }
+    Json.write(root)
+  }
+}
+
+object PartitionSpec {
+  val KeyPrefix = "partition_spec_v"
+  private val FieldIdPattern = "[A-Za-z0-9_]+".r
+
+  /** The spec version N of a metadata key `partition_spec_v<N>`, if it is one. */
+  def versionOfKey(key: String): Option[Int] =
+    if (key.startsWith(KeyPrefix) && key.length > KeyPrefix.length &&
+        key.drop(KeyPrefix.length).forall(_.isDigit)) Some(key.drop(KeyPrefix.length).toInt)
+    else None
+
+  /** Parses the value stored under `key` for table `table`, with errors naming both. */
+  def parse(text: String, key: String, table: String): PartitionSpec = {
+    val what = s"table $table: property '$key'"
+    val root = Json.requireObject(Json.parse(text, what), what)
+    val id = Json.int(root, "id", what)
+    versionOfKey(key).filter(_ != id).foreach { n =>
+      throw new FormatException(s"$what: id $id does not match the key's version $n")
+    }
+    val fields = Json.array(root, "fields", what).zipWithIndex.map { case (f, i) =>
+      parseField(f, s"$what, field #$i")
+    }
+    val dup = fields.groupBy(_.fieldId).collectFirst { case (fid, fs) if fs.size > 1 => fid }
+    dup.foreach(fid => throw new FormatException(s"$what: field_id '$fid' appears twice"))
+    PartitionSpec(id, fields)
+  }
+
+  private def parseField(node: JsonNode, what0: String): PartitionField = {
+    Json.requireObject(node, what0)
+    val fieldId = Json.string(node, "field_id", what0)
+    val what = s"$what0 ('$fieldId')"
+    if (!FieldIdPattern.matches(fieldId)) {
+      throw new FormatException(s"$what: field_id must use only letters, digits and '_'")
+    }
+    val sourceIds = Json.array(node, "source_ids", what).map { n =>
+      if (!n.isIntegralNumber) throw new FormatException(s"$what: source_ids must be integers")
+      n.asInt()
+    }
+    val transform = Option(node.get("transform")).filterNot(_.isNull).map(parseTransform(_, what))
+    val expression = Option(node.get("expression")).filterNot(_.isNull).map { e =>
+      if (!e.isTextual) throw new FormatException(s"$what: expression must be a string")
+      e.asText()
+    }
+    if (transform.isDefined == expression.isDefined) {
+      throw new FormatException(s"$what: exactly one of 'transform' and 'expression' must be given")
+    }
+    val resultType = Json.requireObject(node.get("result_type"), s"$what: 'result_type'")
+    ArrowJsonType.toSpark(resultType, zoned = false, s"$what: result_type")
+    PartitionField(fieldId, sourceIds, transform, expression, resultType)
+  }
+
+  private def parseTransform(node: JsonNode, what: String): Transform = {
+    Json.requireObject(node, s"$what: 'transform'")
+    val kind = Json.string(node, "type", s"$what: transform")
+    if (!Transform.Kinds.contains(kind)) {
+      throw new FormatException(s"$what: unknown transform type '$kind'")
+    }
+    def positive(key: String): Option[Int] = Option(node.get(key)).filterNot(_.isNull).map { n =>
+      if (!n.isIntegralNumber || n.asInt() <= 0) {
+        throw new FormatException(s"$what: transform '$kind' needs a positive integer '$key'")
+      }
+      n.asInt()
+    }
+    val t = Transform(kind, positive("num_buckets"), positive("width"))
+    if ((kind == "bucket" || kind == "multi_bucket") && t.numBuckets.isEmpty) {
+      throw new FormatException(s"$what: transform '$kind' needs a positive integer 'num_buckets'")
+    }
+    if (kind == "truncate" && t.width.isEmpty) {
+      throw new FormatException(s"$what: transform 'truncate' needs a positive integer 'width'")
+    }
+    t
+  }
+
+  /** The JsonArrowDataType of a value type, for `result_type`. */
+  def resultTypeJson(dt: DataType): JsonNode = ArrowJsonType.fromSpark(dt, () => 0)
+}

@@ -1,0 +1,18 @@
+// What one task wrote into one partition table, and the namespaces a new partition needs.
+package lancepart.txn
+
+import lancepart.manifest.ManifestRow
+import org.lance.FragmentMetadata
+
+/**
+ * Fragments written for the partition table `objectId` at `location` (relative to the table
+ * root). `isNew` leaves do not exist yet; `namespaces` are the manifest rows of the partition
+ * namespaces above a new leaf that the manifest does not have yet.
+ */
+case class LeafWrite(
+    objectId: String,
+    location: String,
+    isNew: Boolean,
+    values: Map[String, Any],
+    namespaces: Seq[ManifestRow],
+    fragments: Seq[FragmentMetadata])
