@@ -22,9 +22,8 @@ case class TableMetadata(table: String, schema: NamespaceSchema, specs: Seq[Boun
   /** The spec that new writes use: the highest version. */
   def currentSpec: BoundSpec = specs.maxBy(_.id)
 
-  /** Every partition field of every version, each field_id once. */
-  def allFields: Seq[BoundField] = specs.sortBy(_.id).flatMap(_.fields).groupBy(_.fieldId)
-    .values.map(_.head).toSeq.sortBy(_.fieldId)
+  /** Every partition field of every version, each field_id once, in version then spec order. */
+  def allFields: Seq[BoundField] = specs.sortBy(_.id).flatMap(_.fields).distinctBy(_.fieldId)
 
   def properties: Map[String, String] =
     specs.map(s => s.spec.key -> s.spec.toJson).toMap + (TableMetadata.SchemaKey -> schema.json)

@@ -1,0 +1,105 @@
+// The one JVM entry point for Python (py4j): admin operations taking and returning JSON text.
+package lancepart.admin
+
+import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.databind.node.ArrayNode
+import lancepart.manifest.{Lance, ManifestStore, Naming}
+import lancepart.spark.{PartitionedCatalog, PartitionedTable}
+import lancepart.spec.Json
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
+import org.apache.spark.sql.connector.catalog.{Column, Identifier}
+import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.types.{DataType, StructType}
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import scala.jdk.CollectionConverters._
+
+object AdminApi {
+  /** Creates `name` with `schemaJson` (Spark StructType JSON) partitioned by identity columns. */
+  def createTable(spark: SparkSession, catalog: String, name: String, schemaJson: String,
+                  partitionByJson: String): String = {
+    val schema = DataType.fromJson(schemaJson) match {
+      case s: StructType => s
+      case other => throw new IllegalArgumentException(s"schema must be a struct, got ${other.sql}")
+    }
+    val partitionBy = Json.parse(partitionByJson, "partition_by").elements().asScala.map { n =>
+      org.apache.spark.sql.connector.expressions.Expressions.identity(n.asText()): Transform
+    }.toArray
+    val cat = catalogOf(spark, catalog)
+    val columns = schema.fields.map(f => Column.create(f.name, f.dataType, f.nullable))
+    cat.createTable(identifier(catalog, name), columns, partitionBy, Map.empty[String, String].asJava)
+    describe(spark, catalog, name)
+  }
+
+  def describe(spark: SparkSession, catalog: String, name: String): String = {
+    val table = load(spark, catalog, name)
+    val meta = table.manifest.meta
+    val out = Json.obj()
+    out.put("name", table.name())
+    out.put("location", table.store.tableUri)
+    out.put("manifest_version", table.manifest.version)
+    out.put("schema", meta.schema.sparkSchema.json)
+    out.put("current_spec_id", meta.currentSpec.id)
+    val specs = out.putObject("specs")
+    meta.specs.foreach(s => specs.set[JsonNode](s.id.toString, Json.parse(s.spec.toJson, s.spec.key)))
+    val fields = out.putArray("partition_fields")
+    meta.allFields.foreach { f =>
+      val n = fields.addObject()
+      n.put("field_id", f.fieldId)
+      n.put("source", f.source.map(_.name).orNull)
+      n.put("transform", f.field.describe)
+      n.put("type", f.valueType.simpleString)
+    }
+    Json.write(out)
+  }
+
+  /** One object per partition table: ids, spec, partition values, location, version, row count. */
+  def partitions(spark: SparkSession, catalog: String, name: String): String = {
+    val table = load(spark, catalog, name)
+    val meta = table.manifest.meta
+    val rows = table.store.rows(table.manifest, s"${ManifestStore.ObjectType} = '${Naming.TableType}'")
+    val out: ArrayNode = Json.mapper.createArrayNode()
+    rows.sortBy(_.objectId).foreach { row =>
+      val n = out.addObject()
+      n.put("object_id", row.objectId)
+      row.specVersion.foreach(v => n.put("spec_id", v))
+      val values = n.putObject("values")
+      for (spec <- meta.specs.find(s => row.specVersion.contains(s.id)); f <- spec.fields) {
+        values.set[JsonNode](f.fieldId, JsonValues.toJson(row.values.getOrElse(f.fieldId, null), f.valueType))
+      }
+      n.put("location", row.location.orNull)
+      row.readVersion.foreach(v => n.put("read_version", v))
+      val uri = s"${table.store.tableUri}/${row.location.getOrElse("")}"
+      n.put("row_count", Lance.using(Lance.open(uri, table.storage, row.readVersion))(_.countRows()))
+    }
+    Json.write(out)
+  }
+
+  def dropTable(spark: SparkSession, catalog: String, name: String): Boolean =
+    catalogOf(spark, catalog).dropTable(identifier(catalog, name))
+
+  private def load(spark: SparkSession, catalog: String, name: String): PartitionedTable =
+    catalogOf(spark, catalog).loadTable(identifier(catalog, name)).asInstanceOf[PartitionedTable]
+
+  /** A catalog instance configured from the session's `spark.sql.catalog.<catalog>.*` settings. */
+  private def catalogOf(spark: SparkSession, catalog: String): PartitionedCatalog = {
+    val key = s"spark.sql.catalog.$catalog"
+    val impl = spark.conf.getOption(key).getOrElse(
+      throw new IllegalArgumentException(s"catalog '$catalog' is not configured: set $key"))
+    if (impl != classOf[PartitionedCatalog].getName) {
+      throw new IllegalArgumentException(s"catalog '$catalog' is $impl, not ${classOf[PartitionedCatalog].getName}")
+    }
+    val options = spark.conf.getAll.collect { case (k, v) if k.startsWith(key + ".") => k.stripPrefix(key + ".") -> v }
+    val cat = new PartitionedCatalog()
+    cat.initialize(catalog, new CaseInsensitiveStringMap(options.asJava))
+    cat
+  }
+
+  /** `ns.table` or `catalog.ns.table` (backticks quote parts) as an identifier in `catalog`. */
+  private def identifier(catalog: String, name: String): Identifier = {
+    val parts = CatalystSqlParser.parseMultipartIdentifier(name)
+    val local = if (parts.size > 1 && parts.head == catalog) parts.tail else parts
+    Identifier.of(local.init.toArray, local.last)
+  }
+}

@@ -1,0 +1,21 @@
+"""lancepart: Lance Partitioned Namespaces as Spark tables.
+
+``spark_session``/``configure`` register the catalog, ``Admin`` wraps the JVM's admin operations,
+``crosscheck`` compares Spark's answer with an independent pylance read.
+"""
+
+from lancepart.admin import Admin
+from lancepart.crosscheck import CrosscheckError, crosscheck
+from lancepart.errors import LancepartError
+from lancepart.jar import jar_path
+from lancepart.session import configure, spark_session
+
+__all__ = [
+    "Admin",
+    "CrosscheckError",
+    "LancepartError",
+    "configure",
+    "crosscheck",
+    "jar_path",
+    "spark_session",
+]

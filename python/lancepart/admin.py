@@ -1,0 +1,65 @@
+"""Admin operations on partitioned tables, run in the JVM over py4j (JSON in, JSON out)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import json
+from typing import Any
+
+from pyspark.sql import SparkSession
+from pyspark.sql.types import StructType, _parse_datatype_string
+
+from lancepart.errors import jvm_errors
+
+
+class Admin:
+    """``Admin(spark, catalog="lance")``: table names are ``ns.table`` or ``catalog.ns.table``."""
+
+    def __init__(self, spark: SparkSession, catalog: str = "lance"):
+        self._spark = spark
+        self._catalog = catalog
+        self._api = spark._jvm.lancepart.admin.AdminApi
+
+    @jvm_errors
+    def create_table(self, name: str, schema: StructType | str, partition_by: list[str]) -> dict:
+        """Creates ``name`` with ``schema`` (StructType or DDL such as ``"id BIGINT, d DATE"``),
+        partitioned by the identity columns ``partition_by``; returns ``describe(name)``."""
+        struct = _parse_datatype_string(schema) if isinstance(schema, str) else schema
+        return json.loads(self._api.createTable(
+            self._spark._jsparkSession, self._catalog, name, struct.json(), json.dumps(partition_by)))
+
+    @jvm_errors
+    def describe(self, name: str) -> dict:
+        """Location, manifest version, schema (Spark JSON), every spec, and the partition fields."""
+        return json.loads(self._api.describe(self._spark._jsparkSession, self._catalog, name))
+
+    @jvm_errors
+    def partitions(self, name: str) -> list[dict]:
+        """One dict per partition table: object_id, spec_id, values (field_id -> Python value),
+        location, read_version and row_count."""
+        types = {f["field_id"]: f["type"] for f in self.describe(name)["partition_fields"]}
+        tables = json.loads(self._api.partitions(self._spark._jsparkSession, self._catalog, name))
+        for table in tables:
+            table["values"] = {k: _from_json(v, types[k]) for k, v in table["values"].items()}
+        return tables
+
+    @jvm_errors
+    def drop_table(self, name: str) -> bool:
+        """Removes the manifest and every partition table; False when there was no such table."""
+        return bool(self._api.dropTable(self._spark._jsparkSession, self._catalog, name))
+
+
+def _from_json(value: Any, type_name: str) -> Any:
+    """Inverse of the JVM's JsonValues: ISO dates/timestamps and decimal text to Python values."""
+    if value is None:
+        return None
+    if type_name == "date":
+        return dt.date.fromisoformat(value)
+    if type_name == "timestamp":
+        return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if type_name == "timestamp_ntz":
+        return dt.datetime.fromisoformat(value)
+    if type_name.startswith("decimal"):
+        return decimal.Decimal(value)
+    return value
