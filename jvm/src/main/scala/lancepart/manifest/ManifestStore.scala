@@ -1,13 +1,11 @@
 // The __manifest table of one partitioned namespace: create, load metadata, query rows, upsert rows.
 package lancepart.manifest
 
-import java.io.{ByteArrayInputStream, ByteArrayOutputStream}
 import java.util.Collections
 
-import lancepart.spec.{BoundField, FormatException, TableMetadata}
+import lancepart.spec.{BoundField, FormatException, PartitionField, TableMetadata}
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.VectorSchemaRoot
-import org.apache.arrow.vector.ipc.{ArrowStreamReader, ArrowStreamWriter}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 import org.apache.spark.sql.lancepart.ArrowBridge
 import org.lance.{Dataset, WriteParams}
@@ -47,7 +45,7 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
         .build()
       Lance.using(ds.newTransactionBuilder().operation(update).build())(_.commit().close())
     }
-    upsert(meta, Seq(ManifestRow(meta.currentSpec.namespace, Naming.NamespaceType, None, None, Map.empty)))
+    upsert(Seq(ManifestRow(meta.currentSpec.namespace, Naming.NamespaceType, None, None, Map.empty)))
   }
 
   /** The table metadata and manifest version, checked against the manifest's columns. */
@@ -95,39 +93,34 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
    * One atomic `__manifest` commit: rows whose object_id exists are replaced, others inserted
    * (merge_insert keyed on object_id). Returns the new manifest version.
    */
-  def upsert(meta: TableMetadata, rows: Seq[ManifestRow]): Long = Lance.using(Lance.open(uri, storage)) { ds =>
-    val ipc = new ByteArrayOutputStream()
+  def upsert(rows: Seq[ManifestRow]): Long = Lance.using(Lance.open(uri, storage)) { ds =>
     Lance.using(VectorSchemaRoot.create(ds.getSchema, Lance.allocator)) { root =>
       root.allocateNew()
       rows.zipWithIndex.foreach { case (row, i) =>
-        root.getFieldVectors.asScala.foreach { v =>
-          val name = v.getField.getName
-          val value: Any = name match {
-            case ObjectId => row.objectId
-            case ObjectType => row.objectType
-            case Location => row.location.orNull
-            case ReadVersion => row.readVersion.getOrElse(null)
-            case n if n.startsWith(lancepart.spec.PartitionField.ColumnPrefix) =>
-              row.values.getOrElse(n.stripPrefix(lancepart.spec.PartitionField.ColumnPrefix), null)
-            case _ => null
-          }
-          ArrowValues.set(v, i, value)
-        }
+        root.getFieldVectors.asScala.foreach(v => ArrowValues.set(v, i, columnValue(row, v.getField.getName)))
       }
       root.getFieldVectors.asScala.foreach(_.setValueCount(rows.size))
       root.setRowCount(rows.size)
-      Lance.using(new ArrowStreamWriter(root, null, ipc)) { w => w.start(); w.writeBatch(); w.end() }
-    }
-    Lance.using(new ArrowStreamReader(new ByteArrayInputStream(ipc.toByteArray), Lance.allocator)) { reader =>
-      Lance.using(ArrowArrayStream.allocateNew(Lance.allocator)) { stream =>
-        Data.exportArrayStream(Lance.allocator, reader, stream)
-        val params = new MergeInsertParams(Collections.singletonList(ObjectId))
-          .withMatchedUpdateAll()
-          .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll)
-          .withConflictRetries(ConflictRetries)
-        Lance.using(ds.mergeInsert(params, stream).dataset())(_.version())
+      Lance.using(new RootReader(root, Lance.allocator)) { reader =>
+        Lance.using(ArrowArrayStream.allocateNew(Lance.allocator)) { stream =>
+          Data.exportArrayStream(Lance.allocator, reader, stream)
+          val params = new MergeInsertParams(Collections.singletonList(ObjectId))
+            .withMatchedUpdateAll()
+            .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll)
+            .withConflictRetries(ConflictRetries)
+          Lance.using(ds.mergeInsert(params, stream).dataset())(_.version())
+        }
       }
     }
+  }
+
+  private def columnValue(row: ManifestRow, column: String): Any = column match {
+    case ObjectId => row.objectId
+    case ObjectType => row.objectType
+    case Location => row.location.orNull
+    case ReadVersion => row.readVersion.getOrElse(null)
+    case c if c.startsWith(PartitionField.ColumnPrefix) => row.values.getOrElse(c.stripPrefix(PartitionField.ColumnPrefix), null)
+    case _ => null
   }
 
   private def checkColumns(meta: TableMetadata, schema: Schema): Unit = {

@@ -3,7 +3,6 @@
 package lancepart.txn
 
 import lancepart.manifest.{Lance, ManifestRow, ManifestStore, Naming}
-import lancepart.spec.TableMetadata
 import org.apache.arrow.vector.types.pojo.Schema
 import org.lance.{CommitBuilder, Transaction}
 import org.lance.operation.{Append, Overwrite}
@@ -14,7 +13,6 @@ object WeakCommit {
   /** Commits `writes` (any number per leaf, from any tasks); returns the new manifest version. */
   def commit(
       store: ManifestStore,
-      meta: TableMetadata,
       leafSchema: Schema,
       storage: Map[String, String],
       writes: Seq[LeafWrite]): Long = {
@@ -38,7 +36,7 @@ object WeakCommit {
       ManifestRow(w.objectId, Naming.TableType, Some(w.location), Some(version), w.values)
     }
     val namespaceRows = writes.flatMap(_.namespaces).groupBy(_.objectId).values.map(_.head).toSeq
-    store.upsert(meta, namespaceRows ++ leafRows)
+    store.upsert(namespaceRows ++ leafRows)
   }
 
 }

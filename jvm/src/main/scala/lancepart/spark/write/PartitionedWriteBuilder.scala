@@ -51,7 +51,7 @@ class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, sou
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     val writes: Seq[LeafWrite] = messages.toSeq.flatMap { case m: LeafWriteMessage => m.writes }
-    if (writes.nonEmpty) WeakCommit.commit(table.store, meta, leafSchema, table.storage, writes)
+    if (writes.nonEmpty) WeakCommit.commit(table.store, leafSchema, table.storage, writes)
   }
 
   /** Fragments of an aborted write are in no committed leaf version, so no reader sees them. */

@@ -1,0 +1,63 @@
+"""Fixtures for the end-to-end suites: one real SparkSession with the plugin for the whole run,
+a fresh warehouse root, and a fresh Spark namespace per test."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+import pytest
+
+import lancepart
+
+_counter = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def root(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("warehouse")
+
+
+@pytest.fixture(scope="session")
+def spark(root):
+    session = lancepart.spark_session(
+        str(root),
+        **{
+            "spark.ui.enabled": "false",
+            "spark.sql.shuffle.partitions": "4",
+            "spark.sql.session.timeZone": "UTC",
+            "spark.driver.memory": os.environ.get("LANCEPART_TEST_DRIVER_MEMORY", "2g"),
+        },
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def admin(spark):
+    return lancepart.Admin(spark)
+
+
+@pytest.fixture
+def ns(spark) -> str:
+    """A new namespace `lance.t<N>`; tables of a test live in it."""
+    name = f"t{next(_counter)}"
+    spark.sql(f"CREATE NAMESPACE lance.{name}")
+    return name
+
+
+def scan_description(spark, query: str) -> str:
+    """The lancepart scan's line of EXPLAIN output for ``query``."""
+    plan = spark.sql(f"EXPLAIN {query}").collect()[0][0]
+    lines = [line for line in plan.splitlines() if "BatchScan" in line]
+    assert lines, plan
+    return lines[0]
+
+
+def tables_scanned(spark, query: str) -> tuple[int, int]:
+    """(k, n) from the scan's ``tables=k/n``."""
+    desc = scan_description(spark, query)
+    k, n = desc.split("tables=")[1].split(",")[0].split("/")
+    return int(k), int(n)

@@ -1,0 +1,70 @@
+"""Catalog operations: namespaces, SHOW/DESCRIBE, CREATE and DROP TABLE."""
+
+import os
+
+import pytest
+from pyspark.errors import AnalysisException
+
+
+def test_namespaces_are_directories(spark, root, ns):
+    spark.sql(f"CREATE NAMESPACE lance.{ns}.inner")
+    assert (root / ns / "inner").is_dir()
+    assert [r.namespace for r in spark.sql(f"SHOW NAMESPACES IN lance.{ns}").collect()] == [f"{ns}.inner"]
+    assert ns in [r.namespace for r in spark.sql("SHOW NAMESPACES IN lance").collect()]
+    with pytest.raises(AnalysisException):
+        spark.sql(f"CREATE NAMESPACE lance.{ns}.inner")
+    spark.sql(f"DROP NAMESPACE lance.{ns}.inner")
+    assert not (root / ns / "inner").exists()
+
+
+def test_drop_namespace_refuses_non_empty_without_cascade(spark, root, ns):
+    spark.sql(f"CREATE TABLE lance.{ns}.t (id INT, p STRING) PARTITIONED BY (p)")
+    with pytest.raises(AnalysisException):
+        spark.sql(f"DROP NAMESPACE lance.{ns}")
+    assert (root / ns / "t" / "__manifest").is_dir()
+    spark.sql(f"DROP NAMESPACE lance.{ns} CASCADE")
+    assert not (root / ns).exists()
+
+
+def test_show_tables_lists_only_partitioned_namespaces(spark, ns):
+    spark.sql(f"CREATE TABLE lance.{ns}.a (id INT, p STRING) PARTITIONED BY (p)")
+    spark.sql(f"CREATE TABLE lance.{ns}.b (id INT, p STRING) PARTITIONED BY (p)")
+    spark.sql(f"CREATE NAMESPACE lance.{ns}.sub")
+    tables = sorted(r.tableName for r in spark.sql(f"SHOW TABLES IN lance.{ns}").collect())
+    assert tables == ["a", "b"]
+    namespaces = [r.namespace for r in spark.sql(f"SHOW NAMESPACES IN lance.{ns}").collect()]
+    assert namespaces == [f"{ns}.sub"]
+
+
+def test_describe_shows_schema_and_partitioning(spark, root, ns):
+    spark.sql(f"CREATE TABLE lance.{ns}.e (id BIGINT, d DATE, c STRING) PARTITIONED BY (d, c)")
+    rows = spark.sql(f"DESCRIBE TABLE EXTENDED lance.{ns}.e").collect()
+    pairs = [(r.col_name, r.data_type) for r in rows]
+    assert pairs[:3] == [("id", "bigint"), ("d", "date"), ("c", "string")]
+    part = pairs.index(("# Partition Information", ""))
+    assert pairs[part + 2:part + 4] == [("d", "date"), ("c", "string")]
+    details = dict(pairs)
+    assert details["Location"] == str(root / ns / "e")
+    assert '"field_id":"d"' in details["Table Properties"]
+
+
+def test_create_in_missing_namespace_fails(spark, root):
+    with pytest.raises(AnalysisException, match="nope"):
+        spark.sql("CREATE TABLE lance.nope.t (id INT, p STRING) PARTITIONED BY (p)")
+    assert not (root / "nope").exists()
+
+
+def test_create_existing_table_fails(spark, ns):
+    spark.sql(f"CREATE TABLE lance.{ns}.t (id INT, p STRING) PARTITIONED BY (p)")
+    with pytest.raises(AnalysisException, match="already exists"):
+        spark.sql(f"CREATE TABLE lance.{ns}.t (id INT, p STRING) PARTITIONED BY (p)")
+
+
+@pytest.mark.parametrize("purge", ["", " PURGE"])
+def test_drop_table_removes_manifest_and_every_partition_table(spark, root, ns, purge):
+    spark.sql(f"CREATE TABLE lance.{ns}.t (id INT, p STRING) PARTITIONED BY (p)")
+    spark.sql(f"INSERT INTO lance.{ns}.t VALUES (1, 'a'), (2, 'b')")
+    assert len(os.listdir(root / ns / "t")) == 3  # __manifest and two leaves
+    spark.sql(f"DROP TABLE lance.{ns}.t{purge}")
+    assert not (root / ns / "t").exists()
+    assert spark.sql(f"SHOW TABLES IN lance.{ns}").count() == 0
