@@ -43,8 +43,8 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces {
 
   override def loadTable(ident: Identifier): Table = {
     if (!warehouse.isTable(warehouse.tableUri(ident))) throw new NoSuchTableException(ident)
-    val store = warehouse.store(ident)
-    new PartitionedTable(s"$catalogName.$ident", store, store.load(), warehouse.storage)
+    val store = warehouse.store(ident, qualified(ident))
+    new PartitionedTable(qualified(ident), store, store.load(), warehouse.storage)
   }
 
   override def createTable(
@@ -56,17 +56,17 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces {
     if (ident.namespace().nonEmpty) requireNamespace(ident.namespace())
     if (warehouse.isTable(uri)) throw new TableAlreadyExistsException(ident)
     if (warehouse.exists(s"$uri/${ManifestStore.DirName}")) {
-      throw new IllegalStateException(s"table $catalogName.$ident: $uri already holds a __manifest that is not a partitioned namespace")
+      throw new IllegalStateException(s"table ${qualified(ident)}: $uri already holds a __manifest that is not a partitioned namespace")
     }
     val struct = StructType(columns.map(c => StructField(c.name(), c.dataType(), c.nullable())))
     val schema = NamespaceSchema.fromSpark(struct)
-    val spec = PartitionedCatalog.identitySpec(s"$catalogName.$ident", schema, partitions)
-    warehouse.store(ident).create(TableMetadata.create(s"$catalogName.$ident", schema, spec))
+    val spec = PartitionedCatalog.identitySpec(qualified(ident), schema, partitions)
+    warehouse.store(ident, qualified(ident)).create(TableMetadata.create(qualified(ident), schema, spec))
     loadTable(ident)
   }
 
   override def alterTable(ident: Identifier, changes: TableChange*): Table =
-    throw new UnsupportedOperationException(s"ALTER TABLE is not supported yet for $catalogName.$ident")
+    throw new UnsupportedOperationException(s"ALTER TABLE is not supported yet for ${qualified(ident)}")
 
   override def dropTable(ident: Identifier): Boolean = {
     val uri = warehouse.tableUri(ident)
@@ -76,7 +76,7 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces {
   override def purgeTable(ident: Identifier): Boolean = dropTable(ident)
 
   override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit =
-    throw new UnsupportedOperationException(s"RENAME TABLE is not supported for $catalogName.$oldIdent")
+    throw new UnsupportedOperationException(s"RENAME TABLE is not supported for ${qualified(oldIdent)}")
 
   // ---- namespaces ----
 
@@ -115,6 +115,8 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces {
     }
     warehouse.delete(uri)
   }
+
+  private def qualified(ident: Identifier): String = s"$catalogName.$ident"
 
   private def requireNamespace(namespace: Array[String]): Unit =
     if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace)

@@ -19,8 +19,9 @@ class Warehouse(val root: String, val storage: Map[String, String], hadoopConf: 
 
   def tableUri(ident: Identifier): String = uri(ident.namespace().toSeq :+ ident.name())
 
-  def store(ident: Identifier): ManifestStore =
-    new ManifestStore(tableUri(ident), ident.toString, storage)
+  /** The manifest of table `ident`; `displayName` names the table in errors. */
+  def store(ident: Identifier, displayName: String): ManifestStore =
+    new ManifestStore(tableUri(ident), displayName, storage)
 
   def exists(uri: String): Boolean = fs(uri).exists(new Path(uri))
 

@@ -1,0 +1,95 @@
+"""Bad input: each case fails with an error naming the table and the offending field or value,
+and writes nothing."""
+
+import os
+
+import lance
+import lance_namespace as ln
+import pytest
+
+import lancepart
+from lance.namespace import DirectoryNamespace
+
+
+def snapshot(path):
+    """Every file under ``path`` with its size: equal snapshots mean nothing was written."""
+    return sorted((str(p.relative_to(path)), p.stat().st_size) for p in path.rglob("*") if p.is_file())
+
+
+def test_unknown_partition_column(spark, root, ns, admin):
+    # Spark's analyzer checks SQL DDL before the catalog sees it; its message names the column.
+    with pytest.raises(Exception, match=r"Couldn't find column nope"):
+        spark.sql(f"CREATE TABLE lance.{ns}.t (id INT, p STRING) PARTITIONED BY (nope)")
+    with pytest.raises(lancepart.LancepartError,
+                       match=rf"table lance.{ns}.t: PARTITIONED BY column 'nope' is not a column of the table"):
+        admin.create_table(f"{ns}.t", "id INT, p STRING", ["nope"])
+    assert not (root / ns / "t").exists()
+
+
+@pytest.mark.parametrize("ddl,column,type_", [("v DOUBLE", "v", "DOUBLE"), ("v ARRAY<INT>", "v", "ARRAY<INT>"),
+                                               ("v BINARY", "v", "BINARY")])
+def test_unsupported_partition_column_type(spark, root, ns, ddl, column, type_):
+    with pytest.raises(Exception, match=rf"lance.{ns}.t: column '{column}' has type {type_}"):
+        spark.sql(f"CREATE TABLE lance.{ns}.t (id INT, {ddl}) PARTITIONED BY ({column})")
+    assert not (root / ns / "t").exists()
+
+
+def test_partition_transforms_not_yet_supported_are_rejected(spark, root, ns):
+    with pytest.raises(Exception, match=r"partition transform 'bucket\(4, id\)' is not supported"):
+        spark.sql(f"CREATE TABLE lance.{ns}.t (id INT) PARTITIONED BY (bucket(4, id))")
+    assert not (root / ns / "t").exists()
+
+
+@pytest.fixture
+def table(spark, root, ns):
+    spark.sql(f"CREATE TABLE lance.{ns}.t (id INT, p STRING) PARTITIONED BY (p)")
+    spark.sql(f"INSERT INTO lance.{ns}.t VALUES (1, 'a')")
+    return root / ns / "t"
+
+
+@pytest.mark.parametrize("key,value,message", [
+    ("partition_spec_v1", "{not json", r"property 'partition_spec_v1' is not valid JSON"),
+    ("partition_spec_v1", '{"id": 1, "fields": [{"field_id": "p", "source_ids": [1], "result_type": {"type": "utf8"}}]}',
+     r"exactly one of 'transform' and 'expression'"),
+    ("partition_spec_v1", '{"id": 1, "fields": [{"field_id": "p", "source_ids": [1], "transform": {"type": "zorder"}, '
+     '"result_type": {"type": "utf8"}}]}', r"unknown transform type 'zorder'"),
+    ("schema", "[1, 2", r"property 'schema' is not valid JSON"),
+    ("schema", '{"fields": [{"name": "id", "type": {"type": "int32"}}]}', r"field 'id': missing lance:field_id"),
+])
+def test_malformed_metadata(spark, ns, table, key, value, message):
+    manifest = lance.dataset(str(table / "__manifest"))
+    manifest.update_metadata({key: value})
+    before = snapshot(table)
+    with pytest.raises(Exception, match=rf"lance.{ns}.t.*{message}"):
+        spark.table(f"lance.{ns}.t").collect()
+    with pytest.raises(Exception, match=message):
+        spark.sql(f"INSERT INTO lance.{ns}.t VALUES (2, 'b')")
+    assert snapshot(table) == before
+
+
+def test_manifest_missing_a_partition_column(spark, ns, table):
+    lance.dataset(str(table / "__manifest")).drop_columns(["partition_field_p"])
+    before = snapshot(table)
+    with pytest.raises(Exception, match=rf"table lance.{ns}.t: __manifest has no column 'partition_field_p'"):
+        spark.table(f"lance.{ns}.t").collect()
+    assert snapshot(table) == before
+
+
+def test_directory_namespace_writes_keep_answers_right(spark, ns, table):
+    # pylance 7's DirectoryNamespace adds its row and keeps the partition columns (pylance 14
+    # drops them: that state is the missing-column case above).
+    DirectoryNamespace(root=str(table)).create_namespace(ln.CreateNamespaceRequest(id=["other"]))
+    assert "partition_field_p" in lance.dataset(str(table / "__manifest")).schema.names
+    assert [tuple(r) for r in spark.table(f"lance.{ns}.t").collect()] == [(1, "a")]
+    lancepart.crosscheck(spark, f"lance.{ns}.t")
+
+
+@pytest.mark.parametrize("name", ["`..`", "`.`", "`a/b`", "`__manifest`", "``"])
+def test_names_cannot_leave_the_root(spark, root, ns, name):
+    before = snapshot(root.parent)
+    with pytest.raises(Exception, match=r"invalid name"):
+        spark.sql(f"CREATE TABLE lance.{ns}.{name} (id INT, p STRING) PARTITIONED BY (p)")
+    with pytest.raises(Exception, match=r"invalid name"):
+        spark.sql(f"CREATE NAMESPACE lance.{ns}.{name}")
+    assert snapshot(root.parent) == before
+    assert sorted(os.listdir(root / ns)) == []

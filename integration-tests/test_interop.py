@@ -1,0 +1,120 @@
+"""Other Lance clients: pylance's DirectoryNamespace sees our layout, and a namespace written by
+hand with pylance (random ids as in the spec's appendices) reads correctly in Spark."""
+
+import datetime as dt
+import hashlib
+import json
+import secrets
+import string
+
+import lance
+import lance_namespace as ln
+import pyarrow as pa
+from lance.namespace import DirectoryNamespace
+
+import lancepart
+from conftest import tables_scanned
+
+
+def test_directory_namespace_lists_our_layout(spark, root, ns):
+    spark.sql(f"CREATE TABLE lance.{ns}.t (id INT, d DATE, c STRING) PARTITIONED BY (d, c)")
+    spark.sql(f"INSERT INTO lance.{ns}.t VALUES (1, DATE'2025-12-10', 'US'), (2, DATE'2025-12-10', 'FR'), "
+              "(3, DATE'2025-12-11', 'US')")
+    dirns = DirectoryNamespace(root=str(root / ns / "t"))
+    assert dirns.list_namespaces(ln.ListNamespacesRequest(id=[])).namespaces == ["v1"]
+    days = dirns.list_namespaces(ln.ListNamespacesRequest(id=["v1"])).namespaces
+    assert len(days) == 2
+    leaves = []
+    for day in days:
+        for country in dirns.list_namespaces(ln.ListNamespacesRequest(id=["v1", day])).namespaces:
+            tables = dirns.list_tables(ln.ListTablesRequest(id=["v1", day, country])).tables
+            assert tables == ["dataset"]
+            desc = dirns.describe_table(ln.DescribeTableRequest(id=["v1", day, country, "dataset"]))
+            leaves.append(lance.dataset(desc.location))
+    assert len(leaves) == 3
+    assert sorted(i for leaf in leaves for i in leaf.to_table()["id"].to_pylist()) == [1, 2, 3]
+    for leaf in leaves:  # leaves hold the full namespace schema, source columns included
+        assert leaf.schema.names == ["id", "d", "c"]
+
+
+def _name():
+    alphabet = string.ascii_lowercase + string.digits
+    return "".join(secrets.choice(alphabet) for _ in range(16))
+
+
+def _location(object_id):
+    return hashlib.sha1(object_id.encode()).hexdigest()[:8] + "_" + object_id
+
+
+def write_by_hand(table_dir):
+    """The spec's Appendix A-C example written with pylance alone: v1 by event_date, v2 by
+    year(event_date) and country. One v1 leaf omits its identity column (as Daft writes them);
+    one v2 leaf has no read_version (readers take the latest version)."""
+    schema = {"fields": [
+        {"name": "id", "nullable": False, "type": {"type": "int64"}, "metadata": {"lance:field_id": "0"}},
+        {"name": "event_date", "nullable": True, "type": {"type": "date32"}, "metadata": {"lance:field_id": "1"}},
+        {"name": "country", "nullable": True, "type": {"type": "utf8"}, "metadata": {"lance:field_id": "2"}},
+    ]}
+    spec1 = {"id": 1, "fields": [{"field_id": "event_date", "source_ids": [1],
+                                  "transform": {"type": "identity"}, "result_type": {"type": "date32"}}]}
+    spec2 = {"id": 2, "fields": [
+        {"field_id": "event_year", "source_ids": [1], "transform": {"type": "year"}, "result_type": {"type": "int32"}},
+        {"field_id": "country", "source_ids": [2], "transform": {"type": "identity"}, "result_type": {"type": "utf8"}}]}
+    rows = [{"object_id": "v1", "object_type": "namespace"}, {"object_id": "v2", "object_type": "namespace"}]
+    d10, d11 = dt.date(2025, 12, 10), dt.date(2025, 12, 11)
+
+    def leaf(parts, values, data, read_version=True):
+        ids = []
+        for depth, part in enumerate(parts, start=1):
+            ids.append(part)
+            object_id = "$".join(ids)
+            if not any(r["object_id"] == object_id for r in rows):
+                rows.append({"object_id": object_id, "object_type": "namespace", **values[depth - 2]})
+        object_id = "$".join(ids + ["dataset"])
+        location = _location(object_id)
+        ds = lance.write_dataset(pa.table(data), f"{table_dir}/{location}")
+        ds = lance.write_dataset(pa.table(data), f"{table_dir}/{location}", mode="append")  # version 2
+        rows.append({"object_id": object_id, "object_type": "table", "location": location,
+                     "read_version": 1 if read_version else None, **values[-1]})
+        return ds
+
+    leaf(["v1", _name()], [{"partition_field_event_date": d10}],
+         {"id": pa.array([1, 2], pa.int64()), "event_date": pa.array([d10, d10]), "country": ["US", "FR"]})
+    leaf(["v1", _name()], [{"partition_field_event_date": d11}],
+         {"id": pa.array([3], pa.int64()), "country": ["US"]})  # Daft-style: no event_date column
+    y = _name()
+    leaf(["v2", y, _name()], [{"partition_field_event_year": 2026},
+                              {"partition_field_event_year": 2026, "partition_field_country": "US"}],
+         {"id": pa.array([4], pa.int64()), "event_date": pa.array([dt.date(2026, 1, 5)]), "country": ["US"]},
+         read_version=False)
+    leaf(["v2", y, _name()], [{"partition_field_event_year": 2026},
+                              {"partition_field_event_year": 2026, "partition_field_country": "JP"}],
+         {"id": pa.array([5], pa.int64()), "event_date": pa.array([dt.date(2026, 2, 1)]), "country": ["JP"]})
+    manifest_schema = pa.schema([
+        pa.field("object_id", pa.string(), nullable=False), pa.field("object_type", pa.string(), nullable=False),
+        pa.field("location", pa.string()), pa.field("metadata", pa.string()),
+        pa.field("base_objects", pa.list_(pa.field("object_id", pa.string()))),
+        pa.field("read_version", pa.uint64()), pa.field("partition_field_event_date", pa.date32()),
+        pa.field("partition_field_event_year", pa.int32()), pa.field("partition_field_country", pa.string())])
+    table = pa.Table.from_pylist(rows, schema=manifest_schema)
+    manifest = lance.write_dataset(table, f"{table_dir}/__manifest")
+    manifest.update_metadata({"schema": json.dumps(schema), "partition_spec_v1": json.dumps(spec1),
+                              "partition_spec_v2": json.dumps(spec2)})
+
+
+def test_namespace_written_by_hand_reads_correctly(spark, root, ns):
+    write_by_hand(root / ns / "events")
+    t = f"lance.{ns}.events"
+    assert [r.tableName for r in spark.sql(f"SHOW TABLES IN lance.{ns}").collect()] == ["events"]
+    rows = sorted(tuple(r) for r in spark.table(t).collect())
+    # v1 leaves pinned at version 1 (one copy); the v2 leaf without read_version at its latest (two).
+    assert rows == [(1, dt.date(2025, 12, 10), "US"), (2, dt.date(2025, 12, 10), "FR"),
+                    (3, dt.date(2025, 12, 11), "US"), (4, dt.date(2026, 1, 5), "US"),
+                    (4, dt.date(2026, 1, 5), "US"), (5, dt.date(2026, 2, 1), "JP")]
+    assert lancepart.crosscheck(spark, t)["tables"] == 4
+    # Appendix D: v1 prunes on event_date; v2 on country (year is not projected yet, so v2 keeps
+    # only the US partition).
+    query = f"SELECT id FROM {t} WHERE event_date = DATE'2025-12-11' AND country = 'US'"
+    assert tables_scanned(spark, query) == (2, 4)
+    assert [r.id for r in spark.sql(query).collect()] == [3]
+    assert [r.id for r in spark.sql(f"SELECT id FROM {t} WHERE event_date = DATE'2025-12-11'").collect()] == [3]
