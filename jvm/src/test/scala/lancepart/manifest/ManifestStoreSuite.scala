@@ -1,0 +1,68 @@
+// __manifest I/O against real Lance datasets in a temporary directory.
+package lancepart.manifest
+
+import java.nio.file.Files
+
+import lancepart.spec._
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+import org.scalatest.funsuite.AnyFunSuite
+
+class ManifestStoreSuite extends AnyFunSuite {
+  private val schema = NamespaceSchema.fromSpark(StructType(Seq(
+    StructField("id", LongType), StructField("d", DateType), StructField("c", StringType))))
+  private val spec = PartitionSpec(1, Seq(
+    PartitionField("d", Seq(1), Some(Transform(Transform.Identity)), None, PartitionSpec.resultTypeJson(DateType)),
+    PartitionField("c", Seq(2), Some(Transform(Transform.Identity)), None, PartitionSpec.resultTypeJson(StringType))))
+  private val meta = TableMetadata.create("t", schema, spec)
+
+  private def newStore(): ManifestStore =
+    new ManifestStore(Files.createTempDirectory("manifest").toString, "t", Map.empty)
+
+  private def leaf(name: String, d: Any, c: String, version: Long): ManifestRow =
+    ManifestRow(s"v1$$$name$$dataset", Naming.TableType, Some(Naming.location(s"v1$$$name$$dataset")), Some(version),
+      Map("d" -> d, "c" -> Option(c).map(UTF8String.fromString).orNull))
+
+  test("create writes the metadata properties and the v1 namespace row") {
+    val store = newStore()
+    store.create(meta)
+    val manifest = store.load()
+    assert(manifest.meta == meta)
+    assert(store.properties() == meta.properties)
+    val rows = store.rows(manifest, "true")
+    assert(rows == Seq(ManifestRow("v1", Naming.NamespaceType, None, None, Map("d" -> null, "c" -> null))))
+  }
+
+  test("upsert inserts new rows and replaces rows with the same object_id in one commit") {
+    val store = newStore()
+    store.create(meta)
+    val v0 = store.load().version
+    val a = leaf("aaaaaaaaaaaaaaaa", 20000, "US", 1)
+    val b = leaf("bbbbbbbbbbbbbbbb", null, "a$'\"/=", 1)
+    val v1 = store.upsert(Seq(a, b))
+    assert(v1 == v0 + 1)
+    val a2 = a.copy(readVersion = Some(Long.MaxValue))
+    assert(store.upsert(Seq(a2)) == v1 + 1)
+    val manifest = store.load()
+    assert(store.rows(manifest, "object_type = 'table'").sortBy(_.objectId) == Seq(a2, b))
+    assert(store.tableCount(manifest) == 2)
+    assert(store.rows(manifest, "`partition_field_c` = 'a$''\"/='").map(_.objectId) == Seq(b.objectId))
+    assert(store.rows(manifest, "`partition_field_d` IS NULL AND object_type = 'table'") == Seq(b))
+    // Older versions stay readable as they were.
+    assert(store.rows(manifest.copy(version = v1), "object_type = 'table'").sortBy(_.objectId) == Seq(a, b))
+  }
+
+  test("a manifest without a declared partition column is refused with the column's name") {
+    val store = newStore()
+    store.create(TableMetadata.create("t", schema, spec.copy(fields = spec.fields.take(1))))
+    val wider = TableMetadata.create("t", schema, spec)
+    Lance.using(Lance.open(store.uri, Map.empty)) { ds =>
+      val update = org.lance.operation.UpdateConfig.builder().tableMetadataUpdates(
+        org.lance.operation.UpdateMap.builder().updates(java.util.Map.of("partition_spec_v1", wider.specs.head.spec.toJson))
+          .replace(false).build()).build()
+      Lance.using(ds.newTransactionBuilder().operation(update).build())(_.commit().close())
+    }
+    val e = intercept[FormatException](store.load())
+    assert(e.getMessage.startsWith("table t: __manifest has no column 'partition_field_c' for field 'c' of partition_spec_v1"))
+  }
+}

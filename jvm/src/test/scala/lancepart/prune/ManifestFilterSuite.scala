@@ -1,0 +1,75 @@
+// Per-version projection of Spark filters, run against a real __manifest.
+package lancepart.prune
+
+import java.nio.file.Files
+
+import lancepart.manifest.{ManifestRow, ManifestStore, Naming}
+import lancepart.spec._
+import org.apache.spark.sql.sources._
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+import org.scalatest.funsuite.AnyFunSuite
+
+class ManifestFilterSuite extends AnyFunSuite {
+  private val schemaJson =
+    """{"fields":[{"name":"id","type":{"type":"int64"},"metadata":{"lance:field_id":"0"}},
+      |{"name":"event_date","type":{"type":"date32"},"metadata":{"lance:field_id":"1"}},
+      |{"name":"country","type":{"type":"utf8"},"metadata":{"lance:field_id":"2"}}]}""".stripMargin
+  private val meta = TableMetadata.fromProperties(Map(
+    "schema" -> schemaJson,
+    "partition_spec_v1" -> """{"id":1,"fields":[{"field_id":"event_date","source_ids":[1],"transform":{"type":"identity"},"result_type":{"type":"date32"}}]}""",
+    "partition_spec_v2" -> """{"id":2,"fields":[{"field_id":"event_year","source_ids":[1],"transform":{"type":"year"},"result_type":{"type":"int32"}},{"field_id":"country","source_ids":[2],"transform":{"type":"identity"},"result_type":{"type":"utf8"}}]}"""),
+    "t")
+  private val dec10 = java.time.LocalDate.of(2025, 12, 10)
+  private val dec11 = dec10.plusDays(1)
+
+  private lazy val store = {
+    val s = new ManifestStore(Files.createTempDirectory("prune").toString, "t", Map.empty)
+    s.create(meta)
+    def table(id: String, values: (String, Any)*) =
+      ManifestRow(id, Naming.TableType, Some(Naming.location(id)), Some(1L), values.toMap)
+    s.upsert(Seq(
+      table("v1$a$dataset", "event_date" -> dec10.toEpochDay.toInt),
+      table("v1$b$dataset", "event_date" -> dec11.toEpochDay.toInt),
+      table("v1$n$dataset", "event_date" -> null),
+      table("v2$y$us$dataset", "event_year" -> 2025, "country" -> UTF8String.fromString("US")),
+      table("v2$y$fr$dataset", "event_year" -> 2025, "country" -> UTF8String.fromString("FR")),
+      table("v2$y$nl$dataset", "event_year" -> 2025, "country" -> null)))
+    s
+  }
+
+  private def selected(filters: Filter*): Set[String] =
+    store.rows(store.load(), ManifestFilter.tables(meta, filters)).map(_.objectId.stripSuffix("$dataset")).toSet
+
+  test("Appendix D: each version prunes with its own fields") {
+    // v2 has no event_date field of its own (year is not projected yet): only country prunes it.
+    assert(selected(EqualTo("event_date", dec10), EqualTo("country", "US")) == Set("v1$a", "v2$y$us"))
+  }
+
+  test("comparisons, IN, null tests and combinations") {
+    val all = Set("v1$a", "v1$b", "v1$n", "v2$y$us", "v2$y$fr", "v2$y$nl")
+    val v2 = Set("v2$y$us", "v2$y$fr", "v2$y$nl")
+    assert(selected() == all)
+    assert(selected(GreaterThan("event_date", dec10)) == v2 + "v1$b")
+    assert(selected(LessThanOrEqual("event_date", dec10)) == v2 + "v1$a")
+    assert(selected(In("event_date", Array(dec11, null))) == v2 + "v1$b")
+    assert(selected(IsNull("event_date")) == v2 + "v1$n")
+    assert(selected(EqualNullSafe("country", null)) == Set("v1$a", "v1$b", "v1$n", "v2$y$nl"))
+    assert(selected(IsNotNull("country")) == Set("v1$a", "v1$b", "v1$n", "v2$y$us", "v2$y$fr"))
+    assert(selected(Or(EqualTo("country", "US"), EqualTo("country", "FR"))) == all - "v2$y$nl")
+    assert(selected(Not(EqualTo("country", "US"))) == all - "v2$y$us" - "v2$y$nl")
+    assert(selected(StringStartsWith("country", "F")) == all - "v2$y$us" - "v2$y$nl")
+    assert(selected(In("country", Array.empty[Any])) == Set("v1$a", "v1$b", "v1$n"))
+  }
+
+  test("a part that cannot be projected never prunes a partition that could match") {
+    val all = Set("v1$a", "v1$b", "v1$n", "v2$y$us", "v2$y$fr", "v2$y$nl")
+    assert(selected(Or(EqualTo("country", "US"), EqualTo("id", 1L))) == all)
+    assert(selected(Not(And(EqualTo("country", "US"), EqualTo("id", 1L)))) == all)
+    assert(selected(And(EqualTo("country", "US"), EqualTo("id", 1L))) == Set("v1$a", "v1$b", "v1$n", "v2$y$us"))
+  }
+
+  test("string literals are quoted, whatever they hold") {
+    assert(selected(EqualTo("country", "x' OR '1'='1")) == Set("v1$a", "v1$b", "v1$n"))
+  }
+}
