@@ -29,12 +29,11 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
     df = spark.table(table)
     if where:
         df = df.where(where)
-    expected_schema = df.schema
     spark_rows = df.toArrow()
     lance_rows, tables = read_with_pylance(spark, table, where)
-    lance_rows = lance_rows.select(expected_schema.names)
-    only_spark, only_lance = _diff(spark_rows.to_pylist(), lance_rows.to_pylist())
-    if only_spark or only_lance:
+    lance_rows = lance_rows.select(spark_rows.column_names).cast(spark_rows.schema)
+    if not _same_rows(spark_rows, lance_rows):
+        only_spark, only_lance = _diff(spark_rows.to_pylist(), lance_rows.to_pylist())
         lines = [f"crosscheck of {table}{' WHERE ' + where if where else ''} failed: "
                  f"Spark read {spark_rows.num_rows} rows, pylance read {lance_rows.num_rows} rows "
                  f"from {tables} partition tables"]
@@ -98,6 +97,19 @@ def _catalog_root(spark: SparkSession, catalog: str) -> tuple[str, dict[str, str
         root = os.path.abspath(root)
     storage = {k[len(prefix + "storage."):]: v for k, v in conf.items() if k.startswith(prefix + "storage.")}
     return root, storage
+
+
+def _same_rows(a: pa.Table, b: pa.Table) -> bool:
+    """Equal as multisets of rows: sorted by every column and compared in Arrow when the types
+    sort, row by row in Python otherwise."""
+    if a.num_rows != b.num_rows:
+        return False
+    keys = [(name, "ascending") for name in a.column_names]
+    try:
+        return a.sort_by(keys).equals(b.sort_by(keys))
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+        only_a, only_b = _diff(a.to_pylist(), b.to_pylist())
+        return not only_a and not only_b
 
 
 def _diff(left: list[dict], right: list[dict]) -> tuple[Counter, Counter]:
