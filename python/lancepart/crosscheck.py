@@ -13,7 +13,6 @@ import os
 from collections import Counter
 from typing import Any
 
-import lance
 import pyarrow as pa
 from pyspark.sql import SparkSession
 
@@ -47,6 +46,8 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
 
 def read_with_pylance(spark: SparkSession, table: str, where: str | None = None) -> tuple[pa.Table, int]:
     """Rows of every partition table of ``table`` (``catalog.ns...name``) and the leaf count."""
+    import lance  # imported here: lance warns when imported before pyspark forks its JVM
+
     root, storage = _catalog_root(spark, table.split(".")[0])
     table_dir = "/".join([root] + table.split(".")[1:])
     manifest = lance.dataset(f"{table_dir}/__manifest", storage_options=storage)
