@@ -143,7 +143,7 @@ object PartitionedCatalog {
               "a partition column (supported: boolean, integers, string, date, timestamp, timestamp_ntz, decimal)")
         }
         PartitionField(source.name.replaceAll("[^A-Za-z0-9_]", "_"), Seq(source.id),
-          Some(lancepart.spec.Transform(lancepart.spec.Transform.Identity)), None,
+          Some(lancepart.transform.Transform(lancepart.transform.Transform.Identity)), None,
           PartitionSpec.resultTypeJson(source.dataType))
       case other =>
         throw new IllegalArgumentException(s"table $table: partition transform '${other.describe()}' is not supported yet; use identity columns")

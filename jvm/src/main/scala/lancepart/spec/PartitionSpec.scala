@@ -2,18 +2,8 @@
 package lancepart.spec
 
 import com.fasterxml.jackson.databind.JsonNode
+import lancepart.transform.Transform
 import org.apache.spark.sql.types.DataType
-
-/** A well-known transform. `numBuckets` is set for bucket kinds, `width` for truncate. */
-case class Transform(kind: String, numBuckets: Option[Int] = None, width: Option[Int] = None) {
-  def isIdentity: Boolean = kind == Transform.Identity
-}
-
-object Transform {
-  val Identity = "identity"
-  val Kinds: Set[String] =
-    Set(Identity, "year", "month", "day", "hour", "bucket", "multi_bucket", "truncate")
-}
 
 /**
  * One partition field. Exactly one of `transform` and `expression` is set. `resultTypeJson` is

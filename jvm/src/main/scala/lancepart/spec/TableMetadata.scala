@@ -1,12 +1,20 @@
 // Root namespace properties (spec: Metadata Definition): the schema plus every partition_spec_v<N>.
 package lancepart.spec
 
+import lancepart.transform.{ExprEval, TransformTypes, Transforms}
 import org.apache.spark.sql.types._
 
-/** A partition field with its source column (None when the source id is gone) and value type. */
-case class BoundField(field: PartitionField, source: Option[SchemaField], valueType: DataType) {
+/**
+ * A partition field bound to the schema: `sources` follow `source_ids` (None for an id the schema
+ * no longer has), `valueType` is the partition value's type and `compute` evaluates the field on
+ * source values (Spark internal form, NULL for a missing source).
+ */
+case class BoundField(field: PartitionField, sources: Seq[Option[SchemaField]], valueType: DataType,
+                      compute: IndexedSeq[Any] => Any) {
   def fieldId: String = field.fieldId
   def column: String = field.manifestColumn
+  /** The single source column, when the field has exactly one and the schema has it. */
+  def source: Option[SchemaField] = if (sources.size == 1) sources.head else None
   def isIdentityOf(sourceId: Int): Boolean = field.isIdentity && field.sourceIds == Seq(sourceId)
 }
 
@@ -57,25 +65,31 @@ object TableMetadata {
   def create(table: String, schema: NamespaceSchema, spec: PartitionSpec): TableMetadata =
     TableMetadata(table, schema, Seq(bind(spec, schema, table)))
 
-  private def bind(spec: PartitionSpec, schema: NamespaceSchema, table: String): BoundSpec = {
-    val fields = spec.fields.map { f =>
-      val what = s"table $table: ${spec.key} field '${f.fieldId}'"
-      val sources = f.sourceIds.map(schema.byId)
-      val source = if (f.sourceIds.size == 1) sources.head else None
-      val zoned = source.exists(_.dataType == TimestampType)
-      val declared = ArrowJsonType.toSpark(f.resultTypeJson, zoned, s"$what: result_type")
-      if (f.isIdentity) {
-        if (f.sourceIds.size != 1) {
-          throw new FormatException(s"$what: identity needs exactly one source id, got ${f.sourceIds.size}")
+  private def bind(spec: PartitionSpec, schema: NamespaceSchema, table: String): BoundSpec =
+    BoundSpec(spec, spec.fields.map(f => bindField(f, schema, s"table $table: ${spec.key} field '${f.fieldId}'")))
+
+  private def bindField(f: PartitionField, schema: NamespaceSchema, what: String): BoundField = {
+    val sources = f.sourceIds.map(schema.byId)
+    f.transform match {
+      case Some(t) =>
+        val missing = f.sourceIds.zip(sources).collect { case (id, None) => id }
+        if (missing.nonEmpty) throw new FormatException(s"$what: source id ${missing.head} is not in the schema")
+        val types = sources.flatten.map(_.dataType)
+        val valueType = TransformTypes.resultType(t, types).fold(e => throw new FormatException(s"$what: $e"), identity)
+        val zoned = valueType == TimestampType
+        val declared = ArrowJsonType.toSpark(f.resultTypeJson, zoned, s"$what: result_type")
+        if (declared != valueType) {
+          throw new FormatException(s"$what: result_type ${declared.sql} is inconsistent with transform " +
+            s"'${t.kind}' of ${types.map(_.sql).mkString(", ")}, which gives ${valueType.sql}")
         }
-        source.filter(_.dataType != declared).foreach { s =>
-          throw new FormatException(
-            s"$what: result_type ${declared.sql} differs from source column '${s.name}' type ${s.dataType.sql}")
-        }
-      }
-      BoundField(f, source, declared)
+        BoundField(f, sources, valueType, values => Transforms(t, values.zip(types)))
+      case None =>
+        val declared = ArrowJsonType.toSpark(f.resultTypeJson, zoned = false, s"$what: result_type")
+        val compute =
+          try ExprEval.compile(f.expression.get, sources.map(_.map(_.dataType)), declared)
+          catch { case e: IllegalArgumentException => throw new FormatException(s"$what: ${e.getMessage}") }
+        BoundField(f, sources, declared, compute)
     }
-    BoundSpec(spec, fields)
   }
 
   /** A field_id names one definition across versions (spec: Field ID Reuse). */

@@ -2,7 +2,6 @@
 // Calendar fields come from UTC for TIMESTAMP and from the wall clock for TIMESTAMP_NTZ.
 package lancepart.transform
 
-import lancepart.spec.Transform
 import org.apache.spark.sql.catalyst.util.DateTimeConstants.{MICROS_PER_DAY, MICROS_PER_HOUR}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.types._

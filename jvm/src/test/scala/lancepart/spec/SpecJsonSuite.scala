@@ -88,7 +88,7 @@ class SpecJsonSuite extends AnyFunSuite {
       """{"field_id":"x","source_ids":[2],"transform":{"type":"identity"},"result_type":{"type":"utf8"}}""")
       .endsWith("field_id 'x' appears twice"))
     assert(specError("""{"field_id":"x","source_ids":[1],"transform":{"type":"identity"},"result_type":{"type":"utf8"}}""") ==
-      "table cat.ns.t: partition_spec_v1 field 'x': result_type STRING differs from source column 'event_date' type DATE")
+      "table cat.ns.t: partition_spec_v1 field 'x': result_type STRING is inconsistent with transform 'identity' of DATE, which gives DATE")
     assert(specError("""{"field_id":"a b","source_ids":[1],"transform":{"type":"identity"},"result_type":{"type":"date32"}}""")
       .endsWith("field_id must use only letters, digits and '_'"))
   }

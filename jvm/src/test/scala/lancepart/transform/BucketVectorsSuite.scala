@@ -5,7 +5,7 @@ import java.nio.file.{Files, Paths}
 import java.time.{Instant, LocalDate, LocalDateTime, ZoneOffset}
 
 import com.fasterxml.jackson.databind.JsonNode
-import lancepart.spec.{Json, Transform}
+import lancepart.spec.Json
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String

@@ -3,7 +3,6 @@ package lancepart.transform
 
 import java.time.{Instant, LocalDate, LocalDateTime, ZoneOffset}
 
-import lancepart.spec.Transform
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
