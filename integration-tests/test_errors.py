@@ -34,9 +34,17 @@ def test_unsupported_partition_column_type(spark, root, ns, ddl, column, type_):
     assert not (root / ns / "t").exists()
 
 
-def test_partition_transforms_not_yet_supported_are_rejected(spark, root, ns):
-    with pytest.raises(Exception, match=r"partition transform 'bucket\(4, id\)' is not supported"):
-        spark.sql(f"CREATE TABLE lance.{ns}.t (id INT) PARTITIONED BY (bucket(4, id))")
+@pytest.mark.parametrize("ddl,message", [
+    ("ts STRING) PARTITIONED BY (years(ts)", r"transform 'year' does not apply to STRING"),
+    ("ts DATE) PARTITIONED BY (hours(ts)", r"transform 'hour' does not apply to DATE"),
+    ("ts DOUBLE) PARTITIONED BY (truncate(3, ts)", r"transform 'truncate' does not apply to DOUBLE"),
+    ("ts ARRAY<INT>) PARTITIONED BY (bucket(4, ts)", r"transform 'bucket' does not apply to ARRAY<INT>"),
+    ("ts INT) PARTITIONED BY (bucket(0, ts)", r"needs a positive integer 'num_buckets'"),
+    ("ts INT) PARTITIONED BY (zorder(ts)", r"unsupported partition transform 'zorder\(ts\)'"),
+])
+def test_bad_partition_transforms(spark, root, ns, ddl, message):
+    with pytest.raises(Exception, match=message):
+        spark.sql(f"CREATE TABLE lance.{ns}.t (id INT, {ddl})")
     assert not (root / ns / "t").exists()
 
 

@@ -83,13 +83,13 @@ def write_by_hand(table_dir):
     leaf(["v1", _name()], [{"partition_field_event_date": d11}],
          {"id": pa.array([3], pa.int64()), "country": ["US"]})  # Daft-style: no event_date column
     y = _name()
-    leaf(["v2", y, _name()], [{"partition_field_event_year": 2026},
-                              {"partition_field_event_year": 2026, "partition_field_country": "US"}],
-         {"id": pa.array([4], pa.int64()), "event_date": pa.array([dt.date(2026, 1, 5)]), "country": ["US"]},
+    leaf(["v2", y, _name()], [{"partition_field_event_year": 2025},
+                              {"partition_field_event_year": 2025, "partition_field_country": "US"}],
+         {"id": pa.array([4], pa.int64()), "event_date": pa.array([dt.date(2025, 12, 20)]), "country": ["US"]},
          read_version=False)
-    leaf(["v2", y, _name()], [{"partition_field_event_year": 2026},
-                              {"partition_field_event_year": 2026, "partition_field_country": "JP"}],
-         {"id": pa.array([5], pa.int64()), "event_date": pa.array([dt.date(2026, 2, 1)]), "country": ["JP"]})
+    leaf(["v2", y, _name()], [{"partition_field_event_year": 2025},
+                              {"partition_field_event_year": 2025, "partition_field_country": "JP"}],
+         {"id": pa.array([5], pa.int64()), "event_date": pa.array([dt.date(2025, 12, 10)]), "country": ["JP"]})
     manifest_schema = pa.schema([
         pa.field("object_id", pa.string(), nullable=False), pa.field("object_type", pa.string(), nullable=False),
         pa.field("location", pa.string()), pa.field("metadata", pa.string()),
@@ -109,12 +109,18 @@ def test_namespace_written_by_hand_reads_correctly(spark, root, ns):
     rows = sorted(tuple(r) for r in spark.table(t).collect())
     # v1 leaves pinned at version 1 (one copy); the v2 leaf without read_version at its latest (two).
     assert rows == [(1, dt.date(2025, 12, 10), "US"), (2, dt.date(2025, 12, 10), "FR"),
-                    (3, dt.date(2025, 12, 11), "US"), (4, dt.date(2026, 1, 5), "US"),
-                    (4, dt.date(2026, 1, 5), "US"), (5, dt.date(2026, 2, 1), "JP")]
+                    (3, dt.date(2025, 12, 11), "US"), (4, dt.date(2025, 12, 20), "US"),
+                    (4, dt.date(2025, 12, 20), "US"), (5, dt.date(2025, 12, 10), "JP")]
     assert lancepart.crosscheck(spark, t)["tables"] == 4
-    # Appendix D: v1 prunes on event_date; v2 on country (year is not projected yet, so v2 keeps
-    # only the US partition).
-    query = f"SELECT id FROM {t} WHERE event_date = DATE'2025-12-11' AND country = 'US'"
-    assert tables_scanned(spark, query) == (2, 4)
-    assert [r.id for r in spark.sql(query).collect()] == [3]
     assert [r.id for r in spark.sql(f"SELECT id FROM {t} WHERE event_date = DATE'2025-12-11'").collect()] == [3]
+
+
+def test_appendix_d_prunes_each_version_with_its_own_spec(spark, root, ns):
+    write_by_hand(root / ns / "events")
+    t = f"lance.{ns}.events"
+    # v1: event_date = 2025-12-10 (one leaf); v2: year = 2025 AND country = 'US' (one leaf).
+    query = f"SELECT id FROM {t} WHERE event_date = DATE'2025-12-10' AND country = 'US'"
+    assert tables_scanned(spark, query) == (2, 4)
+    assert [r.id for r in spark.sql(query).collect()] == [1]
+    plan = spark.sql(f"EXPLAIN {query}").collect()[0][0]
+    assert "tables=2/4" in plan

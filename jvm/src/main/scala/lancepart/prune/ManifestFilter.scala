@@ -2,41 +2,155 @@
 package lancepart.prune
 
 import lancepart.manifest.{ManifestStore, Naming}
-import lancepart.spec.{BoundSpec, TableMetadata}
-import org.apache.spark.sql.sources.{And, Filter, Not, Or}
-import org.apache.spark.sql.types.DataType
+import lancepart.spec.{BoundField, BoundSpec, TableMetadata}
+import org.apache.spark.sql.sources._
+import org.apache.spark.sql.types.{DataType, StringType}
+
+import scala.util.control.NonFatal
 
 /**
  * Each spec version is pruned with its own fields: a filter on a source column becomes a
  * predicate on the partition columns that version derives from it, and versions are OR-ed:
  * {{{ object_type = 'table' AND ((object_id LIKE 'v1$%' AND <v1 predicate>) OR ...) }}}
- * A predicate may select more partitions than hold matches, never fewer: a part that cannot be
- * projected exactly is dropped from an AND, and makes an OR or NOT unprojectable.
+ * A predicate may select more partitions than hold matches, never fewer. Identity projections
+ * are exact; projections through other transforms select a superset, so they are dropped under
+ * NOT, while an OR needs both sides projected.
  */
 object ManifestFilter {
   def tables(meta: TableMetadata, filters: Seq[Filter]): String = {
     val perVersion = meta.specs.map { spec =>
       val scope = s"${ManifestStore.ObjectId} LIKE 'v${spec.id}${Naming.Delimiter}%'"
-      project(filters.reduceOption(And), spec, meta).fold(scope)(p => s"($scope AND $p)")
+      val projector = new SpecProjector(spec, meta)
+      projector.conjunction(filters.flatMap(flatten)).fold(scope)(p => s"($scope AND ${p.sql})")
     }
     s"${ManifestStore.ObjectType} = '${Naming.TableType}' AND (${perVersion.mkString(" OR ")})"
   }
 
-  private def project(filter: Option[Filter], spec: BoundSpec, meta: TableMetadata): Option[String] = {
-    val target: String => Option[(String, DataType)] = attr =>
-      meta.schema.byName(attr).flatMap { source =>
-        spec.fields.find(f => f.isIdentityOf(source.id))
-          .flatMap(f => LanceSql.column(f.column).map(_ -> f.valueType))
-      }
-    def go(f: Filter): Option[String] = f match {
-      case And(l, r) => (go(l), go(r)) match {
-        case (Some(a), Some(b)) => Some(s"($a) AND ($b)")
-        case (a, b) => a.orElse(b)
-      }
-      case Or(l, r) => for (a <- go(l); b <- go(r)) yield s"($a) OR ($b)"
-      case n: Not => LanceSql.render(n, target)
-      case leaf => LanceSql.render(leaf, target)
+  private def flatten(f: Filter): Seq[Filter] = f match {
+    case And(l, r) => flatten(l) ++ flatten(r)
+    case other => Seq(other)
+  }
+
+  /** A predicate on partition columns; `exact` when it holds exactly for the partitions whose
+   * rows satisfy the filter (not only for a superset of them). */
+  private case class Proj(sql: String, exact: Boolean)
+
+  private def all(parts: Seq[Proj], exact: Boolean): Option[Proj] =
+    if (parts.isEmpty) None
+    else if (parts.size == 1) Some(parts.head.copy(exact = exact))
+    else Some(Proj(parts.map(p => s"(${p.sql})").mkString(" AND "), exact))
+
+  private class SpecProjector(spec: BoundSpec, meta: TableMetadata) {
+    /** At most this many value combinations are evaluated for a multi-source field. */
+    private val MaxCombinations = 1024
+
+    def project(f: Filter): Option[Proj] = f match {
+      case _: And => conjunction(flatten(f))
+      case Or(l, r) => for (a <- project(l); b <- project(r)) yield Proj(s"(${a.sql}) OR (${b.sql})", a.exact && b.exact)
+      case Not(c) => project(c).filter(_.exact).map(p => Proj(s"NOT (${p.sql})", exact = true))
+      case leaf => conjunction(Seq(leaf))
     }
-    filter.flatMap(go)
+
+    def conjunction(conjuncts: Seq[Filter]): Option[Proj] = {
+      val singles = conjuncts.map {
+        case c @ (_: Or | _: Not) => project(c)
+        case leaf => all(spec.fields.flatMap(onField(_, leaf)), spec.fields.exists(onField(_, leaf).exists(_.exact)))
+      }
+      val extra = spec.fields.flatMap(f => calendarRange(f, conjuncts) ++ boundValues(f, conjuncts))
+      all(singles.flatten ++ extra, exact = singles.forall(_.exists(_.exact)))
+    }
+
+    private def sourceOf(attr: String): Option[Int] = meta.schema.byName(attr).map(_.id)
+
+    private def columnOf(f: BoundField): Option[String] = LanceSql.column(f.column)
+
+    /** The projection of one single-column filter onto field `f`. */
+    private def onField(f: BoundField, leaf: Filter): Option[Proj] = {
+      val attr = leaf.references.toSeq match { case Seq(a) => a; case _ => return None }
+      val source = f.source.filter(s => sourceOf(attr).contains(s.id))
+      (f.field.transform, source, columnOf(f)) match {
+        case (Some(t), Some(_), Some(col)) if t.isIdentity =>
+          LanceSql.render(leaf, a => if (sourceOf(a) == source.map(_.id)) Some(col -> f.valueType) else None).map(Proj(_, exact = true))
+        case (Some(t), Some(s), Some(col)) => transformed(f, t.kind, t.width, s.dataType, col, leaf)
+        case _ => None
+      }
+    }
+
+    private def transformed(f: BoundField, kind: String, width: Option[Int], sourceType: DataType, col: String,
+                            leaf: Filter): Option[Proj] = {
+      def apply(v: Any): Any = f.compute(IndexedSeq(v))
+      def values(vs: Seq[Any]): Option[Seq[Any]] = {
+        val converted = vs.map(LanceSql.internal(_, sourceType))
+        if (converted.exists(_.isEmpty)) None else Some(converted.flatten.map(apply))
+      }
+      def cmp(v: Any, op: String): Option[Proj] =
+        for (iv <- LanceSql.internal(v, sourceType) if iv != null; lit <- LanceSql.literal(apply(iv), f.valueType))
+          yield Proj(s"$col $op $lit", exact = false)
+      val monotonic = kind == "year" || kind == "truncate"
+      leaf match {
+        case EqualTo(_, v) => values(Seq(v)).filterNot(_.contains(null)).flatMap(LanceSql.in(col, _, f.valueType)).map(Proj(_, exact = false))
+        case EqualNullSafe(_, v) if v != null => onField(f, EqualTo(leaf.references.head, v))
+        case EqualNullSafe(_, null) | IsNull(_) => Some(Proj(s"$col IS NULL", exact = true))
+        case IsNotNull(_) => Some(Proj(s"$col IS NOT NULL", exact = true))
+        case In(_, vs) =>
+          values(vs.toSeq.filter(_ != null)).flatMap(LanceSql.in(col, _, f.valueType)).map(Proj(_, exact = vs.isEmpty))
+        case GreaterThan(_, v) if monotonic => cmp(v, ">=")
+        case GreaterThanOrEqual(_, v) if monotonic => cmp(v, ">=")
+        case LessThan(_, v) if monotonic => cmp(v, "<=")
+        case LessThanOrEqual(_, v) if monotonic => cmp(v, "<=")
+        case StringStartsWith(_, prefix) if kind == "truncate" && sourceType == StringType =>
+          val w = width.get
+          if (prefix.codePointCount(0, prefix.length) >= w) cmp(prefix, "=")
+          else Some(Proj(s"starts_with($col, ${LanceSql.quote(prefix)})", exact = false))
+        case _ => None
+      }
+    }
+
+    /** month, day and hour are not monotonic: a range with both bounds becomes the set of
+     * field values it covers, when that set is not every value. */
+    private def calendarRange(f: BoundField, conjuncts: Seq[Filter]): Option[Proj] = {
+      val kind = f.field.transform.map(_.kind).filter(k => k == "month" || k == "day" || k == "hour")
+      for {
+        k <- kind
+        s <- f.source
+        col <- columnOf(f)
+        on = (a: String) => sourceOf(a).contains(s.id)
+        lo <- bound(conjuncts.collect { case GreaterThan(a, v) if on(a) => v; case GreaterThanOrEqual(a, v) if on(a) => v }, s.dataType, max = true)
+        hi <- bound(conjuncts.collect { case LessThan(a, v) if on(a) => v; case LessThanOrEqual(a, v) if on(a) => v }, s.dataType, max = false)
+        covered <- CalendarRanges.covered(k, lo, hi, s.dataType)
+        sql <- LanceSql.in(col, covered.toSeq.sorted, f.valueType)
+      } yield Proj(sql, exact = false)
+    }
+
+    /** The tightest of several bounds, as a Long (days or microseconds). */
+    private def bound(values: Seq[Any], dt: DataType, max: Boolean): Option[Long] = {
+      val longs = values.map(LanceSql.internal(_, dt)).collect { case Some(i: Int) => i.toLong; case Some(l: Long) => l }
+      if (longs.isEmpty || longs.size != values.size) None else Some(if (max) longs.max else longs.min)
+    }
+
+    /** Fields over several sources (multi_bucket) and expression fields: evaluated when every
+     * source is bound by `=`, `<=>` or IN in this conjunction. */
+    private def boundValues(f: BoundField, conjuncts: Seq[Filter]): Option[Proj] = {
+      if (f.field.transform.exists(t => t.kind != "multi_bucket")) return None
+      val candidates = f.sources.map {
+        case None => Some(Seq(null)) // a source the schema no longer has reads as NULL
+        case Some(s) =>
+          val on = (a: String) => sourceOf(a).contains(s.id)
+          conjuncts.collectFirst {
+            case EqualTo(a, v) if on(a) && v != null => Seq(v)
+            case EqualNullSafe(a, v) if on(a) => Seq(v)
+            case In(a, vs) if on(a) => vs.toSeq.filter(_ != null)
+          }.flatMap { vs =>
+            val converted = vs.map(LanceSql.internal(_, s.dataType))
+            if (converted.exists(_.isEmpty)) None else Some(converted.flatten)
+          }
+      }
+      if (candidates.exists(_.isEmpty) || candidates.flatten.map(_.size.toLong).product > MaxCombinations) return None
+      val combos = candidates.flatten.foldLeft(Seq(IndexedSeq.empty[Any]))((acc, vs) => for (a <- acc; v <- vs) yield a :+ v)
+      // A combination the expression cannot evaluate (say, a division by zero) stops pruning on it.
+      val results = combos.map(c => try Some(f.compute(c)) catch { case NonFatal(_) => None })
+      if (results.exists(_.isEmpty)) None
+      else columnOf(f).flatMap(col => LanceSql.in(col, results.flatten, f.valueType)).map(Proj(_, exact = false))
+    }
   }
 }

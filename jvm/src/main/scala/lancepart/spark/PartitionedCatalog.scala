@@ -5,17 +5,19 @@ package lancepart.spark
 import java.util
 
 import lancepart.manifest.ManifestStore
-import lancepart.spec.{NamespaceSchema, PartitionField, PartitionSpec, TableMetadata}
+import lancepart.spark.functions.PartitionFunctions
+import lancepart.spec.{NamespaceSchema, TableMetadata}
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchNamespaceException, NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
+import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchFunctionException, NoSuchNamespaceException, NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
 import org.apache.spark.sql.connector.catalog._
+import org.apache.spark.sql.connector.catalog.functions.UnboundFunction
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.{StructField, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import scala.jdk.CollectionConverters._
 
-class PartitionedCatalog extends TableCatalog with SupportsNamespaces {
+class PartitionedCatalog extends TableCatalog with SupportsNamespaces with FunctionCatalog {
   private var catalogName: String = _
   private var warehouse: Warehouse = _
 
@@ -60,8 +62,8 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces {
     }
     val struct = StructType(columns.map(c => StructField(c.name(), c.dataType(), c.nullable())))
     val schema = NamespaceSchema.fromSpark(struct)
-    val spec = PartitionedCatalog.identitySpec(qualified(ident), schema, partitions)
-    warehouse.store(ident, qualified(ident)).create(TableMetadata.create(qualified(ident), schema, spec))
+    val meta = PartitionedCatalog.newTable(qualified(ident), schema, partitions, properties)
+    warehouse.store(ident, qualified(ident)).create(meta)
     loadTable(ident)
   }
 
@@ -116,6 +118,18 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces {
     warehouse.delete(uri)
   }
 
+  // ---- functions ----
+
+  override def listFunctions(namespace: Array[String]): Array[Identifier] =
+    if (namespace.isEmpty || namespace.sameElements(Array(PartitionedCatalog.FunctionNamespace))) {
+      PartitionFunctions.all.keys.toSeq.sorted.map(n => Identifier.of(namespace, n)).toArray
+    } else throw new NoSuchNamespaceException(namespace)
+
+  override def loadFunction(ident: Identifier): UnboundFunction =
+    PartitionFunctions.all.get(ident.name())
+      .filter(_ => ident.namespace().isEmpty || ident.namespace().sameElements(Array(PartitionedCatalog.FunctionNamespace)))
+      .getOrElse(throw new NoSuchFunctionException(ident))
+
   private def qualified(ident: Identifier): String = s"$catalogName.$ident"
 
   private def requireNamespace(namespace: Array[String]): Unit =
@@ -124,33 +138,21 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces {
 
 object PartitionedCatalog {
   val StoragePrefix = "storage."
+  /** Namespace of the partition functions (they also resolve without one). */
+  val FunctionNamespace = "system"
 
-  /** Spec v1 from PARTITIONED BY: identity fields named after their columns. */
-  def identitySpec(table: String, schema: NamespaceSchema, partitions: Array[Transform]): PartitionSpec = {
-    if (partitions.isEmpty) {
-      throw new IllegalArgumentException(s"table $table: a partitioned namespace needs PARTITIONED BY (column, ...)")
+  /** Spec v1 for CREATE TABLE, bound and checked: every partition value must have a type that
+   * the manifest can hold and prune on. */
+  def newTable(table: String, schema: NamespaceSchema, partitions: Array[Transform],
+               properties: util.Map[String, String]): TableMetadata = {
+    val spec = DdlPartitioning.spec(table, schema, partitions.toSeq, Option(properties.get(DdlPartitioning.ExpressionsProperty)))
+    val meta = TableMetadata.create(table, schema, spec)
+    meta.currentSpec.fields.find(f => !TableMetadata.isSupportedPartitionType(f.valueType)).foreach { f =>
+      val what = f.source.filter(_ => f.field.isIdentity).fold(s"partition field '${f.fieldId}'")(s => s"column '${s.name}'")
+      throw new IllegalArgumentException(
+        s"table $table: $what has type ${f.valueType.sql}, which cannot be a partition value " +
+          "(supported: boolean, integers, string, date, timestamp, timestamp_ntz, decimal)")
     }
-    val fields = partitions.toSeq.map {
-      case t if t.name() == "identity" && t.references().length == 1 &&
-          t.references().head.fieldNames().length == 1 =>
-        val name = t.references().head.fieldNames().head
-        val source = schema.byName(name).getOrElse(throw new IllegalArgumentException(
-          s"table $table: PARTITIONED BY column '$name' is not a column of the table " +
-            s"(columns: ${schema.fields.map(_.name).mkString(", ")})"))
-        if (!TableMetadata.isSupportedPartitionType(source.dataType)) {
-          throw new IllegalArgumentException(
-            s"table $table: column '${source.name}' has type ${source.dataType.sql}, which cannot be " +
-              "a partition column (supported: boolean, integers, string, date, timestamp, timestamp_ntz, decimal)")
-        }
-        PartitionField(source.name.replaceAll("[^A-Za-z0-9_]", "_"), Seq(source.id),
-          Some(lancepart.transform.Transform(lancepart.transform.Transform.Identity)), None,
-          PartitionSpec.resultTypeJson(source.dataType))
-      case other =>
-        throw new IllegalArgumentException(s"table $table: partition transform '${other.describe()}' is not supported yet; use identity columns")
-    }
-    fields.groupBy(_.fieldId).collectFirst { case (fid, fs) if fs.size > 1 => fid }.foreach { fid =>
-      throw new IllegalArgumentException(s"table $table: column '$fid' appears twice in PARTITIONED BY")
-    }
-    PartitionSpec(1, fields)
+    meta
   }
 }

@@ -7,7 +7,7 @@ import lancepart.manifest.{Manifest, ManifestStore}
 import lancepart.spark.read.PartitionedScanBuilder
 import lancepart.spark.write.PartitionedWriteBuilder
 import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability, TableCatalog}
-import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
+import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
@@ -26,11 +26,8 @@ class PartitionedTable(
 
   override def schema(): StructType = manifest.meta.schema.sparkSchema
 
-  /** Identity fields of the current spec, by source column name. */
-  override def partitioning(): Array[Transform] =
-    manifest.meta.currentSpec.fields.flatMap { f =>
-      f.source.filter(_ => f.field.isIdentity).map(s => Expressions.identity(s.name): Transform)
-    }.toArray
+  /** The current spec's fields, with lancepart's function names for non-identity transforms. */
+  override def partitioning(): Array[Transform] = DdlPartitioning.transforms(manifest.meta.currentSpec)
 
   override def properties(): util.Map[String, String] =
     (manifest.meta.properties - "schema" +

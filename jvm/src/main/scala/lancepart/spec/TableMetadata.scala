@@ -62,8 +62,9 @@ object TableMetadata {
     TableMetadata(table, schema, specs.sortBy(_.id))
   }
 
+  /** Metadata of a new table, checked exactly as a stored spec is when loaded. */
   def create(table: String, schema: NamespaceSchema, spec: PartitionSpec): TableMetadata =
-    TableMetadata(table, schema, Seq(bind(spec, schema, table)))
+    TableMetadata(table, schema, Seq(bind(PartitionSpec.parse(spec.toJson, spec.key, table), schema, table)))
 
   private def bind(spec: PartitionSpec, schema: NamespaceSchema, table: String): BoundSpec =
     BoundSpec(spec, spec.fields.map(f => bindField(f, schema, s"table $table: ${spec.key} field '${f.fieldId}'")))

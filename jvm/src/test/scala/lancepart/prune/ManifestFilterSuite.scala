@@ -42,7 +42,7 @@ class ManifestFilterSuite extends AnyFunSuite {
     store.rows(store.load(), ManifestFilter.tables(meta, filters)).map(_.objectId.stripSuffix("$dataset")).toSet
 
   test("Appendix D: each version prunes with its own fields") {
-    // v2 has no event_date field of its own (year is not projected yet): only country prunes it.
+    // v1 prunes on event_date; v2 on year(event_date) = 2025 and country.
     assert(selected(EqualTo("event_date", dec10), EqualTo("country", "US")) == Set("v1$a", "v2$y$us"))
   }
 
@@ -53,7 +53,8 @@ class ManifestFilterSuite extends AnyFunSuite {
     assert(selected(GreaterThan("event_date", dec10)) == v2 + "v1$b")
     assert(selected(LessThanOrEqual("event_date", dec10)) == v2 + "v1$a")
     assert(selected(In("event_date", Array(dec11, null))) == v2 + "v1$b")
-    assert(selected(IsNull("event_date")) == v2 + "v1$n")
+    assert(selected(IsNull("event_date")) == Set("v1$n"), "year(event_date) IS NULL exactly when event_date is")
+    assert(selected(EqualTo("event_date", java.time.LocalDate.of(2024, 1, 1))) == Set.empty)
     assert(selected(EqualNullSafe("country", null)) == Set("v1$a", "v1$b", "v1$n", "v2$y$nl"))
     assert(selected(IsNotNull("country")) == Set("v1$a", "v1$b", "v1$n", "v2$y$us", "v2$y$fr"))
     assert(selected(Or(EqualTo("country", "US"), EqualTo("country", "FR"))) == all - "v2$y$nl")

@@ -2,7 +2,7 @@
 // fragments per partition, the driver commits them (txn.WeakCommit).
 package lancepart.spark.write
 
-import lancepart.spark.PartitionedTable
+import lancepart.spark.{DdlPartitioning, PartitionedTable}
 import lancepart.txn.{LeafWrite, WeakCommit}
 import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
@@ -15,38 +15,31 @@ class PartitionedWriteBuilder(table: PartitionedTable, info: LogicalWriteInfo) e
 
 class PartitionedWrite(table: PartitionedTable, info: LogicalWriteInfo)
     extends Write with RequiresDistributionAndOrdering {
-  private val spec = table.manifest.meta.currentSpec
-  private val sourceNames: Seq[String] = spec.fields.map { f =>
-    if (!f.field.isIdentity) {
-      throw new UnsupportedOperationException(
-        s"table ${table.name()}: writing partition field '${f.fieldId}' (${f.field.describe}) is not supported yet")
-    }
-    f.source.map(_.name).getOrElse(throw new IllegalStateException(
-      s"table ${table.name()}: partition field '${f.fieldId}' has no source column in the schema"))
-  }
+  /** Rows cluster and sort by each field's value; an expression field by its source columns. */
+  private val clustering: Array[Expression] = table.manifest.meta.currentSpec.fields.flatMap { f =>
+    if (f.field.expression.isDefined) f.sources.flatten.map(s => Expressions.column(s.name): Expression)
+    else Seq(DdlPartitioning.expressionOf(f))
+  }.distinct.toArray
 
-  override def requiredDistribution(): Distribution =
-    Distributions.clustered(sourceNames.map(n => Expressions.column(n): Expression).toArray)
+  override def requiredDistribution(): Distribution = Distributions.clustered(clustering)
 
-  override def requiredOrdering(): Array[SortOrder] =
-    sourceNames.map(n => Expressions.sort(Expressions.column(n), SortDirection.ASCENDING)).toArray
+  override def requiredOrdering(): Array[SortOrder] = clustering.map(e => Expressions.sort(e, SortDirection.ASCENDING))
 
-  override def toBatch: BatchWrite = new PartitionedBatchWrite(table, info, sourceNames)
+  override def toBatch: BatchWrite = new PartitionedBatchWrite(table, info)
 }
 
-class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, sourceNames: Seq[String])
-    extends BatchWrite {
+class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo) extends BatchWrite {
   private val meta = table.manifest.meta
   private val leafSchema = ArrowBridge.toArrowSchema(meta.schema.sparkSchema)
   private val directory = PartitionDirectory.load(table.store, table.manifest, meta.currentSpec)
 
   override def createBatchWriterFactory(physical: PhysicalWriteInfo): DataWriterFactory = {
-    val inputSchema = info.schema()
-    val keyColumns = sourceNames.map { n =>
-      val i = inputSchema.fieldIndex(inputSchema.fields.find(_.name.equalsIgnoreCase(n)).map(_.name).getOrElse(n))
-      (i, inputSchema(i).dataType)
-    }
-    new LeafWriterFactory(table.store.tableUri, meta.schema.sparkSchema, keyColumns, directory, table.storage)
+    val input = info.schema()
+    val sourceOrdinals = meta.currentSpec.fields.map(_.sources.map(_.flatMap { s =>
+      input.fields.indexWhere(_.name.equalsIgnoreCase(s.name)) match { case -1 => None; case i => Some(i) }
+    }))
+    new LeafWriterFactory(table.name(), meta.properties, table.store.tableUri, meta.schema.sparkSchema,
+      sourceOrdinals, directory, table.storage)
   }
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {

@@ -1,0 +1,61 @@
+// The spec's transforms as Spark V2 functions, so Spark can cluster writes by partition and, later,
+// resolve reported partitioning. Canonical names are `lancepart.*`: a Lance bucket is never taken
+// for Spark's or Iceberg's bucket, whose hashes differ.
+package lancepart.spark.functions
+
+import lancepart.transform.{Transform, TransformTypes, Transforms}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, ScalarFunction, UnboundFunction}
+import org.apache.spark.sql.types._
+
+object PartitionFunctions {
+  /** Function name (as used in transforms) of each transform kind. */
+  def nameOf(kind: String): String = s"lance_$kind"
+
+  val all: Map[String, UnboundFunction] =
+    (Transform.Calendar ++ Seq("bucket", "multi_bucket", "truncate")).map(k => nameOf(k) -> new TransformFunction(k)).toMap
+}
+
+/**
+ * `lance_year(ts)`, `lance_month`, `lance_day`, `lance_hour`; `lance_bucket(N, col)`,
+ * `lance_multi_bucket(N, col, ...)` and `lance_truncate(W, col)` take the parameter first.
+ */
+class TransformFunction(kind: String) extends UnboundFunction {
+  private val parameterized = !Transform.Calendar.contains(kind)
+
+  override def name(): String = PartitionFunctions.nameOf(kind)
+
+  override def description(): String = s"$name: the Lance partition transform '$kind' (spec semantics)"
+
+  override def bind(inputType: StructType): BoundFunction = {
+    val types = inputType.fields.map(_.dataType).toSeq
+    val (param, sources) = if (parameterized) (types.headOption, types.drop(1)) else (None, types)
+    if (parameterized && !param.exists(p => p == IntegerType || p == LongType)) {
+      throw new UnsupportedOperationException(s"$name takes an integer ${if (kind == "truncate") "width" else "bucket count"} first")
+    }
+    // Bucket counts and widths are checked when a row supplies them; 1 stands in for binding.
+    val probe = Transform(kind, numBuckets = Some(1), width = Some(1))
+    val result = TransformTypes.resultType(probe, sources).fold(e => throw new UnsupportedOperationException(s"$name: $e"), identity)
+    new BoundTransform(kind, parameterized, sources, result)
+  }
+}
+
+class BoundTransform(kind: String, parameterized: Boolean, sources: Seq[DataType], result: DataType)
+    extends ScalarFunction[Any] {
+  private val offset = if (parameterized) 1 else 0
+
+  override def inputTypes(): Array[DataType] =
+    ((if (parameterized) Seq(IntegerType) else Seq.empty) ++ sources).toArray
+
+  override def resultType(): DataType = result
+
+  override def name(): String = PartitionFunctions.nameOf(kind)
+
+  override def canonicalName(): String = s"lancepart.$kind"
+
+  override def produceResult(input: InternalRow): Any = {
+    val param = if (parameterized) Some(input.getInt(0)) else None
+    val transform = Transform(kind, numBuckets = param, width = param)
+    Transforms(transform, sources.indices.map(i => (input.get(i + offset, sources(i)), sources(i))))
+  }
+}
