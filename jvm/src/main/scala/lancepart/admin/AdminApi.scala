@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode
 import lancepart.manifest.{Lance, ManifestStore, Naming}
 import lancepart.spark.{PartitionedCatalog, PartitionedTable}
 import lancepart.spec.Json
+import lancepart.transform.ExprEval
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.connector.catalog.{Column, Identifier}
@@ -72,6 +73,23 @@ object AdminApi {
       row.readVersion.foreach(v => n.put("read_version", v))
       val uri = s"${table.store.tableUri}/${row.location.getOrElse("")}"
       n.put("row_count", Lance.using(Lance.open(uri, table.storage, row.readVersion))(_.countRows()))
+    }
+    Json.write(out)
+  }
+
+  /**
+   * Evaluates a partition `expression` over rows of source values, as a write would: `sourceTypes`
+   * and `resultType` are Spark DDL types, `rowsJson` a JSON array of arrays of values in the
+   * [[JsonValues]] form. Returns the results as a JSON array. For checks against DataFusion.
+   */
+  def evaluateExpression(expression: String, sourceTypesJson: String, resultType: String, rowsJson: String): String = {
+    val types = Json.parse(sourceTypesJson, "source types").elements().asScala.map(n => DataType.fromDDL(n.asText())).toSeq
+    val result = DataType.fromDDL(resultType)
+    val compute = ExprEval.compile(expression, types.map(Some(_)), result)
+    val out: ArrayNode = Json.mapper.createArrayNode()
+    Json.parse(rowsJson, "rows").elements().asScala.foreach { row =>
+      val values = row.elements().asScala.toSeq.zip(types).map { case (v, dt) => JsonValues.fromJson(v, dt) }
+      out.add(JsonValues.toJson(compute(values.toIndexedSeq), result))
     }
     Json.write(out)
   }

@@ -1,11 +1,13 @@
 // Partition values (Spark internal form) as JSON: dates and timestamps ISO-8601, decimals as text.
 package lancepart.admin
 
-import java.time.{Instant, LocalDate, ZoneOffset}
+import java.time.{Instant, LocalDate, LocalDateTime, ZoneOffset}
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.JsonNodeFactory
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
 
 object JsonValues {
   private val nodes = JsonNodeFactory.instance
@@ -17,11 +19,30 @@ object JsonValues {
     case (t: Long, TimestampType) => nodes.textNode(instant(t).toString)
     case (t: Long, TimestampNTZType) => nodes.textNode(instant(t).atOffset(ZoneOffset.UTC).toLocalDateTime.toString)
     case (d: Decimal, _) => nodes.textNode(d.toJavaBigDecimal.toPlainString)
+    case (f: Float, _) => nodes.numberNode(f)
+    case (d: Double, _) => nodes.numberNode(d)
     case (n: Byte, _) => nodes.numberNode(n)
     case (n: Short, _) => nodes.numberNode(n)
     case (n: Int, _) => nodes.numberNode(n)
     case (n: Long, _) => nodes.numberNode(n)
     case (other, _) => nodes.textNode(other.toString)
+  }
+
+  /** The inverse of [[toJson]]. */
+  def fromJson(node: JsonNode, dt: DataType): Any = if (node == null || node.isNull) null else dt match {
+    case BooleanType => node.asBoolean()
+    case ByteType => node.asInt().toByte
+    case ShortType => node.asInt().toShort
+    case IntegerType => node.asInt()
+    case LongType => node.asLong()
+    case FloatType => node.asDouble().toFloat
+    case DoubleType => node.asDouble()
+    case DateType => LocalDate.parse(node.asText()).toEpochDay.toInt
+    case TimestampType => DateTimeUtils.instantToMicros(Instant.parse(node.asText()))
+    case TimestampNTZType => DateTimeUtils.instantToMicros(LocalDateTime.parse(node.asText()).toInstant(ZoneOffset.UTC))
+    case d: DecimalType => Decimal(new java.math.BigDecimal(node.asText()), d.precision, d.scale)
+    case StringType => UTF8String.fromString(node.asText())
+    case other => throw new IllegalArgumentException(s"no JSON form for ${other.sql}")
   }
 
   private def instant(micros: Long): Instant =
