@@ -4,7 +4,6 @@
 import datetime as dt
 import decimal
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -15,7 +14,8 @@ import lancepart
 from conftest import tables_scanned
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python" / "tests"))
-from bucket_oracle import bucket, murmur3  # noqa: E402
+from bucket_oracle import murmur3  # noqa: E402
+from transform_oracle import apply  # noqa: E402
 
 ROWS = [
     (1, dt.datetime(2025, 12, 10, 23, 30), dt.date(2025, 12, 10), "naïve☃x", 17, decimal.Decimal("12.34")),
@@ -44,15 +44,13 @@ def table(spark):
 
 def expected_values(row):
     _, ts, d, s, n, dec = row
-    def trunc_num(v, w):  # v - (v % w), the remainder taking the dividend's sign
-        return None if v is None else v - int(math.fmod(v, w))
     return {
-        "ts_year": ts and ts.year, "d_month": d and d.month, "d_day": d and d.day, "ts_hour": ts and ts.hour,
-        "n_bucket_4": None if n is None else bucket(murmur3([n], ["int"]), 4),
-        "s_n_bucket_8": (lambda h: None if h is None else bucket(h, 8))(murmur3([s, n], ["string", "int"])),
-        "s_trunc_3": s and s[:3],
-        "n_trunc_5": trunc_num(n, 5),
-        "dec_trunc_10": None if dec is None else dec - (dec % 10),
+        "ts_year": apply("year", [ts], ["timestamp"]), "d_month": apply("month", [d], ["date"]),
+        "d_day": apply("day", [d], ["date"]), "ts_hour": apply("hour", [ts], ["timestamp"]),
+        "n_bucket_4": apply("bucket", [n], ["int"], 4),
+        "s_n_bucket_8": apply("multi_bucket", [s, n], ["string", "int"], 8),
+        "s_trunc_3": apply("truncate", [s], ["string"], 3), "n_trunc_5": apply("truncate", [n], ["int"], 5),
+        "dec_trunc_10": apply("truncate", [dec], ["decimal(6,2)"], 10),
         "len_mod": -1 if s is None else len(s) % 3,
         "hash16": None if n is None else abs(murmur3([n], ["int"])) % 16,
     }

@@ -22,9 +22,13 @@ class Admin:
         self._api = spark._jvm.lancepart.admin.AdminApi
 
     @jvm_errors
-    def create_table(self, name: str, schema: StructType | str, partition_by: list[str]) -> dict:
-        """Creates ``name`` with ``schema`` (StructType or DDL such as ``"id BIGINT, d DATE"``),
-        partitioned by the identity columns ``partition_by``; returns ``describe(name)``."""
+    def create_table(self, name: str, schema: StructType | str, partition_by: list[str | dict]) -> dict:
+        """Creates ``name`` with ``schema`` (StructType or DDL such as ``"id BIGINT, d DATE"``).
+
+        ``partition_by`` items are PARTITIONED BY strings (``"country"``, ``"years(ts)"``,
+        ``"bucket(16, id)"``, ``"bucket(8, a, b)"``, ``"truncate(4, s)"``; several may use one
+        column) or expression fields ``{"field_id": "b", "expression": "col0 % 10",
+        "sources": ["id"], "result_type": "int"}``. Returns ``describe(name)``."""
         struct = _parse_datatype_string(schema) if isinstance(schema, str) else schema
         return json.loads(self._api.createTable(
             self._spark._jsparkSession, self._catalog, name, struct.json(), json.dumps(partition_by)))

@@ -4,33 +4,55 @@ package lancepart.admin
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ArrayNode
 import lancepart.manifest.{Lance, ManifestStore, Naming}
-import lancepart.spark.{PartitionedCatalog, PartitionedTable}
+import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
 import lancepart.spec.Json
 import lancepart.transform.ExprEval
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.connector.catalog.{Column, Identifier}
-import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.connector.expressions.{Expression, Expressions, Transform}
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import scala.jdk.CollectionConverters._
 
 object AdminApi {
-  /** Creates `name` with `schemaJson` (Spark StructType JSON) partitioned by identity columns. */
+  /**
+   * Creates `name` with `schemaJson` (Spark StructType JSON). `partitionByJson` is a JSON array
+   * whose strings are PARTITIONED BY items (`col`, `years(ts)`, `bucket(16, id)`, ...) and whose
+   * objects are expression fields (see [[DdlPartitioning.ExpressionsProperty]]). Unlike SQL DDL,
+   * several fields may use the same column.
+   */
   def createTable(spark: SparkSession, catalog: String, name: String, schemaJson: String,
                   partitionByJson: String): String = {
     val schema = DataType.fromJson(schemaJson) match {
       case s: StructType => s
       case other => throw new IllegalArgumentException(s"schema must be a struct, got ${other.sql}")
     }
-    val partitionBy = Json.parse(partitionByJson, "partition_by").elements().asScala.map { n =>
-      org.apache.spark.sql.connector.expressions.Expressions.identity(n.asText()): Transform
-    }.toArray
-    val cat = catalogOf(spark, catalog)
+    val items = Json.parse(partitionByJson, "partition_by").elements().asScala.toSeq
+    val transforms = items.filter(_.isTextual).map(n => transform(n.asText()))
+    val expressions = items.filter(_.isObject)
+    val properties = if (expressions.isEmpty) Map.empty[String, String]
+      else Map(DdlPartitioning.ExpressionsProperty -> Json.write(Json.mapper.createArrayNode().addAll(expressions.asJava)))
     val columns = schema.fields.map(f => Column.create(f.name, f.dataType, f.nullable))
-    cat.createTable(identifier(catalog, name), columns, partitionBy, Map.empty[String, String].asJava)
+    catalogOf(spark, catalog).createTable(identifier(catalog, name), columns, transforms.toArray, properties.asJava)
     describe(spark, catalog, name)
+  }
+
+  private val Call = """(\w+)\s*\((.*)\)""".r
+
+  /** A PARTITIONED BY item as Spark's parser would produce it: `col` or `name(arg, ...)`. */
+  private def transform(item: String): Transform = item.trim match {
+    case Call(fn, args) =>
+      val parsed = args.split(",").map(_.trim).toSeq.map { a =>
+        if (a.nonEmpty && a.forall(_.isDigit)) Expressions.literal(Integer.valueOf(a)): Expression
+        else Expressions.column(a): Expression
+      }
+      Expressions.apply(fn.toLowerCase match {
+        case "year" => "years"; case "month" => "months"; case "day" => "days"; case "hour" => "hours"
+        case other => other
+      }, parsed: _*)
+    case column => Expressions.identity(column)
   }
 
   def describe(spark: SparkSession, catalog: String, name: String): String = {

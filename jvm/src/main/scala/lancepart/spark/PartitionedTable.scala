@@ -38,7 +38,7 @@ class PartitionedTable(
   override def capabilities(): util.Set[TableCapability] =
     util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE)
 
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new PartitionedScanBuilder(this)
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new PartitionedScanBuilder(this, options)
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new PartitionedWriteBuilder(this, info)
 }

@@ -8,10 +8,10 @@ import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionRead
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, StructType}
 
-class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: Seq[Filter])
+class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: Seq[Filter], pruning: Boolean)
     extends Scan with Batch {
   private val meta = table.manifest.meta
-  private val manifestFilter = ManifestFilter.tables(meta, filters)
+  private val manifestFilter = ManifestFilter.tables(meta, if (pruning) filters else Seq.empty)
 
   /** Partition tables that may hold matching rows, found by a filtered scan of __manifest. */
   private lazy val leaves: Seq[ManifestRow] = table.store.rows(table.manifest, manifestFilter)

@@ -6,8 +6,9 @@ import lancepart.spark.PartitionedTable
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownFilters, SupportsPushDownRequiredColumns}
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-class PartitionedScanBuilder(table: PartitionedTable)
+class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveStringMap)
     extends ScanBuilder with SupportsPushDownFilters with SupportsPushDownRequiredColumns {
   private var filters: Array[Filter] = Array.empty
   private var required: StructType = table.schema()
@@ -29,5 +30,11 @@ class PartitionedScanBuilder(table: PartitionedTable)
 
   override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
 
-  override def build(): Scan = new PartitionedScan(table, required, filters.toSeq)
+  /** Read option `pruning=false` scans every partition table (for comparisons and debugging). */
+  override def build(): Scan =
+    new PartitionedScan(table, required, filters.toSeq, pruning = options.getBoolean(PartitionedScanBuilder.PruningOption, true))
+}
+
+object PartitionedScanBuilder {
+  val PruningOption = "pruning"
 }
