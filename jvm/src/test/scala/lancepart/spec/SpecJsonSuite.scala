@@ -93,6 +93,31 @@ class SpecJsonSuite extends AnyFunSuite {
       .endsWith("field_id must use only letters, digits and '_'"))
   }
 
+  test("transforms are checked against their sources and result types") {
+    assert(specError("""{"field_id":"y","source_ids":[1],"transform":{"type":"year"},"result_type":{"type":"int64"}}""") ==
+      "table cat.ns.t: partition_spec_v1 field 'y': result_type BIGINT is inconsistent with transform 'year' of DATE, which gives INT")
+    assert(specError("""{"field_id":"y","source_ids":[2],"transform":{"type":"year"},"result_type":{"type":"int32"}}""")
+      .endsWith("transform 'year' does not apply to STRING (it takes date, timestamp or timestamp_ntz)"))
+    assert(specError("""{"field_id":"y","source_ids":[9],"transform":{"type":"bucket","num_buckets":4},"result_type":{"type":"int32"}}""") ==
+      "table cat.ns.t: partition_spec_v1 field 'y': source id 9 is not in the schema")
+    assert(specError("""{"field_id":"y","source_ids":[0,2],"transform":{"type":"truncate","width":2},"result_type":{"type":"int64"}}""")
+      .endsWith("transform 'truncate' needs exactly one source id, got 2"))
+  }
+
+  test("expressions are parsed and typed when the spec loads; a removed source reads as NULL") {
+    assert(specError("""{"field_id":"e","source_ids":[2],"expression":"sha1(col0)","result_type":{"type":"utf8"}}""")
+      .contains("unsupported function 'sha1'"))
+    assert(specError("""{"field_id":"e","source_ids":[2],"expression":"col0 +","result_type":{"type":"utf8"}}""")
+      .contains("unexpected end in expression 'col0 +'"))
+    assert(specError("""{"field_id":"e","source_ids":[1],"expression":"col0 * 2","result_type":{"type":"int32"}}""")
+      .contains("'*' needs numbers, got DATE and BIGINT"))
+    val meta = TableMetadata.fromProperties(Map("schema" -> appendixA, "partition_spec_v1" ->
+      """{"id":1,"fields":[{"field_id":"e","source_ids":[7, 0],"expression":"coalesce(col0, col1 % 3)","result_type":{"type":"int64"}}]}"""), "t")
+    val field = meta.currentSpec.fields.head
+    assert(field.sources.map(_.map(_.name)) == Seq(None, Some("id")))
+    assert(field.compute(IndexedSeq(null, 7L)) == 1L)
+  }
+
   test("bad schemas and missing properties fail with clear errors") {
     def err(props: Map[String, String]) = intercept[FormatException](TableMetadata.fromProperties(props, "t")).getMessage
     val spec = """{"id":1,"fields":[]}"""
