@@ -1,4 +1,4 @@
-// Partition values (Spark internal form) as JSON: dates and timestamps ISO-8601, decimals as text.
+// Values (Spark internal form) as JSON: dates and timestamps ISO-8601, decimals as text, binary as hex.
 package lancepart.admin
 
 import java.time.{Instant, LocalDate, LocalDateTime, ZoneOffset}
@@ -19,6 +19,7 @@ object JsonValues {
     case (t: Long, TimestampType) => nodes.textNode(instant(t).toString)
     case (t: Long, TimestampNTZType) => nodes.textNode(instant(t).atOffset(ZoneOffset.UTC).toLocalDateTime.toString)
     case (d: Decimal, _) => nodes.textNode(d.toJavaBigDecimal.toPlainString)
+    case (b: Array[Byte], BinaryType) => nodes.textNode(b.map(x => f"${x & 0xff}%02x").mkString)
     case (f: Float, _) => nodes.numberNode(f)
     case (d: Double, _) => nodes.numberNode(d)
     case (n: Byte, _) => nodes.numberNode(n)
@@ -35,13 +36,14 @@ object JsonValues {
     case ShortType => node.asInt().toShort
     case IntegerType => node.asInt()
     case LongType => node.asLong()
-    case FloatType => node.asDouble().toFloat
-    case DoubleType => node.asDouble()
+    case FloatType => node.asText().toFloat
+    case DoubleType => node.asText().toDouble
     case DateType => LocalDate.parse(node.asText()).toEpochDay.toInt
     case TimestampType => DateTimeUtils.instantToMicros(Instant.parse(node.asText()))
     case TimestampNTZType => DateTimeUtils.instantToMicros(LocalDateTime.parse(node.asText()).toInstant(ZoneOffset.UTC))
     case d: DecimalType => Decimal(new java.math.BigDecimal(node.asText()), d.precision, d.scale)
     case StringType => UTF8String.fromString(node.asText())
+    case BinaryType => node.asText().grouped(2).map(Integer.parseInt(_, 16).toByte).toArray
     case other => throw new IllegalArgumentException(s"no JSON form for ${other.sql}")
   }
 
