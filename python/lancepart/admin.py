@@ -34,6 +34,16 @@ class Admin:
             self._spark._jsparkSession, self._catalog, name, struct.json(), json.dumps(partition_by)))
 
     @jvm_errors
+    def evolve_partition_spec(self, name: str, fields: list[str | dict]) -> dict:
+        """Adds the next partition spec version (items as in ``create_table``'s ``partition_by``).
+
+        A field with the same sources and transform (or expression) as an existing one keeps its
+        field_id; any other field gets a new id, and an explicit field_id that already names a
+        different field is refused. New writes use the new spec; returns ``describe(name)``."""
+        return json.loads(self._api.evolvePartitionSpec(
+            self._spark._jsparkSession, self._catalog, name, json.dumps(fields)))
+
+    @jvm_errors
     def describe(self, name: str) -> dict:
         """Location, manifest version, schema (Spark JSON), every spec, and the partition fields."""
         return json.loads(self._api.describe(self._spark._jsparkSession, self._catalog, name))

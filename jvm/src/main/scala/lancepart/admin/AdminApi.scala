@@ -10,7 +10,7 @@ import lancepart.transform.ExprEval
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.connector.catalog.{Column, Identifier}
-import org.apache.spark.sql.connector.expressions.{Expression, Expressions, Transform}
+import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -29,31 +29,24 @@ object AdminApi {
       case s: StructType => s
       case other => throw new IllegalArgumentException(s"schema must be a struct, got ${other.sql}")
     }
-    val items = Json.parse(partitionByJson, "partition_by").elements().asScala.toSeq
-    val transforms = items.filter(_.isTextual).map(n => transform(n.asText()))
-    val expressions = items.filter(_.isObject)
+    val (transforms, expressions) = partitionItems(partitionByJson).partitionMap(identity)
     val properties = if (expressions.isEmpty) Map.empty[String, String]
-      else Map(DdlPartitioning.ExpressionsProperty -> Json.write(Json.mapper.createArrayNode().addAll(expressions.asJava)))
+      else Map(DdlPartitioning.ExpressionsProperty -> expressions.map(Json.write).mkString("[", ",", "]"))
     val columns = schema.fields.map(f => Column.create(f.name, f.dataType, f.nullable))
     catalogOf(spark, catalog).createTable(identifier(catalog, name), columns, transforms.toArray, properties.asJava)
     describe(spark, catalog, name)
   }
 
-  private val Call = """(\w+)\s*\((.*)\)""".r
-
-  /** A PARTITIONED BY item as Spark's parser would produce it: `col` or `name(arg, ...)`. */
-  private def transform(item: String): Transform = item.trim match {
-    case Call(fn, args) =>
-      val parsed = args.split(",").map(_.trim).toSeq.map { a =>
-        if (a.nonEmpty && a.forall(_.isDigit)) Expressions.literal(Integer.valueOf(a)): Expression
-        else Expressions.column(a): Expression
-      }
-      Expressions.apply(fn.toLowerCase match {
-        case "year" => "years"; case "month" => "months"; case "day" => "days"; case "hour" => "hours"
-        case other => other
-      }, parsed: _*)
-    case column => Expressions.identity(column)
+  /** Adds the next partition spec version; `fieldsJson` is as `partitionByJson` of [[createTable]]. */
+  def evolvePartitionSpec(spark: SparkSession, catalog: String, name: String, fieldsJson: String): String = {
+    catalogOf(spark, catalog).evolvePartitionSpec(identifier(catalog, name), partitionItems(fieldsJson))
+    describe(spark, catalog, name)
   }
+
+  /** A JSON array of PARTITIONED BY strings and expression-field objects, as items. */
+  private def partitionItems(json: String): Seq[DdlPartitioning.Item] =
+    DdlPartitioning.items(Json.parse(json, "partition fields").elements().asScala.toSeq
+      .map(n => if (n.isTextual) n.asText() else Json.write(n)))
 
   def describe(spark: SparkSession, catalog: String, name: String): String = {
     val table = load(spark, catalog, name)

@@ -39,13 +39,36 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
     val schema = arrowSchema(meta.allFields)
     val created = Dataset.write().allocator(Lance.allocator).schema(schema).uri(uri)
       .mode(WriteParams.WriteMode.CREATE).storageOptions(storage.asJava).execute()
-    Lance.using(created) { ds =>
-      val update = UpdateConfig.builder()
-        .tableMetadataUpdates(UpdateMap.builder().updates(meta.properties.asJava).replace(false).build())
-        .build()
-      Lance.using(ds.newTransactionBuilder().operation(update).build())(_.commit().close())
-    }
+    created.close()
+    updateMetadata(meta.properties)
     upsert(Seq(ManifestRow(meta.currentSpec.namespace, Naming.NamespaceType, None, None, Map.empty)))
+  }
+
+  /**
+   * Adds `next`'s newest spec to a table whose metadata was `current`: first the spec's new
+   * `partition_field_*` columns (all NULL), then the `partition_spec_v<N>` property, then the
+   * `v<N>` namespace row, so a reader that sees the spec always finds its columns.
+   */
+  def evolve(current: TableMetadata, next: TableMetadata): Unit = {
+    val spec = next.currentSpec
+    Lance.using(Lance.open(uri, storage)) { ds =>
+      val present = ds.getSchema.getFields.asScala.map(_.getName).toSet
+      val added = next.allFields.filterNot(f => present(f.column))
+        .map(f => ArrowBridge.toArrowField(f.column, f.valueType, nullable = true))
+      if (added.nonEmpty) ds.addColumns(added.asJava)
+    }
+    val stored = properties()
+    if (stored.contains(spec.spec.key) || stored.get(TableMetadata.SchemaKey) != current.properties.get(TableMetadata.SchemaKey)) {
+      throw new IllegalStateException(s"table $table changed while ${spec.spec.key} was being added; retry")
+    }
+    updateMetadata(Map(spec.spec.key -> spec.spec.toJson))
+    upsert(Seq(ManifestRow(spec.namespace, Naming.NamespaceType, None, None, Map.empty)))
+  }
+
+  private def updateMetadata(updates: Map[String, String]): Unit = Lance.using(Lance.open(uri, storage)) { ds =>
+    val update = UpdateConfig.builder()
+      .tableMetadataUpdates(UpdateMap.builder().updates(updates.asJava).replace(false).build()).build()
+    Lance.using(ds.newTransactionBuilder().operation(update).build())(_.commit().close())
   }
 
   /** The table metadata and manifest version, checked against the manifest's columns. */

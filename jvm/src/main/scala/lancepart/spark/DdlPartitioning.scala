@@ -5,7 +5,7 @@ package lancepart.spark
 
 import com.fasterxml.jackson.databind.JsonNode
 import lancepart.spark.functions.PartitionFunctions
-import lancepart.spec.{Json, NamespaceSchema, PartitionField, PartitionSpec, SchemaField, BoundField, BoundSpec}
+import lancepart.spec.{BoundField, BoundSpec, Json, NamespaceSchema, PartitionField, PartitionSpec, SchemaField, SpecEvolution}
 import lancepart.transform.Transform
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, Literal, NamedReference, Transform => SparkTransform}
 import org.apache.spark.sql.types.DataType
@@ -17,16 +17,28 @@ object DdlPartitioning {
    * `{"field_id", "expression", "sources": [column, ...], "result_type": "<Spark type>"}`. */
   val ExpressionsProperty = "lancepart.partition-expressions"
 
-  /** Spec v1 from `PARTITIONED BY` transforms followed by expression fields. */
+  /** A partition item: a PARTITIONED BY transform, or an expression field's JSON object. */
+  type Item = Either[SparkTransform, JsonNode]
+
+  /** Spec v1 from `PARTITIONED BY` transforms followed by the table property's expression fields. */
   def spec(table: String, schema: NamespaceSchema, transforms: Seq[SparkTransform], expressions: Option[String]): PartitionSpec = {
-    val fields = transforms.map(fromTransform(table, schema, _)) ++ expressions.toSeq.flatMap(parseExpressions(table, schema, _))
+    val property = expressions.toSeq.flatMap(json => jsonArray(json, s"table $table: property '$ExpressionsProperty'"))
+    PartitionSpec(1, fields(table, schema, transforms.map(Left(_)) ++ property.map(Right(_))).map(_.field))
+  }
+
+  /** The fields of `items`, in order; expression fields name their own ids. */
+  def fields(table: String, schema: NamespaceSchema, items: Seq[Item]): Seq[SpecEvolution.Requested] = {
+    val fields = items.map {
+      case Left(t) => SpecEvolution.Requested(fromTransform(table, schema, t), explicitId = false)
+      case Right(node) => SpecEvolution.Requested(expressionField(table, schema, node), explicitId = true)
+    }
     if (fields.isEmpty) {
       throw new IllegalArgumentException(s"table $table: a partitioned namespace needs PARTITIONED BY (column, ...)")
     }
-    fields.groupBy(_.fieldId).collectFirst { case (fid, fs) if fs.size > 1 => fid }.foreach { fid =>
+    fields.groupBy(_.field.fieldId).collectFirst { case (fid, fs) if fs.size > 1 => fid }.foreach { fid =>
       throw new IllegalArgumentException(s"table $table: partition field '$fid' appears twice")
     }
-    PartitionSpec(1, fields)
+    fields
   }
 
   private def fromTransform(table: String, schema: NamespaceSchema, t: SparkTransform): PartitionField = {
@@ -66,19 +78,46 @@ object DdlPartitioning {
       s"table $table: PARTITIONED BY column '$name' is not a column of the table (columns: ${schema.fields.map(_.name).mkString(", ")})"))
   }
 
-  private def parseExpressions(table: String, schema: NamespaceSchema, json: String): Seq[PartitionField] = {
-    val what = s"table $table: property '$ExpressionsProperty'"
+  private def jsonArray(json: String, what: String): Seq[JsonNode] = {
     val root = Json.parse(json, what)
     if (!root.isArray) throw new IllegalArgumentException(s"$what must be a JSON array")
-    root.elements().asScala.toSeq.map { node: JsonNode =>
-      val fieldId = Json.string(node, "field_id", what)
-      val sources = Json.array(node, "sources", s"$what, field '$fieldId'").map(n => schema.byName(n.asText()).getOrElse(
-        throw new IllegalArgumentException(s"$what, field '$fieldId': source '${n.asText()}' is not a column of the table")))
-      val resultType =
-        try DataType.fromDDL(Json.string(node, "result_type", what))
-        catch { case e: Exception => throw new IllegalArgumentException(s"$what, field '$fieldId': bad result_type: ${e.getMessage}") }
-      PartitionField(fieldId, sources.map(_.id), None, Some(Json.string(node, "expression", what)), PartitionSpec.resultTypeJson(resultType))
-    }
+    root.elements().asScala.toSeq
+  }
+
+  private def expressionField(table: String, schema: NamespaceSchema, node: JsonNode): PartitionField = {
+    val what = s"table $table: expression field"
+    Json.requireObject(node, what)
+    val fieldId = Json.string(node, "field_id", what)
+    val sources = Json.array(node, "sources", s"$what '$fieldId'").map(n => schema.byName(n.asText()).getOrElse(
+      throw new IllegalArgumentException(s"$what '$fieldId': source '${n.asText()}' is not a column of the table")))
+    val resultType =
+      try DataType.fromDDL(Json.string(node, "result_type", what))
+      catch { case e: Exception => throw new IllegalArgumentException(s"$what '$fieldId': bad result_type: ${e.getMessage}") }
+    PartitionField(fieldId, sources.map(_.id), None, Some(Json.string(node, "expression", what)), PartitionSpec.resultTypeJson(resultType))
+  }
+
+  private val Call = """(\w+)\s*\((.*)\)""".r
+
+  /**
+   * Partition items as given to Admin and procedures: PARTITIONED BY strings (`col`,
+   * `years(ts)`, `bucket(16, id)`, ...) become transforms as Spark's parser would make them;
+   * strings holding a JSON object are expression fields.
+   */
+  def items(items: Seq[String]): Seq[Item] = items.map(_.trim).map { item =>
+    if (item.startsWith("{")) Right(Json.parse(item, "expression field")) else Left(transform(item))
+  }
+
+  private def transform(item: String): SparkTransform = item match {
+    case Call(fn, args) =>
+      val parsed = args.split(",").map(_.trim).toSeq.map { a =>
+        if (a.nonEmpty && a.forall(_.isDigit)) Expressions.literal(Integer.valueOf(a)): Expression
+        else Expressions.column(a): Expression
+      }
+      Expressions.apply(fn.toLowerCase match {
+        case "year" => "years"; case "month" => "months"; case "day" => "days"; case "hour" => "hours"
+        case other => other
+      }, parsed: _*)
+    case column => Expressions.identity(column)
   }
 
   /** The Spark expression a field's value follows: for distribution, ordering and DESCRIBE. */

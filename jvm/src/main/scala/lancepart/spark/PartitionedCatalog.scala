@@ -6,18 +6,20 @@ import java.util
 
 import lancepart.manifest.ManifestStore
 import lancepart.spark.functions.PartitionFunctions
-import lancepart.spec.{NamespaceSchema, TableMetadata}
+import lancepart.spec.{NamespaceSchema, SpecEvolution, TableMetadata}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchFunctionException, NoSuchNamespaceException, NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
 import org.apache.spark.sql.connector.catalog._
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction
+import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
+import lancepart.spark.procedures.EvolvePartitionSpec
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.{StructField, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import scala.jdk.CollectionConverters._
 
-class PartitionedCatalog extends TableCatalog with SupportsNamespaces with FunctionCatalog {
+class PartitionedCatalog extends TableCatalog with SupportsNamespaces with FunctionCatalog with ProcedureCatalog {
   private var catalogName: String = _
   private var warehouse: Warehouse = _
 
@@ -65,6 +67,19 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
     val meta = PartitionedCatalog.newTable(qualified(ident), schema, partitions, properties)
     warehouse.store(ident, qualified(ident)).create(meta)
     loadTable(ident)
+  }
+
+  /**
+   * Adds the next partition spec version to `ident` (spec: Partition Evolution) with the fields
+   * of `items`. New writes use it; old partitions stay as they are.
+   */
+  def evolvePartitionSpec(ident: Identifier, items: Seq[DdlPartitioning.Item]): PartitionedTable = {
+    val table = loadTable(ident).asInstanceOf[PartitionedTable]
+    val current = table.manifest.meta
+    val requested = DdlPartitioning.fields(qualified(ident), current.schema, items)
+    val next = PartitionedCatalog.checked(current.withSpec(SpecEvolution.next(current, requested)))
+    table.store.evolve(current, next)
+    loadTable(ident).asInstanceOf[PartitionedTable]
   }
 
   override def alterTable(ident: Identifier, changes: TableChange*): Table =
@@ -130,6 +145,20 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
       .filter(_ => ident.namespace().isEmpty || ident.namespace().sameElements(Array(PartitionedCatalog.FunctionNamespace)))
       .getOrElse(throw new NoSuchFunctionException(ident))
 
+  // ---- procedures ----
+
+  override def listProcedures(namespace: Array[String]): Array[Identifier] =
+    if (namespace.sameElements(Array(PartitionedCatalog.FunctionNamespace))) Array(Identifier.of(namespace, EvolvePartitionSpec.Name))
+    else Array.empty
+
+  override def loadProcedure(ident: Identifier): UnboundProcedure =
+    if (ident.namespace().sameElements(Array(PartitionedCatalog.FunctionNamespace)) && ident.name() == EvolvePartitionSpec.Name) {
+      new EvolvePartitionSpec(this)
+    } else {
+      throw new IllegalArgumentException(
+        s"catalog $catalogName has no procedure '$ident' (it has ${PartitionedCatalog.FunctionNamespace}.${EvolvePartitionSpec.Name})")
+    }
+
   private def qualified(ident: Identifier): String = s"$catalogName.$ident"
 
   private def requireNamespace(namespace: Array[String]): Unit =
@@ -138,7 +167,7 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
 
 object PartitionedCatalog {
   val StoragePrefix = "storage."
-  /** Namespace of the partition functions (they also resolve without one). */
+  /** Namespace of the procedures, and of the partition functions (which also resolve without one). */
   val FunctionNamespace = "system"
 
   /** Spec v1 for CREATE TABLE, bound and checked: every partition value must have a type that
@@ -146,7 +175,12 @@ object PartitionedCatalog {
   def newTable(table: String, schema: NamespaceSchema, partitions: Array[Transform],
                properties: util.Map[String, String]): TableMetadata = {
     val spec = DdlPartitioning.spec(table, schema, partitions.toSeq, Option(properties.get(DdlPartitioning.ExpressionsProperty)))
-    val meta = TableMetadata.create(table, schema, spec)
+    checked(TableMetadata.create(table, schema, spec))
+  }
+
+  /** `meta` when every value of its newest spec has a type the manifest can hold and prune on. */
+  def checked(meta: TableMetadata): TableMetadata = {
+    val table = meta.table
     meta.currentSpec.fields.find(f => !TableMetadata.isSupportedPartitionType(f.valueType)).foreach { f =>
       val what = f.source.filter(_ => f.field.isIdentity).fold(s"partition field '${f.fieldId}'")(s => s"column '${s.name}'")
       throw new IllegalArgumentException(

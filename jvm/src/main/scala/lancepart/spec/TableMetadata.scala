@@ -35,6 +35,13 @@ case class TableMetadata(table: String, schema: NamespaceSchema, specs: Seq[Boun
 
   def properties: Map[String, String] =
     specs.map(s => s.spec.key -> s.spec.toJson).toMap + (TableMetadata.SchemaKey -> schema.json)
+
+  /** This metadata with `spec` added as the newest version, checked as a stored spec is. */
+  def withSpec(spec: PartitionSpec): TableMetadata = {
+    val all = specs :+ TableMetadata.bindChecked(spec, schema, table)
+    TableMetadata.checkFieldIdsAgree(all, table)
+    copy(specs = all)
+  }
 }
 
 object TableMetadata {
@@ -64,7 +71,11 @@ object TableMetadata {
 
   /** Metadata of a new table, checked exactly as a stored spec is when loaded. */
   def create(table: String, schema: NamespaceSchema, spec: PartitionSpec): TableMetadata =
-    TableMetadata(table, schema, Seq(bind(PartitionSpec.parse(spec.toJson, spec.key, table), schema, table)))
+    TableMetadata(table, schema, Seq(bindChecked(spec, schema, table)))
+
+  /** `spec` bound after a JSON round trip, so a new spec passes every check a stored one does. */
+  private[spec] def bindChecked(spec: PartitionSpec, schema: NamespaceSchema, table: String): BoundSpec =
+    bind(PartitionSpec.parse(spec.toJson, spec.key, table), schema, table)
 
   private def bind(spec: PartitionSpec, schema: NamespaceSchema, table: String): BoundSpec =
     BoundSpec(spec, spec.fields.map(f => bindField(f, schema, s"table $table: ${spec.key} field '${f.fieldId}'")))
@@ -94,7 +105,7 @@ object TableMetadata {
   }
 
   /** A field_id names one definition across versions (spec: Field ID Reuse). */
-  private def checkFieldIdsAgree(specs: Seq[BoundSpec], table: String): Unit = {
+  private[spec] def checkFieldIdsAgree(specs: Seq[BoundSpec], table: String): Unit = {
     specs.flatMap(s => s.fields.map(f => (s.id, f))).groupBy(_._2.fieldId).foreach { case (fid, uses) =>
       val defs = uses.map { case (_, f) => (f.field.sourceIds, f.field.transform, f.field.expression) }.distinct
       if (defs.size > 1) {
