@@ -49,6 +49,14 @@ class Admin:
         return json.loads(self._api.describe(self._spark._jsparkSession, self._catalog, name))
 
     @jvm_errors
+    def describe_namespace(self, name: str, path: list[str]) -> dict:
+        """Runtime properties of a namespace of the table (spec Appendix E): ``["v1"]`` gives
+        ``{"properties": {"partition_spec": ...}}``, ``["v1", "<name>", ...]`` gives
+        ``{"properties": {"partition.<field_id>": "<value>"}}`` for that level."""
+        return json.loads(self._api.describeNamespace(
+            self._spark._jsparkSession, self._catalog, name, json.dumps(path)))
+
+    @jvm_errors
     def partitions(self, name: str) -> list[dict]:
         """One dict per partition table: object_id, spec_id, values (field_id -> Python value),
         location, read_version and row_count."""

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ArrayNode
 import lancepart.manifest.{Lance, ManifestStore, Naming}
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
+import lancepart.prune.LanceSql
 import lancepart.spec.Json
 import lancepart.transform.ExprEval
 import org.apache.spark.sql.SparkSession
@@ -67,6 +68,34 @@ object AdminApi {
       n.put("transform", f.field.describe)
       n.put("type", f.valueType.simpleString)
     }
+    Json.write(out)
+  }
+
+  /**
+   * Runtime properties of a namespace inside the table (spec: Runtime Namespace Properties,
+   * Appendix E): `v<N>` gives `partition_spec`; a partition namespace gives
+   * `partition.<field_id>` for its own level. `pathJson` is a JSON array such as `["v1", "k7m2..."]`.
+   */
+  def describeNamespace(spark: SparkSession, catalog: String, name: String, pathJson: String): String = {
+    val table = load(spark, catalog, name)
+    val path = Json.parse(pathJson, "namespace path").elements().asScala.map(_.asText()).toSeq
+    val objectId = Naming.objectId(path)
+    val spec = Naming.specVersion(objectId).flatMap(v => table.manifest.meta.specs.find(_.id == v))
+    val rows = table.store.rows(table.manifest,
+      s"${ManifestStore.ObjectId} = ${LanceSql.quote(objectId)} AND ${ManifestStore.ObjectType} = '${Naming.NamespaceType}'")
+    if (rows.isEmpty || spec.isEmpty) {
+      throw new IllegalArgumentException(s"table ${table.name()} has no namespace ${path.mkString("[", ", ", "]")}")
+    }
+    val properties = Json.obj()
+    if (path.size == 1) properties.put("partition_spec", spec.get.spec.toJson)
+    else {
+      val field = spec.get.fields.lift(path.size - 2).getOrElse(throw new IllegalArgumentException(
+        s"table ${table.name()}: namespace ${path.mkString("[", ", ", "]")} is deeper than ${spec.get.spec.key} has fields"))
+      val value = JsonValues.toJson(rows.head.values.getOrElse(field.fieldId, null), field.valueType)
+      properties.set[JsonNode](s"partition.${field.fieldId}", if (value.isNull) value else Json.mapper.getNodeFactory.textNode(value.asText()))
+    }
+    val out = Json.obj()
+    out.set[JsonNode]("properties", properties)
     Json.write(out)
   }
 

@@ -26,6 +26,13 @@ object ManifestFilter {
     s"${ManifestStore.ObjectType} = '${Naming.TableType}' AND (${perVersion.mkString(" OR ")})"
   }
 
+  /**
+   * True when every spec version projects `filter` exactly: the manifest query then selects
+   * exactly the partitions whose rows all satisfy it, and Spark need not evaluate it again.
+   */
+  def isExact(meta: TableMetadata, filter: Filter): Boolean =
+    meta.specs.forall(spec => new SpecProjector(spec, meta).conjunction(flatten(filter)).exists(_.exact))
+
   private def flatten(f: Filter): Seq[Filter] = f match {
     case And(l, r) => flatten(l) ++ flatten(r)
     case other => Seq(other)
@@ -70,7 +77,10 @@ object ManifestFilter {
       val source = f.source.filter(s => sourceOf(attr).contains(s.id))
       (f.field.transform, source, columnOf(f)) match {
         case (Some(t), Some(_), Some(col)) if t.isIdentity =>
-          LanceSql.render(leaf, a => if (sourceOf(a) == source.map(_.id)) Some(col -> f.valueType) else None).map(Proj(_, exact = true))
+          // `x IN (1, NULL)` renders as `x IN (1)`: the same rows pass, but its negation differs.
+          val nullInList = leaf match { case In(_, vs) => vs.contains(null); case _ => false }
+          LanceSql.render(leaf, a => if (sourceOf(a) == source.map(_.id)) Some(col -> f.valueType) else None)
+            .map(Proj(_, exact = !nullInList))
         case (Some(t), Some(s), Some(col)) => transformed(f, t.kind, t.width, s.dataType, col, leaf)
         case _ => None
       }

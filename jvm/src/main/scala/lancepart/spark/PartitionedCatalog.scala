@@ -45,10 +45,18 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
       .map(c => Identifier.of(namespace, c)).toArray
   }
 
+  /** A partitioned table, or `<table>.partitions`, its partitions metadata table. */
   override def loadTable(ident: Identifier): Table = {
-    if (!warehouse.isTable(warehouse.tableUri(ident))) throw new NoSuchTableException(ident)
-    val store = warehouse.store(ident, qualified(ident))
-    new PartitionedTable(qualified(ident), store, store.load(), warehouse.storage)
+    if (warehouse.isTable(warehouse.tableUri(ident))) {
+      val store = warehouse.store(ident, qualified(ident))
+      new PartitionedTable(qualified(ident), store, store.load(), warehouse.storage)
+    } else if (ident.name() == PartitionsTable.Name && ident.namespace().nonEmpty) {
+      val parent = Identifier.of(ident.namespace().init, ident.namespace().last)
+      loadTable(parent) match {
+        case t: PartitionedTable => new PartitionsTable(t)
+        case _ => throw new NoSuchTableException(ident)
+      }
+    } else throw new NoSuchTableException(ident)
   }
 
   override def createTable(

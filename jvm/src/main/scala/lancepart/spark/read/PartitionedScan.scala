@@ -1,12 +1,13 @@
 // The scan: one manifest query picks the partition tables, one input partition per table.
 package lancepart.spark.read
 
-import lancepart.manifest.ManifestRow
+import lancepart.manifest.{Lance, ManifestRow}
 import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spark.PartitionedTable
-import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, LocalScan, PartitionReaderFactory, Scan}
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.{DataType, StructType}
+import org.apache.spark.sql.types.{DataType, LongType, StructField, StructType}
 
 class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: Seq[Filter], pruning: Boolean)
     extends Scan with Batch {
@@ -41,6 +42,16 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
       throw new IllegalStateException(s"table ${table.name()}: partition table ${row.objectId} has no location"))
     LeafPartition(s"${table.store.tableUri}/$location", row.readVersion, identityValues): InputPartition
   }.toArray
+
+  /** COUNT(*) over the selected partition tables from their manifests' row counts (at each
+   * leaf's read_version): a one-row local scan. */
+  def countScan: Scan = new LocalScan {
+    override def readSchema(): StructType = StructType(Seq(StructField("count(*)", LongType, nullable = false)))
+    override def rows(): Array[InternalRow] = Array(InternalRow(leaves.map { row =>
+      Lance.using(Lance.open(s"${table.store.tableUri}/${row.location.getOrElse("")}", table.storage, row.readVersion))(_.countRows())
+    }.sum))
+    override def description(): String = s"${PartitionedScan.this.description()} COUNT(*) from metadata"
+  }
 
   override def createReaderFactory(): PartitionReaderFactory =
     new LeafReaderFactory(readSchema, leafFilters, table.storage)

@@ -1,0 +1,55 @@
+// The metadata table `<catalog>.<ns>.<table>.partitions`: one row per partition table with its
+// spec id, partition values (a column per partition field, named by field_id), object id,
+// location, read_version, row count and data size, read from __manifest and Lance metadata.
+package lancepart.spark
+
+import java.util
+
+import lancepart.manifest.{Lance, ManifestStore, Naming}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability}
+import org.apache.spark.sql.connector.read.{LocalScan, Scan, ScanBuilder}
+import org.apache.spark.sql.types._
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+import org.apache.spark.unsafe.types.UTF8String
+
+class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
+  private val fields = table.manifest.meta.allFields
+  private val fixed = Seq("spec_id" -> IntegerType, "object_id" -> StringType, "location" -> StringType,
+    "read_version" -> LongType, "row_count" -> LongType, "data_size_bytes" -> LongType)
+  private val fieldColumns = fields.map { f =>
+    if (fixed.exists(_._1.equalsIgnoreCase(f.fieldId))) s"${f.fieldId}_partition" else f.fieldId
+  }
+
+  override def name(): String = s"${table.name()}.${PartitionsTable.Name}"
+
+  override def schema(): StructType = StructType(
+    StructField("spec_id", IntegerType, nullable = false) +:
+      fieldColumns.zip(fields).map { case (c, f) => StructField(c, f.valueType) } ++:
+      fixed.tail.map { case (n, t) => StructField(n, t, nullable = n == "read_version") })
+
+  override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.BATCH_READ)
+
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = () => new LocalScan {
+    override def readSchema(): StructType = schema()
+    override def rows(): Array[InternalRow] = partitionRows()
+  }
+
+  private def partitionRows(): Array[InternalRow] = {
+    val rows = table.store.rows(table.manifest, s"${ManifestStore.ObjectType} = '${Naming.TableType}'")
+    rows.sortBy(_.objectId).map { row =>
+      val location = row.location.getOrElse("")
+      val (count, size) = Lance.using(Lance.open(s"${table.store.tableUri}/$location", table.storage, row.readVersion)) { ds =>
+        (ds.countRows(), ds.calculateDataSize())
+      }
+      val spec = row.specVersion.flatMap(v => table.manifest.meta.specs.find(_.id == v))
+      val values = fields.map(f => if (spec.exists(_.fields.exists(_.fieldId == f.fieldId))) row.values.getOrElse(f.fieldId, null) else null)
+      InternalRow.fromSeq((row.specVersion.getOrElse(0) +: values) ++ Seq(
+        UTF8String.fromString(row.objectId), UTF8String.fromString(location), row.readVersion.orNull, count, size))
+    }.toArray
+  }
+}
+
+object PartitionsTable {
+  val Name = "partitions"
+}
