@@ -6,7 +6,6 @@ import java.nio.file.Files
 import lancepart.manifest.{ManifestRow, ManifestStore, Naming}
 import lancepart.spec._
 import org.apache.spark.sql.sources._
-import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
