@@ -3,7 +3,7 @@ package lancepart.admin
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ArrayNode
-import lancepart.manifest.{Lance, ManifestStore, Naming}
+import lancepart.manifest.{ManifestStore, Naming}
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
 import lancepart.prune.LanceSql
 import lancepart.spec.Json
@@ -114,8 +114,7 @@ object AdminApi {
       }
       n.put("location", row.location.orNull)
       row.readVersion.foreach(v => n.put("read_version", v))
-      val uri = s"${table.store.tableUri}/${row.location.getOrElse("")}"
-      n.put("row_count", Lance.using(Lance.open(uri, table.storage, row.readVersion))(_.countRows()))
+      n.put("row_count", table.store.leafRowCount(row))
     }
     Json.write(out)
   }

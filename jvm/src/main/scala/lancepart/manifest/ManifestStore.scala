@@ -34,6 +34,17 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
 
   val uri: String = s"$tableUri/$DirName"
 
+  /** URI of a partition table from its location (relative to the table root). */
+  def leafUri(location: String): String = s"$tableUri/$location"
+
+  /** URI of the partition table of a `table` row; a row without a location is refused. */
+  def leafUri(row: ManifestRow): String = leafUri(row.location.getOrElse(
+    throw new FormatException(s"table $table: partition table ${row.objectId} has no location")))
+
+  /** A partition table's row count at the row's read_version, from Lance metadata. */
+  def leafRowCount(row: ManifestRow): Long =
+    Lance.using(Lance.open(leafUri(row), storage, row.readVersion))(_.countRows())
+
   /** Creates `__manifest` with the table's metadata and the `v<N>` row of its spec. */
   def create(meta: TableMetadata): Unit = {
     val schema = arrowSchema(meta.allFields)

@@ -38,14 +38,13 @@ class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
   private def partitionRows(): Array[InternalRow] = {
     val rows = table.store.rows(table.manifest, s"${ManifestStore.ObjectType} = '${Naming.TableType}'")
     rows.sortBy(_.objectId).map { row =>
-      val location = row.location.getOrElse("")
-      val (count, size) = Lance.using(Lance.open(s"${table.store.tableUri}/$location", table.storage, row.readVersion)) { ds =>
+      val (count, size) = Lance.using(Lance.open(table.store.leafUri(row), table.storage, row.readVersion)) { ds =>
         (ds.countRows(), ds.calculateDataSize())
       }
       val spec = row.specVersion.flatMap(v => table.manifest.meta.specs.find(_.id == v))
       val values = fields.map(f => if (spec.exists(_.fields.exists(_.fieldId == f.fieldId))) row.values.getOrElse(f.fieldId, null) else null)
       InternalRow.fromSeq((row.specVersion.getOrElse(0) +: values) ++ Seq(
-        UTF8String.fromString(row.objectId), UTF8String.fromString(location), row.readVersion.orNull, count, size))
+        UTF8String.fromString(row.objectId), UTF8String.fromString(row.location.get), row.readVersion.orNull, count, size))
     }.toArray
   }
 }

@@ -20,7 +20,7 @@ object WeakCommit {
     val leafRows = byLeaf.map { group =>
       val w = group.head
       val fragments = group.flatMap(_.fragments).asJava
-      val uri = s"${store.tableUri}/${w.location}"
+      val uri = store.leafUri(w.location)
       val version =
         if (w.isNew) {
           val op = Overwrite.builder().fragments(fragments).schema(leafSchema).build()

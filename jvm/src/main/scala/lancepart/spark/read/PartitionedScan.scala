@@ -1,7 +1,7 @@
 // The scan: one manifest query picks the partition tables, one input partition per table.
 package lancepart.spark.read
 
-import lancepart.manifest.{Lance, ManifestRow}
+import lancepart.manifest.ManifestRow
 import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spark.PartitionedTable
 import org.apache.spark.sql.catalyst.InternalRow
@@ -38,18 +38,14 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
     val identityValues = spec.fields.filter(_.field.isIdentity).flatMap { f =>
       f.source.map(s => s.name -> row.values.getOrElse(f.fieldId, null))
     }.toMap
-    val location = row.location.getOrElse(
-      throw new IllegalStateException(s"table ${table.name()}: partition table ${row.objectId} has no location"))
-    LeafPartition(s"${table.store.tableUri}/$location", row.readVersion, identityValues): InputPartition
+    LeafPartition(table.store.leafUri(row), row.readVersion, identityValues): InputPartition
   }.toArray
 
   /** COUNT(*) over the selected partition tables from their manifests' row counts (at each
    * leaf's read_version): a one-row local scan. */
   def countScan: Scan = new LocalScan {
     override def readSchema(): StructType = StructType(Seq(StructField("count(*)", LongType, nullable = false)))
-    override def rows(): Array[InternalRow] = Array(InternalRow(leaves.map { row =>
-      Lance.using(Lance.open(s"${table.store.tableUri}/${row.location.getOrElse("")}", table.storage, row.readVersion))(_.countRows())
-    }.sum))
+    override def rows(): Array[InternalRow] = Array(InternalRow(leaves.map(table.store.leafRowCount).sum))
     override def description(): String = s"${PartitionedScan.this.description()} COUNT(*) from metadata"
   }
 
