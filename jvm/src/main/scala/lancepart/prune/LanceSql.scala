@@ -86,7 +86,9 @@ object LanceSql {
     filter match {
       case EqualTo(a, v) => cmp(a, "=", v)
       case EqualNullSafe(a, null) => target(a).map { case (c, _) => s"$c IS NULL" }
-      case EqualNullSafe(a, v) => cmp(a, "=", v)
+      // `<=>` is never NULL: a NULL column must make it false (not NULL), or its negation would
+      // drop rows whose column is NULL.
+      case EqualNullSafe(a, v) => for ((c, _) <- target(a); eq <- cmp(a, "=", v)) yield s"($c IS NOT NULL AND $eq)"
       case GreaterThan(a, v) => cmp(a, ">", v)
       case GreaterThanOrEqual(a, v) => cmp(a, ">=", v)
       case LessThan(a, v) => cmp(a, "<", v)

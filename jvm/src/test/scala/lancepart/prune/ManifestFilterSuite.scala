@@ -58,6 +58,8 @@ class ManifestFilterSuite extends AnyFunSuite {
     assert(selected(IsNotNull("country")) == Set("v1$a", "v1$b", "v1$n", "v2$y$us", "v2$y$fr"))
     assert(selected(Or(EqualTo("country", "US"), EqualTo("country", "FR"))) == all - "v2$y$nl")
     assert(selected(Not(EqualTo("country", "US"))) == all - "v2$y$us" - "v2$y$nl")
+    // NOT (country <=> 'US') holds where country is NULL (regression: that partition was pruned).
+    assert(selected(Not(EqualNullSafe("country", "US"))) == all - "v2$y$us")
     assert(selected(StringStartsWith("country", "F")) == all - "v2$y$us" - "v2$y$nl")
     assert(selected(In("country", Array.empty[Any])) == Set("v1$a", "v1$b", "v1$n"))
   }
