@@ -1,9 +1,10 @@
 """An independent read of a partitioned table with pylance and pyarrow only, compared with Spark.
 
 The walk follows the spec, not the JVM code: ``__manifest`` rows of type ``table`` give each leaf's
-location and ``read_version``; each leaf is opened with pylance at that version. A namespace column
-a leaf does not store reads as the partition's identity value (or NULL), as the spec's schema
-rules say.
+location and ``read_version``; each leaf is opened with pylance at that version. Leaf columns are
+matched to namespace columns by the field id they are tagged with (``lancepart:field_id``, so
+renames are followed), else by name; a namespace column a leaf does not store reads as the
+partition's identity value (or NULL), as the spec's schema rules say.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None)
     table_dir = "/".join([root] + table.split(".")[1:])
     manifest = lance.dataset(f"{table_dir}/__manifest", storage_options=storage)
     meta = manifest.metadata
-    schema_fields = json.loads(meta["schema"])["fields"]
+    schema_fields = [f for f in json.loads(meta["schema"])["fields"]
+                     if f["metadata"].get("lancepart:deprecated") != "true"]
     names_by_id = {int(f["metadata"]["lance:field_id"]): f["name"] for f in schema_fields}
     identity_sources = _identity_sources(meta, names_by_id)
     leaves = manifest.to_table(filter="object_type = 'table'").to_pylist()
@@ -60,18 +62,32 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None)
     for leaf in leaves:
         version = leaf["read_version"]
         ds = lance.dataset(f"{table_dir}/{leaf['location']}", version=version, storage_options=storage)
-        present = set(ds.schema.names)
+        stored = {f["name"]: _leaf_column(ds.schema, f) for f in schema_fields}
         data = ds.to_table(filter=where) if where else ds.to_table()
         spec_id = int(leaf["object_id"].split("$")[0][1:])
-        for name in (f["name"] for f in schema_fields):
-            if name not in present:
+        columns = {}
+        for name, leaf_name in stored.items():
+            if leaf_name is not None:
+                columns[name] = data.column(leaf_name)
+            else:
                 field_id = identity_sources.get(spec_id, {}).get(name)
                 value = leaf.get(f"partition_field_{field_id}") if field_id else None
-                data = data.append_column(name, pa.array([value] * data.num_rows))
-        parts.append(data.select([f["name"] for f in schema_fields]))
+                columns[name] = pa.array([value] * data.num_rows)
+        parts.append(pa.table(columns))
     rows = pa.concat_tables(parts, promote_options="permissive") if parts else pa.table(
         {f["name"]: pa.array([], pa.null()) for f in schema_fields})
     return rows, len(leaves)
+
+
+def _leaf_column(leaf_schema: pa.Schema, field: dict) -> str | None:
+    """The leaf column holding namespace ``field``: tagged with its id, else untagged with its name."""
+    field_id = field["metadata"]["lance:field_id"].encode()
+    def tag(f):
+        return (f.metadata or {}).get(b"lancepart:field_id")
+    tagged = [f.name for f in leaf_schema if tag(f) == field_id]
+    if tagged:
+        return tagged[0]
+    return next((f.name for f in leaf_schema if tag(f) is None and f.name == field["name"]), None)
 
 
 def _identity_sources(meta: dict, names_by_id: dict[int, str]) -> dict[int, dict[str, str]]:

@@ -76,6 +76,15 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
     upsert(Seq(ManifestRow(spec.namespace, Naming.NamespaceType, None, None, Map.empty)))
   }
 
+  /** Stores `next` as the table's schema (one table-metadata commit); refused when the stored
+   * schema is no longer `current`'s. Partition tables are not rewritten. */
+  def updateSchema(current: TableMetadata, next: TableMetadata): Unit = {
+    if (properties().get(TableMetadata.SchemaKey) != current.properties.get(TableMetadata.SchemaKey)) {
+      throw new IllegalStateException(s"table $table changed while its schema was being altered; retry")
+    }
+    updateMetadata(Map(TableMetadata.SchemaKey -> next.schema.json))
+  }
+
   private def updateMetadata(updates: Map[String, String]): Unit = Lance.using(Lance.open(uri, storage)) { ds =>
     val update = UpdateConfig.builder()
       .tableMetadataUpdates(UpdateMap.builder().updates(updates.asJava).replace(false).build()).build()

@@ -6,7 +6,7 @@ import java.util
 
 import lancepart.manifest.ManifestStore
 import lancepart.spark.functions.PartitionFunctions
-import lancepart.spec.{NamespaceSchema, SpecEvolution, TableMetadata}
+import lancepart.spec.{NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchFunctionException, NoSuchNamespaceException, NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
 import org.apache.spark.sql.connector.catalog._
@@ -90,8 +90,34 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
     loadTable(ident).asInstanceOf[PartitionedTable]
   }
 
-  override def alterTable(ident: Identifier, changes: TableChange*): Table =
-    throw new UnsupportedOperationException(s"ALTER TABLE is not supported yet for ${qualified(ident)}")
+  /** ADD COLUMN, RENAME COLUMN, DROP COLUMN and widening ALTER COLUMN TYPE on top-level columns:
+   * the namespace schema changes, partition tables are not rewritten. */
+  override def alterTable(ident: Identifier, changes: TableChange*): Table = {
+    val table = loadTable(ident).asInstanceOf[PartitionedTable]
+    val current = table.manifest.meta
+    def top(names: Array[String], change: TableChange): String = names match {
+      case Array(n) => n
+      case _ => throw new UnsupportedOperationException(
+        s"table ${qualified(ident)}: only top-level columns can be changed, not '${names.mkString(".")}'")
+    }
+    val evolution = changes.map {
+      case c: TableChange.AddColumn =>
+        if (!c.isNullable) throw new IllegalArgumentException(
+          s"table ${qualified(ident)}: new column '${c.fieldNames().mkString(".")}' must be nullable (existing rows read it as NULL)")
+        if (c.position() != null || c.defaultValue() != null) throw new UnsupportedOperationException(
+          s"table ${qualified(ident)}: ADD COLUMN with a position or a default is not supported")
+        SchemaEvolution.AddColumn(top(c.fieldNames(), c), c.dataType())
+      case c: TableChange.RenameColumn => SchemaEvolution.RenameColumn(top(c.fieldNames(), c), c.newName())
+      case c: TableChange.DeleteColumn => SchemaEvolution.DropColumn(top(c.fieldNames(), c))
+      case c: TableChange.UpdateColumnType => SchemaEvolution.WidenColumn(top(c.fieldNames(), c), c.newDataType())
+      case other => throw new UnsupportedOperationException(
+        s"table ${qualified(ident)}: ALTER TABLE change ${other.getClass.getSimpleName} is not supported")
+    }
+    val schema = SchemaEvolution(current, evolution)
+    val next = TableMetadata.fromProperties(current.properties + (TableMetadata.SchemaKey -> schema.json), qualified(ident))
+    table.store.updateSchema(current, next)
+    loadTable(ident)
+  }
 
   override def dropTable(ident: Identifier): Boolean = {
     val uri = warehouse.tableUri(ident)

@@ -5,8 +5,9 @@ import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.types._
 
-/** One top-level column of the namespace schema with its stable field id. */
-case class SchemaField(id: Int, name: String, dataType: DataType, nullable: Boolean) {
+/** One top-level column of the namespace schema with its stable field id. A deprecated
+ * (dropped) column keeps its id forever but is neither readable nor usable by new specs. */
+case class SchemaField(id: Int, name: String, dataType: DataType, nullable: Boolean, deprecated: Boolean = false) {
   def sparkField: StructField = StructField(name, dataType, nullable)
 }
 
@@ -15,16 +16,27 @@ case class SchemaField(id: Int, name: String, dataType: DataType, nullable: Bool
  * fields, which this model does not expose, are written back unchanged.
  */
 case class NamespaceSchema(fields: Seq[SchemaField], json: String) {
-  lazy val sparkSchema: StructType = StructType(fields.map(_.sparkField))
+  /** The readable columns. */
+  lazy val active: Seq[SchemaField] = fields.filterNot(_.deprecated)
 
+  lazy val sparkSchema: StructType = StructType(active.map(_.sparkField))
+
+  /** A column by id, deprecated ones included (old specs keep referring to them). */
   def byId(id: Int): Option[SchemaField] = fields.find(_.id == id)
 
+  /** A readable column by name. */
   def byName(name: String, caseSensitive: Boolean = false): Option[SchemaField] =
-    fields.find(f => if (caseSensitive) f.name == name else f.name.equalsIgnoreCase(name))
+    active.find(f => if (caseSensitive) f.name == name else f.name.equalsIgnoreCase(name))
+
+  /** The largest field id ever used, nested fields and dropped columns included. */
+  lazy val maxFieldId: Int =
+    NamespaceSchema.IdPattern.findAllMatchIn(json).map(_.group(1).toInt).maxOption.getOrElse(-1)
 }
 
 object NamespaceSchema {
   val FieldIdKey = "lance:field_id"
+  val DeprecatedKey = "lancepart:deprecated"
+  private val IdPattern = "\"lance:field_id\"\\s*:\\s*\"(\\d+)\"".r
 
   /** Parses the stored `schema` property of table `table`. */
   def parse(text: String, table: String): NamespaceSchema = {
@@ -32,11 +44,11 @@ object NamespaceSchema {
     val root = Json.requireObject(Json.parse(text, what), what)
     val fields = Json.array(root, "fields", what).map { f =>
       val (name, dt, nullable, id) = SchemaJson.fieldFromJson(f, what)
-      SchemaField(id, name, dt, nullable)
+      SchemaField(id, name, dt, nullable, Json.stringMap(f.get("metadata")).get(DeprecatedKey).contains("true"))
     }
     val dupIds = fields.groupBy(_.id).collect { case (id, fs) if fs.size > 1 => id }
     if (dupIds.nonEmpty) throw new FormatException(s"$what: field id ${dupIds.min} is used twice")
-    val dupNames = fields.groupBy(_.name.toLowerCase).collect { case (n, fs) if fs.size > 1 => n }
+    val dupNames = fields.filterNot(_.deprecated).groupBy(_.name.toLowerCase).collect { case (n, fs) if fs.size > 1 => n }
     if (dupNames.nonEmpty) throw new FormatException(s"$what: column '${dupNames.min}' appears twice")
     NamespaceSchema(fields, text)
   }

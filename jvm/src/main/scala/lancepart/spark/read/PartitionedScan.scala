@@ -50,7 +50,8 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    new LeafReaderFactory(readSchema, leafFilters, table.storage)
+    new LeafReaderFactory(readSchema.fieldNames.toSeq.map(n => meta.schema.byName(n, caseSensitive = true).get),
+      leafFilters, table.storage)
 }
 
 object PartitionedScan {

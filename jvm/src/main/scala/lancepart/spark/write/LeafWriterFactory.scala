@@ -1,17 +1,19 @@
 // Task side of a write: each row's partition values are computed from its source columns; rows
 // arrive sorted by partition, each run is buffered in Arrow (Spark's ArrowWriter) and written as
-// Lance fragments into its leaf's directory.
+// Lance fragments into its leaf's directory, in the leaf's own column order.
 package lancepart.spark.write
 
 import lancepart.manifest.Lance
-import lancepart.spec.TableMetadata
+import lancepart.spark.LeafSchema
+import lancepart.spec.{NamespaceSchema, SchemaField, TableMetadata}
 import lancepart.txn.LeafWrite
 import org.apache.arrow.vector.VectorSchemaRoot
+import org.apache.arrow.vector.types.pojo.{Field, Schema}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory, WriterCommitMessage}
 import org.apache.spark.sql.execution.arrow.ArrowWriter
 import org.apache.spark.sql.lancepart.ArrowBridge
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.lance.{Fragment, FragmentMetadata}
 
@@ -27,19 +29,19 @@ class LeafWriterFactory(
     table: String,
     properties: Map[String, String],
     tableUri: String,
-    leafSchema: StructType,
     sourceOrdinals: Seq[Seq[Option[Int]]],
     directory: PartitionDirectory,
     storage: Map[String, String]) extends DataWriterFactory {
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = {
-    val fields = TableMetadata.fromProperties(properties, table).currentSpec.fields
+    val meta = TableMetadata.fromProperties(properties, table)
+    val fields = meta.currentSpec.fields
     val keyOf: InternalRow => Seq[Any] = row => fields.zip(sourceOrdinals).map { case (f, ordinals) =>
       f.compute(ordinals.zip(f.sources).map {
         case (Some(i), Some(s)) => copy(row.get(i, s.dataType))
         case _ => null
       }.toIndexedSeq)
     }
-    new LeafDataWriter(tableUri, leafSchema, keyOf, directory, storage)
+    new LeafDataWriter(tableUri, meta.schema, keyOf, directory, storage)
   }
 
   private def copy(v: Any): Any = v match {
@@ -48,41 +50,85 @@ class LeafWriterFactory(
   }
 }
 
+/**
+ * Rows arrive in the namespace's readable columns. A new leaf gets them in that order; an existing
+ * leaf is aligned first ([[LeafAlignment]]) and rows are rearranged into its column order, with
+ * NULL for its leaf-only columns.
+ */
 class LeafDataWriter(
     tableUri: String,
-    leafSchema: StructType,
+    schema: NamespaceSchema,
     keyOf: InternalRow => Seq[Any],
     directory: PartitionDirectory,
     storage: Map[String, String]) extends DataWriter[InternalRow] {
-  private val root = VectorSchemaRoot.create(ArrowBridge.toArrowSchema(leafSchema), Lance.allocator)
-  private val arrow = ArrowWriter.create(root)
-  private var rows = 0
-  private var current: Option[(Seq[Any], LeafTarget)] = None
+  private val active = schema.active
+  private var current: Option[Target] = None
   private val written = mutable.LinkedHashMap.empty[String, (LeafTarget, mutable.ArrayBuffer[FragmentMetadata])]
+
+  /** The partition being written: its leaf, its Arrow buffer and how input rows map onto it. */
+  private class Target(val key: Seq[Any], val leaf: LeafTarget) {
+    private val uri = s"$tableUri/${leaf.location}"
+    private val layout: Seq[(Field, Option[SchemaField])] =
+      if (leaf.isNew) active.map(c => LeafSchema.tagged(c) -> Some(c))
+      else LeafAlignment.align(uri, schema, storage)
+    private val ordinals: Array[Int] = layout.map(_._2.fold(-1)(c => active.indexOf(c))).toArray
+    private val leafTypes: Array[DataType] = layout.map(l => ArrowBridge.fromArrowField(l._1)).toArray
+    private val types = active.map(_.dataType).toArray
+    private val identity = ordinals.sameElements(active.indices) && leafTypes.sameElements(types)
+    val root: VectorSchemaRoot = VectorSchemaRoot.create(new Schema(layout.map(_._1).asJava), Lance.allocator)
+    val arrow: ArrowWriter = ArrowWriter.create(root)
+    var rows = 0
+
+    def write(row: InternalRow): Unit = {
+      arrow.write(if (identity) row else InternalRow.fromSeq(ordinals.indices.map { i =>
+        val o = ordinals(i)
+        if (o < 0) null else narrow(row.get(o, types(o)), i)
+      }))
+      rows += 1
+    }
+
+    /** A value of a widened namespace column, stored in the leaf's narrower column if it fits. */
+    private def narrow(v: Any, i: Int): Any = (v, leafTypes(i)) match {
+      case (null, _) => null
+      case (x: Long, IntegerType) if x.isValidInt => x.toInt
+      case (x: Long, ShortType) if x.isValidShort => x.toShort
+      case (x: Long, ByteType) if x.isValidByte => x.toByte
+      case (x: Int, ShortType) if x.isValidShort => x.toShort
+      case (x: Int, ByteType) if x.isValidByte => x.toByte
+      case (x: Short, ByteType) if x.isValidByte => x.toByte
+      case (x: Double, FloatType) if x.toFloat.toDouble == x || x.isNaN => x.toFloat
+      case (x: Decimal, t: DecimalType) if x.clone().changePrecision(t.precision, t.scale) => Decimal(x.toJavaBigDecimal, t.precision, t.scale)
+      case (x, t) if t == types(ordinals(i)) => x
+      case (x, t) => throw new IllegalArgumentException(s"partition table $uri stores column '${layout(i)._1.getName}' as " +
+        s"${t.sql}; the value $x of the widened namespace column does not fit it")
+    }
+  }
 
   override def write(row: InternalRow): Unit = {
     val key = keyOf(row)
-    if (!current.exists(_._1 == key)) {
-      flush()
-      current = Some(key -> directory.resolve(key))
+    if (!current.exists(_.key == key)) {
+      current.foreach(close)
+      current = Some(new Target(key, directory.resolve(key)))
     }
-    arrow.write(row)
-    rows += 1
-    if (rows >= LeafDataWriter.MaxRows || arrow.sizeInBytes() >= LeafDataWriter.MaxBytes) flush()
+    val t = current.get
+    t.write(row)
+    if (t.rows >= LeafDataWriter.MaxRows || t.arrow.sizeInBytes() >= LeafDataWriter.MaxBytes) flush(t)
   }
 
-  private def flush(): Unit = if (rows > 0) {
-    val (_, target) = current.get
-    arrow.finish()
-    val fragments = Fragment.write().datasetUri(s"$tableUri/${target.location}").allocator(Lance.allocator)
-      .data(root).storageOptions(storage.asJava).execute().asScala
-    written.getOrElseUpdate(target.objectId, (target, mutable.ArrayBuffer.empty))._2 ++= fragments
-    arrow.reset()
-    rows = 0
+  private def flush(t: Target): Unit = if (t.rows > 0) {
+    t.arrow.finish()
+    val fragments = Fragment.write().datasetUri(s"$tableUri/${t.leaf.location}").allocator(Lance.allocator)
+      .data(t.root).storageOptions(storage.asJava).execute().asScala
+    written.getOrElseUpdate(t.leaf.objectId, (t.leaf, mutable.ArrayBuffer.empty))._2 ++= fragments
+    t.arrow.reset()
+    t.rows = 0
   }
+
+  private def close(t: Target): Unit = try flush(t) finally t.root.close()
 
   override def commit(): WriterCommitMessage = {
-    flush()
+    current.foreach(close)
+    current = None
     LeafWriteMessage(written.values.map { case (t, fragments) =>
       LeafWrite(t.objectId, t.location, t.isNew, t.values, t.newNamespaces, fragments.toSeq)
     }.toSeq)
@@ -90,7 +136,7 @@ class LeafDataWriter(
 
   override def abort(): Unit = ()
 
-  override def close(): Unit = root.close()
+  override def close(): Unit = current.foreach(_.root.close())
 }
 
 object LeafDataWriter {

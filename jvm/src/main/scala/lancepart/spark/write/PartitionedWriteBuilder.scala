@@ -2,12 +2,11 @@
 // fragments per partition, the driver commits them (txn.WeakCommit).
 package lancepart.spark.write
 
-import lancepart.spark.{DdlPartitioning, PartitionedTable}
+import lancepart.spark.{DdlPartitioning, LeafSchema, PartitionedTable}
 import lancepart.txn.{LeafWrite, WeakCommit}
 import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.write._
-import org.apache.spark.sql.lancepart.ArrowBridge
 
 class PartitionedWriteBuilder(table: PartitionedTable, info: LogicalWriteInfo) extends WriteBuilder {
   override def build(): Write = new PartitionedWrite(table, info)
@@ -30,7 +29,7 @@ class PartitionedWrite(table: PartitionedTable, info: LogicalWriteInfo)
 
 class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo) extends BatchWrite {
   private val meta = table.manifest.meta
-  private val leafSchema = ArrowBridge.toArrowSchema(meta.schema.sparkSchema)
+  private val leafSchema = LeafSchema.arrow(meta.schema)
   private val directory = PartitionDirectory.load(table.store, table.manifest, meta.currentSpec)
 
   override def createBatchWriterFactory(physical: PhysicalWriteInfo): DataWriterFactory = {
@@ -38,8 +37,7 @@ class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo) ext
     val sourceOrdinals = meta.currentSpec.fields.map(_.sources.map(_.flatMap { s =>
       input.fields.indexWhere(_.name.equalsIgnoreCase(s.name)) match { case -1 => None; case i => Some(i) }
     }))
-    new LeafWriterFactory(table.name(), meta.properties, table.store.tableUri, meta.schema.sparkSchema,
-      sourceOrdinals, directory, table.storage)
+    new LeafWriterFactory(table.name(), meta.properties, table.store.tableUri, sourceOrdinals, directory, table.storage)
   }
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {

@@ -1,0 +1,74 @@
+// Namespace schema evolution (spec: Schema; legacy proposal section 4): add, rename, drop (kept
+// as deprecated) and widen top-level columns, editing the stored JSON so that ids stay stable
+// and are never reused.
+package lancepart.spec
+
+import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.databind.node.{ArrayNode, ObjectNode}
+import org.apache.spark.sql.types._
+
+import scala.jdk.CollectionConverters._
+
+object SchemaEvolution {
+  sealed trait Change
+  case class AddColumn(name: String, dataType: DataType) extends Change
+  case class RenameColumn(name: String, newName: String) extends Change
+  case class DropColumn(name: String) extends Change
+  case class WidenColumn(name: String, dataType: DataType) extends Change
+
+  /** `meta`'s schema after `changes`, in order; errors name the table, column and reason. */
+  def apply(meta: TableMetadata, changes: Seq[Change]): NamespaceSchema =
+    changes.foldLeft(meta.schema)((schema, change) => applyOne(meta, schema, change))
+
+  private def applyOne(meta: TableMetadata, schema: NamespaceSchema, change: Change): NamespaceSchema = {
+    val table = meta.table
+    def column(name: String): SchemaField = schema.byName(name).getOrElse(
+      throw new IllegalArgumentException(s"table $table: no column '$name' (columns: ${schema.active.map(_.name).mkString(", ")})"))
+    def free(name: String): Unit = if (schema.byName(name).isDefined) {
+      throw new IllegalArgumentException(s"table $table: a column named '$name' already exists")
+    }
+    val root = Json.parse(schema.json, s"table $table: schema").asInstanceOf[ObjectNode]
+    val fields = root.get("fields").asInstanceOf[ArrayNode]
+    def node(f: SchemaField): ObjectNode = fields.elements().asScala.collectFirst {
+      case n: ObjectNode if Json.stringMap(n.get("metadata")).get(NamespaceSchema.FieldIdKey).contains(f.id.toString) => n
+    }.get
+    change match {
+      case AddColumn(name, dt) =>
+        free(name)
+        var next = schema.maxFieldId
+        val nextId = () => { next += 1; next }
+        fields.add(SchemaJson.fieldToJson(name, dt, nullable = true, nextId(), nextId))
+      case RenameColumn(name, newName) =>
+        val f = column(name)
+        if (!f.name.equalsIgnoreCase(newName)) free(newName)
+        node(f).put("name", newName)
+      case DropColumn(name) =>
+        val f = column(name)
+        val users = meta.currentSpec.fields.filter(_.field.sourceIds.contains(f.id)).map(_.fieldId)
+        if (users.nonEmpty) {
+          throw new IllegalArgumentException(s"table $table: column '${f.name}' is a source of partition field(s) " +
+            s"${users.mkString(", ")} of the current spec; evolve the partition spec first")
+        }
+        node(f).get("metadata").asInstanceOf[ObjectNode].put(NamespaceSchema.DeprecatedKey, "true")
+      case WidenColumn(name, dt) =>
+        val f = column(name)
+        if (!isWidening(f.dataType, dt)) {
+          throw new IllegalArgumentException(s"table $table: column '${f.name}' cannot change from ${f.dataType.sql} " +
+            s"to ${dt.sql} (only int to bigint, float to double and a larger decimal precision with the same scale)")
+        }
+        val n = node(f)
+        n.set[JsonNode]("type", ArrowJsonType.fromSpark(dt, () => throw new IllegalStateException("primitive type")))
+    }
+    NamespaceSchema.parse(Json.write(root), table)
+  }
+
+  /** Type changes that every old value survives unchanged. */
+  def isWidening(from: DataType, to: DataType): Boolean = (from, to) match {
+    case (ByteType, ShortType | IntegerType | LongType) => true
+    case (ShortType, IntegerType | LongType) => true
+    case (IntegerType, LongType) => true
+    case (FloatType, DoubleType) => true
+    case (a: DecimalType, b: DecimalType) => a.scale == b.scale && b.precision >= a.precision
+    case (a, b) => a == b
+  }
+}

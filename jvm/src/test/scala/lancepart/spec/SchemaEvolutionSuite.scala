@@ -1,0 +1,42 @@
+// Namespace schema evolution: ids stay with columns and are never reused.
+package lancepart.spec
+
+import lancepart.spec.SchemaEvolution._
+import lancepart.transform.Transform
+import org.apache.spark.sql.types._
+import org.scalatest.funsuite.AnyFunSuite
+
+class SchemaEvolutionSuite extends AnyFunSuite {
+  private val schema = NamespaceSchema.fromSpark(StructType(Seq(
+    StructField("id", IntegerType), StructField("d", DateType),
+    StructField("point", StructType(Seq(StructField("x", FloatType), StructField("y", FloatType)))))))
+  private val meta = TableMetadata.create("t", schema, PartitionSpec(1, Seq(
+    PartitionField("d", Seq(1), Some(Transform(Transform.Identity)), None, PartitionSpec.resultTypeJson(DateType)))))
+
+  test("a new column takes an id above every id ever used, nested and dropped ones included") {
+    assert(schema.maxFieldId == 4)
+    val dropped = SchemaEvolution(meta, Seq(AddColumn("a", StringType), DropColumn("a"), AddColumn("a", LongType)))
+    assert(dropped.fields.map(f => (f.id, f.name, f.deprecated)) ==
+      Seq((0, "id", false), (1, "d", false), (2, "point", false), (5, "a", true), (6, "a", false)))
+    assert(dropped.sparkSchema.fieldNames.toSeq == Seq("id", "d", "point", "a"))
+    assert(dropped.byName("a").map(_.id).contains(6))
+    assert(dropped.byId(5).exists(_.deprecated))
+  }
+
+  test("rename keeps the id; widening changes only the type") {
+    val next = SchemaEvolution(meta, Seq(RenameColumn("d", "day"), WidenColumn("id", LongType)))
+    assert(next.fields.take(2) == Seq(SchemaField(0, "id", LongType, nullable = true), SchemaField(1, "day", DateType, nullable = true)))
+    val bound = TableMetadata.fromProperties(meta.properties + ("schema" -> next.json), "t")
+    assert(bound.currentSpec.fields.head.source.map(_.name).contains("day"))
+  }
+
+  test("narrowing, dropping a partition source and name clashes are refused with the reason") {
+    def err(change: Change) = intercept[IllegalArgumentException](SchemaEvolution(meta, Seq(change))).getMessage
+    assert(err(WidenColumn("id", ShortType)) == "table t: column 'id' cannot change from INT to SMALLINT " +
+      "(only int to bigint, float to double and a larger decimal precision with the same scale)")
+    assert(err(DropColumn("d")) == "table t: column 'd' is a source of partition field(s) d of the current spec; evolve the partition spec first")
+    assert(err(AddColumn("ID", LongType)) == "table t: a column named 'ID' already exists")
+    assert(err(RenameColumn("nope", "x")) == "table t: no column 'nope' (columns: id, d, point)")
+    assert(isWidening(DecimalType(10, 2), DecimalType(12, 2)) && !isWidening(DecimalType(10, 2), DecimalType(12, 3)))
+  }
+}
