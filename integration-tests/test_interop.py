@@ -9,6 +9,7 @@ import string
 
 import lance
 import lance_namespace as ln
+import pytest
 import pyarrow as pa
 from lance.namespace import DirectoryNamespace
 
@@ -124,3 +125,28 @@ def test_appendix_d_prunes_each_version_with_its_own_spec(spark, root, ns):
     assert [r.id for r in spark.sql(query).collect()] == [1]
     plan = spark.sql(f"EXPLAIN {query}").collect()[0][0]
     assert "tables=2/4" in plan
+
+
+def test_a_leaf_type_that_cannot_be_read_fails_naming_leaf_and_column(spark, root, ns):
+    table_dir = root / ns / "typed"
+    schema = {"fields": [
+        {"name": "id", "nullable": True, "type": {"type": "int64"}, "metadata": {"lance:field_id": "0"}},
+        {"name": "p", "nullable": True, "type": {"type": "utf8"}, "metadata": {"lance:field_id": "1"}}]}
+    spec = {"id": 1, "fields": [{"field_id": "p", "source_ids": [1], "transform": {"type": "identity"},
+                                 "result_type": {"type": "utf8"}}]}
+    oid = f"v1${_name()}$dataset"
+    lance.write_dataset(pa.table({"id": ["not a number"], "p": ["a"]}), f"{table_dir}/{_location(oid)}")
+    rows = [{"object_id": "v1", "object_type": "namespace"}, {"object_id": oid.rsplit("$", 1)[0], "object_type": "namespace",
+             "partition_field_p": "a"},
+            {"object_id": oid, "object_type": "table", "location": _location(oid), "read_version": 1, "partition_field_p": "a"}]
+    manifest_schema = pa.schema([
+        pa.field("object_id", pa.string(), nullable=False), pa.field("object_type", pa.string(), nullable=False),
+        pa.field("location", pa.string()), pa.field("metadata", pa.string()),
+        pa.field("base_objects", pa.list_(pa.field("object_id", pa.string()))),
+        pa.field("read_version", pa.uint64()), pa.field("partition_field_p", pa.string())])
+    lance.write_dataset(pa.Table.from_pylist(rows, schema=manifest_schema), f"{table_dir}/__manifest") \
+        .update_metadata({"schema": json.dumps(schema), "partition_spec_v1": json.dumps(spec)})
+    with pytest.raises(Exception, match=rf"partition table .*{_location(oid).replace('$', '.')}: column 'id' has type STRING, "
+                                        r"which cannot be read as BIGINT"):
+        spark.table(f"lance.{ns}.typed").collect()
+    assert [r.p for r in spark.sql(f"SELECT p FROM lance.{ns}.typed").collect()] == ["a"]  # other columns still read
