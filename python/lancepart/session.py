@@ -8,6 +8,17 @@ from lancepart.jar import jar_path
 
 CATALOG_CLASS = "lancepart.spark.PartitionedCatalog"
 
+#: Spark settings for storage-partitioned joins over partitions that lancepart scans report
+#: (bucket(N) with bucket(M) reduce to their common divisor; join keys may be a subset of them).
+SPJ_CONF = {
+    "spark.sql.sources.v2.bucketing.enabled": "true",
+    "spark.sql.sources.v2.bucketing.pushPartValues.enabled": "true",
+    "spark.sql.sources.v2.bucketing.partiallyClusteredDistribution.enabled": "false",
+    "spark.sql.sources.v2.bucketing.allowCompatibleTransforms.enabled": "true",
+    "spark.sql.sources.v2.bucketing.allowJoinKeysSubsetOfPartitionKeys.enabled": "true",
+    "spark.sql.requireAllClusterKeysForCoPartition": "false",
+}
+
 
 def configure(builder: SparkSession.Builder, root: str, catalog: str = "lance",
               storage: dict[str, str] | None = None) -> SparkSession.Builder:
@@ -15,7 +26,8 @@ def configure(builder: SparkSession.Builder, root: str, catalog: str = "lance",
 
     ``storage`` entries become ``spark.sql.catalog.<catalog>.storage.<key>`` (Lance object-store
     options). The jar also goes on the driver and executor class paths: Lance's native code looks
-    up Java classes from its own threads, which only see the JVM's class path.
+    up Java classes from its own threads, which only see the JVM's class path. ``SPJ_CONF`` is
+    set too (settings given later on the builder override it).
     """
     jar = jar_path()
     builder = (builder.config("spark.jars", jar)
@@ -25,6 +37,8 @@ def configure(builder: SparkSession.Builder, root: str, catalog: str = "lance",
                .config(f"spark.sql.catalog.{catalog}.root", root))
     for key, value in (storage or {}).items():
         builder = builder.config(f"spark.sql.catalog.{catalog}.storage.{key}", value)
+    for key, value in SPJ_CONF.items():
+        builder = builder.config(key, value)
     return builder
 
 

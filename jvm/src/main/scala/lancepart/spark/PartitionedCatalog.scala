@@ -22,6 +22,7 @@ import scala.jdk.CollectionConverters._
 class PartitionedCatalog extends TableCatalog with SupportsNamespaces with FunctionCatalog with ProcedureCatalog {
   private var catalogName: String = _
   private var warehouse: Warehouse = _
+  private var reportPartitioning: Boolean = true
 
   override def name(): String = catalogName
 
@@ -32,6 +33,7 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
     val storage = options.asCaseSensitiveMap().asScala.collect {
       case (k, v) if k.startsWith(PartitionedCatalog.StoragePrefix) => k.stripPrefix(PartitionedCatalog.StoragePrefix) -> v
     }.toMap
+    reportPartitioning = options.getBoolean(PartitionedCatalog.SpjOption, true)
     val hadoopConf = SparkSession.active.sessionState.newHadoopConf()
     warehouse = new Warehouse(Warehouse.normalizeRoot(root), storage, hadoopConf)
   }
@@ -49,7 +51,7 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
   override def loadTable(ident: Identifier): Table = {
     if (warehouse.isTable(warehouse.tableUri(ident))) {
       val store = warehouse.store(ident, qualified(ident))
-      new PartitionedTable(qualified(ident), store, store.load(), warehouse.storage)
+      new PartitionedTable(qualified(ident), store, store.load(), warehouse.storage, reportPartitioning)
     } else if (ident.name() == PartitionsTable.Name && ident.namespace().nonEmpty) {
       val parent = Identifier.of(ident.namespace().init, ident.namespace().last)
       loadTable(parent) match {
@@ -201,6 +203,9 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
 
 object PartitionedCatalog {
   val StoragePrefix = "storage."
+  /** `spark.sql.catalog.<name>.spj.enabled` (default true): scans report their partitioning so
+   * that Spark can join and aggregate without a shuffle (storage-partitioned joins). */
+  val SpjOption = "spj.enabled"
   /** Namespace of the procedures, and of the partition functions (which also resolve without one). */
   val FunctionNamespace = "system"
 

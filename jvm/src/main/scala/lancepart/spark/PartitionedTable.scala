@@ -15,12 +15,14 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import scala.jdk.CollectionConverters._
 
-/** `name` is the catalog-qualified name used in messages; `manifest` is the version it loaded. */
+/** `name` is the catalog-qualified name used in messages; `manifest` is the version it loaded;
+ * `reportPartitioning` lets scans report their partitioning (catalog option `spj.enabled`). */
 class PartitionedTable(
     val tableName: String,
     val store: ManifestStore,
     val manifest: Manifest,
-    val storage: Map[String, String]) extends Table with SupportsRead with SupportsWrite {
+    val storage: Map[String, String],
+    val reportPartitioning: Boolean) extends Table with SupportsRead with SupportsWrite {
 
   override def name(): String = tableName
 

@@ -5,15 +5,18 @@ package lancepart.spark.functions
 
 import lancepart.transform.{Transform, TransformTypes, Transforms}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, ScalarFunction, UnboundFunction}
+import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, Reducer, ReducibleFunction, ScalarFunction, UnboundFunction}
 import org.apache.spark.sql.types._
 
 object PartitionFunctions {
   /** Function name (as used in transforms) of each transform kind. */
   def nameOf(kind: String): String = s"lance_$kind"
 
+  /** Also `bucket`: the name Spark looks up for a reported `bucket(N, col)` transform (its
+   * canonical name stays `lancepart.bucket`, so it never matches another engine's bucket). */
   val all: Map[String, UnboundFunction] =
-    (Transform.Calendar ++ Seq("bucket", "multi_bucket", "truncate")).map(k => nameOf(k) -> new TransformFunction(k)).toMap
+    (Transform.Calendar ++ Seq("bucket", "multi_bucket", "truncate")).map(k => nameOf(k) -> new TransformFunction(k)).toMap +
+      ("bucket" -> new TransformFunction("bucket"))
 }
 
 /**
@@ -40,8 +43,10 @@ class TransformFunction(kind: String) extends UnboundFunction {
   }
 }
 
+/** Bucket functions reduce to a common divisor for storage-partitioned joins:
+ * `abs(h) % N % g == abs(h) % g` when g divides N. */
 class BoundTransform(kind: String, parameterized: Boolean, sources: Seq[DataType], result: DataType)
-    extends ScalarFunction[Any] {
+    extends ScalarFunction[Any] with ReducibleFunction[Integer, Integer] with Serializable {
   private val offset = if (parameterized) 1 else 0
 
   override def inputTypes(): Array[DataType] =
@@ -53,9 +58,22 @@ class BoundTransform(kind: String, parameterized: Boolean, sources: Seq[DataType
 
   override def canonicalName(): String = s"lancepart.$kind"
 
+  override def reducer(thisNumBuckets: Int, other: ReducibleFunction[_, _], otherNumBuckets: Int): Reducer[Integer, Integer] =
+    other match {
+      case o: BoundTransform if kind == "bucket" && o.canonicalName() == canonicalName() =>
+        val gcd = BigInt(thisNumBuckets).gcd(BigInt(otherNumBuckets)).toInt
+        if (gcd == thisNumBuckets) null else new BucketReducer(gcd)
+      case _ => null
+    }
+
   override def produceResult(input: InternalRow): Any = {
     val param = if (parameterized) Some(input.getInt(0)) else None
     val transform = Transform(kind, numBuckets = param, width = param)
     Transforms(transform, sources.indices.map(i => (input.get(i + offset, sources(i)), sources(i))))
   }
+}
+
+/** Maps a bucket of a finer bucketing to the bucket of `divisor` buckets that contains it. */
+class BucketReducer(divisor: Int) extends Reducer[Integer, Integer] with Serializable {
+  override def reduce(bucket: Integer): Integer = if (bucket == null) null else Int.box(bucket % divisor)
 }

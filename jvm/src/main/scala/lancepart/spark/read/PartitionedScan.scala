@@ -4,13 +4,18 @@ package lancepart.spark.read
 import lancepart.manifest.ManifestRow
 import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spark.PartitionedTable
+import lancepart.spark.functions.PartitionFunctions
+import lancepart.spec.BoundField
+import lancepart.transform.Transform
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.read.{Batch, InputPartition, LocalScan, PartitionReaderFactory, Scan}
+import org.apache.spark.sql.connector.expressions.{Expression, Expressions}
+import org.apache.spark.sql.connector.read.{Batch, HasPartitionKey, InputPartition, LocalScan, PartitionReaderFactory, Scan, SupportsReportPartitioning}
+import org.apache.spark.sql.connector.read.partitioning.{KeyGroupedPartitioning, Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, LongType, StructField, StructType}
 
 class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: Seq[Filter], pruning: Boolean)
-    extends Scan with Batch {
+    extends Scan with Batch with SupportsReportPartitioning {
   private val meta = table.manifest.meta
   private val manifestFilter = ManifestFilter.tables(meta, if (pruning) filters else Seq.empty)
 
@@ -32,13 +37,42 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
     s"${table.name()} [tables=${leaves.size}/$totalTables, manifest_version=${table.manifest.version}, " +
       s"filters=${filters.mkString(", ")}]"
 
+  /**
+   * Partition fields every scanned spec version has, that Spark can group by: identity, year,
+   * month, day, hour and single-column bucket (truncate, multi_bucket and expressions carry a
+   * parameter or definition that Spark's function matching would not see, so they are not
+   * reported). Empty when reporting is off.
+   */
+  private lazy val keyFields: Seq[BoundField] = if (!table.reportPartitioning) Seq.empty else {
+    val read = leaves.flatMap(_.specVersion).distinct.flatMap(v => meta.specs.find(_.id == v))
+    read.headOption.toSeq.flatMap(_.fields).filter { f =>
+      read.forall(_.fields.exists(_.fieldId == f.fieldId)) && f.sources.size == 1 && f.source.isDefined &&
+        f.field.transform.exists(t => t.isIdentity || t.kind == "bucket" || Transform.Calendar.contains(t.kind))
+    }
+  }
+
+  private def keyOf(row: ManifestRow): InternalRow = InternalRow.fromSeq(keyFields.map(f => row.values.getOrElse(f.fieldId, null)))
+
+  override def outputPartitioning(): Partitioning =
+    if (keyFields.isEmpty) new UnknownPartitioning(0)
+    else new KeyGroupedPartitioning(keyFields.map(keyExpression).toArray, leaves.map(keyOf).distinct.size)
+
+  private def keyExpression(f: BoundField): Expression = {
+    val column = f.source.get.name
+    f.field.transform.get match {
+      case t if t.isIdentity => Expressions.identity(column)
+      case t if t.kind == "bucket" => Expressions.bucket(t.numBuckets.get, column)
+      case t => Expressions.apply(PartitionFunctions.nameOf(t.kind), Expressions.column(column))
+    }
+  }
+
   override def planInputPartitions(): Array[InputPartition] = leaves.map { row =>
     val spec = row.specVersion.flatMap(v => meta.specs.find(_.id == v)).getOrElse(
       throw new IllegalStateException(s"table ${table.name()}: partition table ${row.objectId} has no known spec version"))
     val identityValues = spec.fields.filter(_.field.isIdentity).flatMap { f =>
       f.source.map(s => s.name -> row.values.getOrElse(f.fieldId, null))
     }.toMap
-    LeafPartition(table.store.leafUri(row), row.readVersion, identityValues): InputPartition
+    LeafPartition(table.store.leafUri(row), row.readVersion, identityValues, keyOf(row)): InputPartition
   }.toArray
 
   /** COUNT(*) over the selected partition tables from their manifests' row counts (at each
@@ -60,8 +94,9 @@ object PartitionedScan {
     schema.find(_.name == attr).flatMap(f => LanceSql.column(f.name).map(_ -> f.dataType))
 }
 
-/** One partition table to read: its URI, the version the manifest pins, identity values. */
-case class LeafPartition(uri: String, readVersion: Option[Long], identityValues: Map[String, Any])
-    extends InputPartition
+/** One partition table to read: its URI, the version the manifest pins, its identity values and
+ * its values of the reported partition fields. */
+case class LeafPartition(uri: String, readVersion: Option[Long], identityValues: Map[String, Any], partitionKey: InternalRow)
+    extends HasPartitionKey
 
 case class LeafFilter(sql: String, columns: Seq[String])

@@ -1,0 +1,68 @@
+"""Storage-partitioned joins: the executed plan has no shuffle Exchange where SPJ applies, a
+shuffle where it must not, and the same rows as with partitioning reports turned off."""
+
+import pytest
+
+N = 2000
+
+
+@pytest.fixture(scope="module")
+def tables(spark, admin):
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS lance.spj")
+    specs = {"b16": ["bucket(16, k)"], "b16b": ["bucket(16, k)"], "b8": ["bucket(8, k)"], "b12": ["bucket(12, k)"],
+             "idn": ["k"], "idn2": ["k"]}
+    for name, partition_by in specs.items():
+        admin.create_table(f"spj.{name}", "k BIGINT, v STRING", partition_by)
+        # keys 0..N-1 plus NULL keys; every table a different subset so some partitions are empty on one side
+        step = {"b16": 1, "b16b": 2, "b8": 3, "b12": 1, "idn": 1, "idn2": 5}[name]
+        spark.sql(f"""INSERT INTO lance.spj.{name}
+            SELECT IF(id % 97 = 0, NULL, id % 50 * {step}) AS k, CONCAT('{name}-', id) AS v FROM range({N})""")
+    return specs
+
+
+def plan_of(df):
+    return df._jdf.queryExecution().executedPlan().toString()
+
+
+def join(spark, left, right):
+    return spark.sql(f"SELECT l.k, l.v AS lv, r.v AS rv FROM lance.spj.{left} l JOIN lance.spj.{right} r ON l.k = r.k")
+
+
+@pytest.mark.parametrize("left,right,shuffle", [
+    ("idn", "idn2", False),   # identical identity partitions
+    ("b16", "b16b", False),   # bucket(16) with bucket(16)
+    ("b16", "b8", False),     # bucket(16) with bucket(8): reduced to 8
+    ("b16", "b12", False),    # bucket(16) with bucket(12): both reduced to their common divisor 4
+    ("b16", "idn", True),     # differently partitioned
+])
+def test_join_plans_and_rows(spark, tables, left, right, shuffle):
+    df = join(spark, left, right)
+    plan = plan_of(df)
+    assert ("Exchange" in plan) == shuffle, plan
+    rows = sorted(df.collect())
+    spark.conf.set("spark.sql.sources.v2.bucketing.enabled", "false")
+    try:
+        baseline = sorted(join(spark, left, right).collect())
+    finally:
+        spark.conf.set("spark.sql.sources.v2.bucketing.enabled", "true")
+    assert rows == baseline and rows
+
+
+def test_aggregation_by_partition_source_avoids_the_shuffle(spark, tables):
+    df = spark.sql("SELECT k, count(*) AS n FROM lance.spj.idn GROUP BY k")
+    assert "Exchange" not in plan_of(df)
+    expected = spark.read.option("pruning", "false").table("lance.spj.idn").groupBy("k").count().collect()
+    assert sorted(map(tuple, df.collect()), key=repr) == sorted(map(tuple, expected), key=repr)
+
+
+def test_a_scan_over_two_versions_reports_only_their_common_fields(spark, admin, ns):
+    admin.create_table(f"{ns}.two", "k BIGINT, c STRING", ["c"])
+    spark.sql(f"INSERT INTO lance.{ns}.two SELECT id, CAST(id % 3 AS STRING) FROM range(60)")
+    admin.evolve_partition_spec(f"{ns}.two", ["c", "bucket(4, k)"])
+    spark.sql(f"INSERT INTO lance.{ns}.two SELECT id, CAST(id % 3 AS STRING) FROM range(60, 90)")
+    by_c = spark.sql(f"SELECT c, count(*) AS n FROM lance.{ns}.two GROUP BY c")
+    assert "Exchange" not in plan_of(by_c)            # c is in both versions
+    assert sorted(map(tuple, by_c.collect())) == [("0", 30), ("1", 30), ("2", 30)]
+    by_k = spark.sql(f"SELECT k, count(*) FROM lance.{ns}.two GROUP BY k")
+    assert "Exchange" in plan_of(by_k)                # bucket(4, k) only in v2
+    assert by_k.count() == 90
