@@ -66,3 +66,18 @@ def test_a_scan_over_two_versions_reports_only_their_common_fields(spark, admin,
     by_k = spark.sql(f"SELECT k, count(*) FROM lance.{ns}.two GROUP BY k")
     assert "Exchange" in plan_of(by_k)                # bucket(4, k) only in v2
     assert by_k.count() == 90
+
+
+def test_calendar_partitioned_joins(spark, admin, ns):
+    # regression: joins over calendar transforms failed while planning (a reducer was asked for)
+    for name, fields in (("ymd", ["years(d)", "months(d)", "days(d)"]), ("ymd2", ["years(d)", "months(d)", "days(d)"]),
+                         ("ym", ["years(d)", "months(d)"])):
+        admin.create_table(f"{ns}.{name}", "d DATE, v INT", fields)
+        spark.sql(f"INSERT INTO lance.{ns}.{name} SELECT date_add(DATE'2025-01-01', CAST(id % 90 AS INT)), "
+                  "CAST(id AS INT) FROM range(1000)")
+    same = spark.sql(f"SELECT count(*) FROM lance.{ns}.ymd a JOIN lance.{ns}.ymd2 b ON a.d = b.d")
+    assert "Exchange hashpartitioning" not in plan_of(same)
+    coarser = spark.sql(f"SELECT count(*) FROM lance.{ns}.ymd a JOIN lance.{ns}.ym b ON a.d = b.d")
+    assert "Exchange hashpartitioning" in plan_of(coarser)  # (year, month, day) with (year, month): not yet
+    expected = sum(c * c for c in [sum(1 for i in range(1000) if i % 90 == day) for day in range(90)])
+    assert same.collect()[0][0] == coarser.collect()[0][0] == expected

@@ -66,6 +66,10 @@ class BoundTransform(kind: String, parameterized: Boolean, sources: Seq[DataType
       case _ => null
     }
 
+  /** Calendar fields (month of year, day of month, ...) do not determine one another: no reducer.
+   * (Spark calls this for every pair of reported non-bucket transforms; its default throws.) */
+  override def reducer(other: ReducibleFunction[_, _]): Reducer[Integer, Integer] = null
+
   override def produceResult(input: InternalRow): Any = {
     val param = if (parameterized) Some(input.getInt(0)) else None
     val transform = Transform(kind, numBuckets = param, width = param)
