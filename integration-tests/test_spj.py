@@ -81,3 +81,22 @@ def test_calendar_partitioned_joins(spark, admin, ns):
     assert "Exchange hashpartitioning" in plan_of(coarser)  # (year, month, day) with (year, month): not yet
     expected = sum(c * c for c in [sum(1 for i in range(1000) if i % 90 == day) for day in range(90)])
     assert same.collect()[0][0] == coarser.collect()[0][0] == expected
+
+
+def test_a_lance_bucket_is_never_taken_for_sparks_bucket(spark, tables, tmp_path):
+    # Spark's own bucketed table hashes k with Spark's Murmur3 into 16 buckets: a different hash.
+    spark.table("lance.spj.b16").write.bucketBy(16, "k").option("path", str(tmp_path / "pq")) \
+        .saveAsTable("spark_catalog.default.pq_b16")
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    try:
+        df = spark.sql("SELECT l.k, l.v, r.v FROM lance.spj.b16 l JOIN spark_catalog.default.pq_b16 r ON l.k = r.k")
+        assert "Exchange hashpartitioning" in plan_of(df)
+        spark.conf.set("spark.sql.sources.v2.bucketing.enabled", "false")
+        try:
+            baseline = sorted(map(tuple, df.collect()), key=repr)
+        finally:
+            spark.conf.set("spark.sql.sources.v2.bucketing.enabled", "true")
+        assert sorted(map(tuple, df.collect()), key=repr) == baseline and baseline
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+        spark.sql("DROP TABLE spark_catalog.default.pq_b16")
