@@ -69,18 +69,26 @@ def test_a_scan_over_two_versions_reports_only_their_common_fields(spark, admin,
 
 
 def test_calendar_partitioned_joins(spark, admin, ns):
-    # regression: joins over calendar transforms failed while planning (a reducer was asked for)
+    # regression: joins over calendar transforms failed while planning (a reducer was asked for);
+    # the time hierarchy: (year, month, day) joins (year, month) and year without a shuffle
     for name, fields in (("ymd", ["years(d)", "months(d)", "days(d)"]), ("ymd2", ["years(d)", "months(d)", "days(d)"]),
-                         ("ym", ["years(d)", "months(d)"])):
+                         ("ym", ["years(d)", "months(d)"]), ("y", ["years(d)"])):
         admin.create_table(f"{ns}.{name}", "d DATE, v INT", fields)
         spark.sql(f"INSERT INTO lance.{ns}.{name} SELECT date_add(DATE'2025-01-01', CAST(id % 90 AS INT)), "
                   "CAST(id AS INT) FROM range(1000)")
     same = spark.sql(f"SELECT count(*) FROM lance.{ns}.ymd a JOIN lance.{ns}.ymd2 b ON a.d = b.d")
     assert "Exchange hashpartitioning" not in plan_of(same)
     coarser = spark.sql(f"SELECT count(*) FROM lance.{ns}.ymd a JOIN lance.{ns}.ym b ON a.d = b.d")
-    assert "Exchange hashpartitioning" in plan_of(coarser)  # (year, month, day) with (year, month): not yet
+    assert "Exchange hashpartitioning" not in plan_of(coarser)
+    yearly = spark.sql(f"SELECT count(*) FROM lance.{ns}.y a JOIN lance.{ns}.ymd b ON a.d = b.d")
+    assert "Exchange hashpartitioning" not in plan_of(yearly)
     expected = sum(c * c for c in [sum(1 for i in range(1000) if i % 90 == day) for day in range(90)])
-    assert same.collect()[0][0] == coarser.collect()[0][0] == expected
+    assert same.collect()[0][0] == coarser.collect()[0][0] == yearly.collect()[0][0] == expected
+    spark.conf.set("spark.sql.sources.v2.bucketing.enabled", "false")
+    try:
+        assert spark.sql(f"SELECT count(*) FROM lance.{ns}.ymd a JOIN lance.{ns}.ym b ON a.d = b.d").collect()[0][0] == expected
+    finally:
+        spark.conf.set("spark.sql.sources.v2.bucketing.enabled", "true")
 
 
 def test_a_lance_bucket_is_never_taken_for_sparks_bucket(spark, tables, tmp_path):

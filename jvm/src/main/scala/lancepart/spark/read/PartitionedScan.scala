@@ -4,7 +4,7 @@ package lancepart.spark.read
 import lancepart.manifest.ManifestRow
 import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spark.PartitionedTable
-import lancepart.spark.functions.PartitionFunctions
+import lancepart.spark.functions.{CalendarKey, PartitionFunctions}
 import lancepart.spec.BoundField
 import lancepart.transform.Transform
 import org.apache.spark.sql.catalyst.InternalRow
@@ -38,28 +38,45 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
       s"filters=${filters.mkString(", ")}]"
 
   /**
-   * Partition fields every scanned spec version has, that Spark can group by: identity, year,
-   * month, day, hour and single-column bucket (truncate, multi_bucket and expressions carry a
+   * The reported partition keys: partition fields every scanned spec version has that Spark can
+   * group by — identity, single-column bucket, and calendar fields. A run of year, month, day,
+   * hour fields over one column (starting at year) is one key (see [[CalendarKey]]), so that
+   * a finer table joins a coarser one. truncate, multi_bucket and expression fields carry a
    * parameter or definition that Spark's function matching would not see, so they are not
-   * reported). Empty when reporting is off.
+   * reported. Empty when reporting is off.
    */
-  private lazy val keyFields: Seq[BoundField] = if (!table.reportPartitioning) Seq.empty else {
+  private lazy val keys: Seq[Seq[BoundField]] = if (!table.reportPartitioning) Seq.empty else {
     val read = leaves.flatMap(_.specVersion).distinct.flatMap(v => meta.specs.find(_.id == v))
-    read.headOption.toSeq.flatMap(_.fields).filter { f =>
+    val common = read.headOption.toSeq.flatMap(_.fields).filter { f =>
       read.forall(_.fields.exists(_.fieldId == f.fieldId)) && f.sources.size == 1 && f.source.isDefined &&
         f.field.transform.exists(t => t.isIdentity || t.kind == "bucket" || Transform.Calendar.contains(t.kind))
     }
+    common.foldLeft(Seq.empty[Seq[BoundField]]) { (groups, f) =>
+      val kind = f.field.transform.get.kind
+      groups.lastOption match {
+        case Some(run) if isCalendarRun(run) && run.head.source == f.source &&
+            Transform.Calendar.lift(run.size).contains(kind) => groups.init :+ (run :+ f)
+        case _ => groups :+ Seq(f)
+      }
+    }
   }
 
-  private def keyOf(row: ManifestRow): InternalRow = InternalRow.fromSeq(keyFields.map(f => row.values.getOrElse(f.fieldId, null)))
+  private def isCalendarRun(group: Seq[BoundField]): Boolean =
+    group.head.field.transform.exists(_.kind == Transform.Calendar.head)
+
+  private def keyOf(row: ManifestRow): InternalRow = InternalRow.fromSeq(keys.map { group =>
+    val values = group.map(f => row.values.getOrElse(f.fieldId, null))
+    if (isCalendarRun(group)) CalendarKey.combine(values) else values.head
+  })
 
   override def outputPartitioning(): Partitioning =
-    if (keyFields.isEmpty) new UnknownPartitioning(0)
-    else new KeyGroupedPartitioning(keyFields.map(keyExpression).toArray, leaves.map(keyOf).distinct.size)
+    if (keys.isEmpty) new UnknownPartitioning(0)
+    else new KeyGroupedPartitioning(keys.map(keyExpression).toArray, leaves.map(keyOf).distinct.size)
 
-  private def keyExpression(f: BoundField): Expression = {
-    val column = f.source.get.name
-    f.field.transform.get match {
+  private def keyExpression(group: Seq[BoundField]): Expression = {
+    val column = group.head.source.get.name
+    group.head.field.transform.get match {
+      case _ if isCalendarRun(group) => Expressions.apply(CalendarKey.name(group.size), Expressions.column(column))
       case t if t.isIdentity => Expressions.identity(column)
       case t if t.kind == "bucket" => Expressions.bucket(t.numBuckets.get, column)
       case t => Expressions.apply(PartitionFunctions.nameOf(t.kind), Expressions.column(column))
