@@ -66,6 +66,11 @@ def test_a_scan_over_two_versions_reports_only_their_common_fields(spark, admin,
     by_k = spark.sql(f"SELECT k, count(*) FROM lance.{ns}.two GROUP BY k")
     assert "Exchange" in plan_of(by_k)                # bucket(4, k) only in v2
     assert by_k.count() == 90
+    admin.create_table(f"{ns}.byc", "c STRING, w INT", ["c"])
+    spark.sql(f"INSERT INTO lance.{ns}.byc VALUES ('0', 1), ('1', 2), ('3', 3), (NULL, 4)")
+    joined = spark.sql(f"SELECT t.k, b.w FROM lance.{ns}.two t JOIN lance.{ns}.byc b ON t.c = b.c")
+    assert "Exchange hashpartitioning" not in plan_of(joined)
+    assert sorted(map(tuple, joined.collect())) == sorted((k, 1 if k % 3 == 0 else 2) for k in range(90) if k % 3 != 2)
 
 
 def test_calendar_partitioned_joins(spark, admin, ns):
