@@ -8,7 +8,7 @@ package lancepart.spark.write
 import lancepart.manifest.Lance
 import lancepart.spark.LeafSchema
 import lancepart.spec.{NamespaceSchema, SchemaEvolution, SchemaField}
-import org.apache.arrow.vector.types.pojo.Field
+import org.apache.arrow.vector.types.pojo.{Field, Schema}
 import org.apache.spark.sql.lancepart.ArrowBridge
 import org.lance.schema.ColumnAlteration
 
@@ -18,7 +18,7 @@ object LeafAlignment {
   /** The leaf's fields after alignment, in order, each with the namespace column it stores
    * (None for a leaf-only column, which new rows leave NULL). */
   def align(uri: String, schema: NamespaceSchema, storage: Map[String, String]): Seq[(Field, Option[SchemaField])] = {
-    Lance.using(Lance.open(uri, storage)) { ds =>
+    val unchanged = Lance.using(Lance.open(uri, storage)) { ds =>
       val leaf = ds.getSchema
       val found = schema.active.map(c => c -> LeafSchema.find(leaf, c))
       val alterations = found.collect { case (c, Some(f)) =>
@@ -38,9 +38,11 @@ object LeafAlignment {
       if (alterations.nonEmpty || displaced.nonEmpty) ds.alterColumns((alterations ++ displaced).asJava)
       val missing = found.collect { case (c, None) => LeafSchema.tagged(c) }
       if (missing.nonEmpty) ds.addColumns(missing.asJava)
+      if (alterations.isEmpty && displaced.isEmpty && missing.isEmpty) Some(layout(leaf, schema)) else None
     }
-    Lance.using(Lance.open(uri, storage)) { ds =>
-      ds.getSchema.getFields.asScala.toSeq.map(f => f -> schema.active.find(c => LeafSchema.find(ds.getSchema, c).contains(f)))
-    }
+    unchanged.getOrElse(Lance.using(Lance.open(uri, storage))(ds => layout(ds.getSchema, schema)))
   }
+
+  private def layout(leaf: Schema, schema: NamespaceSchema): Seq[(Field, Option[SchemaField])] =
+    leaf.getFields.asScala.toSeq.map(f => f -> schema.active.find(c => LeafSchema.find(leaf, c).contains(f)))
 }
