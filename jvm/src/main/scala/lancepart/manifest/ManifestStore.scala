@@ -92,10 +92,18 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
   }
 
   /** The table metadata and manifest version, checked against the manifest's columns. */
-  def load(): Manifest = Lance.using(Lance.open(uri, storage)) { ds =>
-    val meta = TableMetadata.fromProperties(ds.getTableMetadata.asScala.toMap, table)
-    checkColumns(meta, ds.getSchema)
-    Manifest(meta, ds.version())
+  def load(): Manifest = loadIfPartitioned().getOrElse(
+    throw new FormatException(s"table $table: the __manifest metadata has no partition_spec_v<N> property"))
+
+  /** As [[load]], or None when the manifest declares no partition spec (a plain namespace):
+   * one open of `__manifest` tells both. */
+  def loadIfPartitioned(): Option[Manifest] = Lance.using(Lance.open(uri, storage)) { ds =>
+    val props = ds.getTableMetadata.asScala.toMap
+    Option.when(TableMetadata.isPartitioned(props)) {
+      val meta = TableMetadata.fromProperties(props, table)
+      checkColumns(meta, ds.getSchema)
+      Manifest(meta, ds.version())
+    }
   }
 
   /** The table metadata map of `__manifest`, or None when the directory has no manifest. */

@@ -6,7 +6,7 @@ import java.util
 
 import lancepart.manifest.ManifestStore
 import lancepart.spark.functions.PartitionFunctions
-import lancepart.spec.{NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata}
+import lancepart.spec.{FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchFunctionException, NoSuchNamespaceException, NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
 import org.apache.spark.sql.connector.catalog._
@@ -18,6 +18,7 @@ import org.apache.spark.sql.types.{StructField, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
 
 class PartitionedCatalog extends TableCatalog with SupportsNamespaces with FunctionCatalog with ProcedureCatalog {
   private var catalogName: String = _
@@ -49,16 +50,22 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
 
   /** A partitioned table, or `<table>.partitions`, its partitions metadata table. */
   override def loadTable(ident: Identifier): Table = {
-    if (warehouse.isTable(warehouse.tableUri(ident))) {
-      val store = warehouse.store(ident, qualified(ident))
-      new PartitionedTable(qualified(ident), store, store.load(), warehouse.storage, reportPartitioning)
-    } else if (ident.name() == PartitionsTable.Name && ident.namespace().nonEmpty) {
-      val parent = Identifier.of(ident.namespace().init, ident.namespace().last)
-      loadTable(parent) match {
-        case t: PartitionedTable => new PartitionsTable(t)
-        case _ => throw new NoSuchTableException(ident)
-      }
-    } else throw new NoSuchTableException(ident)
+    val store = warehouse.store(ident, qualified(ident))
+    // As Warehouse.isTable: a __manifest Lance cannot open is no table; a partitioned one whose
+    // metadata breaks the spec fails with the FormatException that says how.
+    val manifest = if (!warehouse.exists(store.uri)) None else {
+      try store.loadIfPartitioned()
+      catch { case e: FormatException => throw e; case NonFatal(_) => None }
+    }
+    manifest match {
+      case Some(m) => new PartitionedTable(qualified(ident), store, m, warehouse.storage, reportPartitioning)
+      case None if ident.name() == PartitionsTable.Name && ident.namespace().nonEmpty =>
+        loadTable(Identifier.of(ident.namespace().init, ident.namespace().last)) match {
+          case t: PartitionedTable => new PartitionsTable(t)
+          case _ => throw new NoSuchTableException(ident)
+        }
+      case None => throw new NoSuchTableException(ident)
+    }
   }
 
   override def createTable(
