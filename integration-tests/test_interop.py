@@ -47,10 +47,10 @@ def _location(object_id):
     return hashlib.sha1(object_id.encode()).hexdigest()[:8] + "_" + object_id
 
 
-def write_by_hand(table_dir):
+def write_by_hand(table_dir, properties=None):
     """The spec's Appendix A-C example written with pylance alone: v1 by event_date, v2 by
     year(event_date) and country. One v1 leaf omits its identity column (as Daft writes them);
-    one v2 leaf has no read_version (readers take the latest version)."""
+    one v2 leaf has no read_version. Every leaf has two versions; read_version says 1."""
     schema = {"fields": [
         {"name": "id", "nullable": False, "type": {"type": "int64"}, "metadata": {"lance:field_id": "0"}},
         {"name": "event_date", "nullable": True, "type": {"type": "date32"}, "metadata": {"lance:field_id": "1"}},
@@ -100,7 +100,7 @@ def write_by_hand(table_dir):
     table = pa.Table.from_pylist(rows, schema=manifest_schema)
     manifest = lance.write_dataset(table, f"{table_dir}/__manifest")
     manifest.update_metadata({"schema": json.dumps(schema), "partition_spec_v1": json.dumps(spec1),
-                              "partition_spec_v2": json.dumps(spec2)})
+                              "partition_spec_v2": json.dumps(spec2), **(properties or {})})
 
 
 def test_namespace_written_by_hand_reads_correctly(spark, root, ns):
@@ -108,7 +108,18 @@ def test_namespace_written_by_hand_reads_correctly(spark, root, ns):
     t = f"lance.{ns}.events"
     assert [r.tableName for r in spark.sql(f"SHOW TABLES IN lance.{ns}").collect()] == ["events"]
     rows = sorted(tuple(r) for r in spark.table(t).collect())
-    # v1 leaves pinned at version 1 (one copy); the v2 leaf without read_version at its latest (two).
+    # No transaction.mode: weak, so every leaf is read at its latest version (two copies each).
+    once = [(1, dt.date(2025, 12, 10), "US"), (2, dt.date(2025, 12, 10), "FR"), (3, dt.date(2025, 12, 11), "US"),
+            (4, dt.date(2025, 12, 20), "US"), (5, dt.date(2025, 12, 10), "JP")]
+    assert rows == sorted(once * 2)
+    assert lancepart.crosscheck(spark, t)["tables"] == 4
+
+
+def test_strong_namespace_written_by_hand_reads_each_leaf_at_its_read_version(spark, root, ns):
+    write_by_hand(root / ns / "events", {"transaction.mode": "strong"})
+    t = f"lance.{ns}.events"
+    rows = sorted(tuple(r) for r in spark.table(t).collect())
+    # Leaves pinned at version 1 (one copy); the v2 leaf without read_version at its latest (two).
     assert rows == [(1, dt.date(2025, 12, 10), "US"), (2, dt.date(2025, 12, 10), "FR"),
                     (3, dt.date(2025, 12, 11), "US"), (4, dt.date(2025, 12, 20), "US"),
                     (4, dt.date(2025, 12, 20), "US"), (5, dt.date(2025, 12, 10), "JP")]
@@ -122,7 +133,7 @@ def test_appendix_d_prunes_each_version_with_its_own_spec(spark, root, ns):
     # v1: event_date = 2025-12-10 (one leaf); v2: year = 2025 AND country = 'US' (one leaf).
     query = f"SELECT id FROM {t} WHERE event_date = DATE'2025-12-10' AND country = 'US'"
     assert tables_scanned(spark, query) == (2, 4)
-    assert [r.id for r in spark.sql(query).collect()] == [1]
+    assert [r.id for r in spark.sql(query).collect()] == [1, 1]
     plan = spark.sql(f"EXPLAIN {query}").collect()[0][0]
     assert "tables=2/4" in plan
 

@@ -2,6 +2,7 @@
 
 import datetime as dt
 import decimal
+import json
 import re
 
 import lance
@@ -99,7 +100,8 @@ def test_manifest_follows_the_spec(spark, root, ns):
     assert schema.field("read_version").type == pa.uint64()
     assert schema.field("partition_field_d").type == pa.date32()
     assert schema.field("partition_field_c").type == pa.string()
-    assert set(manifest.metadata) == {"schema", "partition_spec_v1"}
+    assert manifest.metadata.keys() == {"schema", "partition_spec_v1", "transaction.mode"}
+    assert manifest.metadata["transaction.mode"] == "weak"
     rows = {r["object_id"]: r for r in manifest.to_table().to_pylist()}
     assert rows["v1"]["object_type"] == "namespace"
     level1 = [r for oid, r in rows.items() if oid.count("$") == 1]
@@ -115,3 +117,8 @@ def test_manifest_follows_the_spec(spark, root, ns):
         assert (parent["partition_field_d"], parent["partition_field_c"]) == (
             leaf["partition_field_d"], leaf["partition_field_c"])
         assert leaf["read_version"] == lance.dataset(str(root / ns / "t" / leaf["location"])).version
+        # the metadata JSON keeps the partition values and read_version (for Admin.repair)
+        assert json.loads(leaf["metadata"]) == {"partition.d": "2025-12-10", "partition.c": leaf["partition_field_c"],
+                                                "read_version": str(leaf["read_version"])}
+    assert json.loads(level1[0]["metadata"]) == {"partition.d": "2025-12-10"}
+    assert rows["v1"]["metadata"] is None

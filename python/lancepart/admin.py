@@ -22,16 +22,19 @@ class Admin:
         self._api = spark._jvm.lancepart.admin.AdminApi
 
     @jvm_errors
-    def create_table(self, name: str, schema: StructType | str, partition_by: list[str | dict]) -> dict:
+    def create_table(self, name: str, schema: StructType | str, partition_by: list[str | dict],
+                     properties: dict[str, str] | None = None) -> dict:
         """Creates ``name`` with ``schema`` (StructType or DDL such as ``"id BIGINT, d DATE"``).
 
         ``partition_by`` items are PARTITIONED BY strings (``"country"``, ``"years(ts)"``,
         ``"bucket(16, id)"``, ``"bucket(8, a, b)"``, ``"truncate(4, s)"``; several may use one
         column) or expression fields ``{"field_id": "b", "expression": "col0 % 10",
-        "sources": ["id"], "result_type": "int"}``. Returns ``describe(name)``."""
+        "sources": ["id"], "result_type": "int"}``. ``properties`` are table properties such as
+        ``{"transaction.mode": "strong"}``. Returns ``describe(name)``."""
         struct = _parse_datatype_string(schema) if isinstance(schema, str) else schema
         return json.loads(self._api.createTable(
-            self._spark._jsparkSession, self._catalog, name, struct.json(), json.dumps(partition_by)))
+            self._spark._jsparkSession, self._catalog, name, struct.json(), json.dumps(partition_by),
+            json.dumps(properties or {})))
 
     @jvm_errors
     def evolve_partition_spec(self, name: str, fields: list[str | dict]) -> dict:
@@ -65,6 +68,23 @@ class Admin:
         for table in tables:
             table["values"] = {k: _from_json(v, types[k]) for k, v in table["values"].items()}
         return tables
+
+    @jvm_errors
+    def repair(self, name: str) -> int:
+        """Restores the ``partition_field_*`` and ``read_version`` columns of ``__manifest`` that
+        another client dropped (Lance's own DirectoryNamespace rewrites the manifest with its base
+        columns only), from the values each row keeps in its ``metadata`` JSON. Returns the number
+        of rows restored (0 when nothing was missing)."""
+        return json.loads(self._api.repair(self._spark._jsparkSession, self._catalog, name))["restored_rows"]
+
+    @jvm_errors
+    def vacuum(self, name: str, older_than: dt.timedelta = dt.timedelta(days=1)) -> dict:
+        """Removes what failed writes left behind and no committed manifest version refers to:
+        leaf directories, data and deletion files, detached leaf versions. Only files last changed
+        more than ``older_than`` ago go, so writes still running keep theirs. Returns
+        ``{"removed_directories": [...], "removed_files": [...]}``, paths relative to the table."""
+        return json.loads(self._api.vacuum(
+            self._spark._jsparkSession, self._catalog, name, older_than.total_seconds()))
 
     @jvm_errors
     def drop_table(self, name: str) -> bool:

@@ -1,7 +1,8 @@
 """An independent read of a partitioned table with pylance and pyarrow only, compared with Spark.
 
 The walk follows the spec, not the JVM code: ``__manifest`` rows of type ``table`` give each leaf's
-location and ``read_version``; each leaf is opened with pylance at that version. Leaf columns are
+location and ``read_version``; each leaf is opened with pylance at that version in strong mode, at
+its latest version in weak mode (spec: Transaction, read behavior). Leaf columns are
 matched to namespace columns by the field id they are tagged with (``lancepart:field_id``, so
 renames are followed), else by name; a namespace column a leaf does not store reads as the
 partition's identity value (or NULL), as the spec's schema rules say.
@@ -58,9 +59,10 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None)
     names_by_id = {int(f["metadata"]["lance:field_id"]): f["name"] for f in schema_fields}
     identity_sources = _identity_sources(meta, names_by_id)
     leaves = manifest.to_table(filter="object_type = 'table'").to_pylist()
+    strong = meta.get("transaction.mode") == "strong"
     parts = []
     for leaf in leaves:
-        version = leaf["read_version"]
+        version = leaf["read_version"] if strong else None  # weak mode reads each leaf's latest version
         ds = lance.dataset(f"{table_dir}/{leaf['location']}", version=version, storage_options=storage)
         stored = {f["name"]: _leaf_column(ds.schema, f) for f in schema_fields}
         data = ds.to_table(filter=where) if where else ds.to_table()

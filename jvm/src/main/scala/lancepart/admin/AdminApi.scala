@@ -3,7 +3,7 @@ package lancepart.admin
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ArrayNode
-import lancepart.manifest.{ManifestStore, Naming}
+import lancepart.manifest.{JsonValues, ManifestStore, Naming}
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
 import lancepart.prune.LanceSql
 import lancepart.spec.Json
@@ -21,17 +21,18 @@ object AdminApi {
    * Creates `name` with `schemaJson` (Spark StructType JSON). `partitionByJson` is a JSON array
    * whose strings are PARTITIONED BY items (`col`, `years(ts)`, `bucket(16, id)`, ...) and whose
    * objects are expression fields (see [[DdlPartitioning.ExpressionsProperty]]). Unlike SQL DDL,
-   * several fields may use the same column.
+   * several fields may use the same column. `propertiesJson` is a JSON object of table properties.
    */
   def createTable(spark: SparkSession, catalog: String, name: String, schemaJson: String,
-                  partitionByJson: String): String = {
+                  partitionByJson: String, propertiesJson: String): String = {
     val schema = DataType.fromJson(schemaJson) match {
       case s: StructType => s
       case other => throw new IllegalArgumentException(s"schema must be a struct, got ${other.sql}")
     }
     val (transforms, expressions) = partitionItems(partitionByJson).partitionMap(identity)
-    val properties = if (expressions.isEmpty) Map.empty[String, String]
-      else Map(DdlPartitioning.ExpressionsProperty -> expressions.map(Json.write).mkString("[", ",", "]"))
+    val stated = Json.parse(propertiesJson, "table properties").properties().asScala.map(e => e.getKey -> e.getValue.asText()).toMap
+    val properties = if (expressions.isEmpty) stated
+      else stated + (DdlPartitioning.ExpressionsProperty -> expressions.map(Json.write).mkString("[", ",", "]"))
     val columns = schema.fields.map(f => Column.create(f.name, f.dataType, f.nullable))
     catalogOf(spark, catalog).createTable(identifier(catalog, name), columns, transforms.toArray, properties.asJava)
     describe(spark, catalog, name)
@@ -113,8 +114,8 @@ object AdminApi {
         values.set[JsonNode](f.fieldId, JsonValues.toJson(row.values.getOrElse(f.fieldId, null), f.valueType))
       }
       n.put("location", row.location.orNull)
-      row.readVersion.foreach(v => n.put("read_version", v))
-      n.put("row_count", table.store.leafRowCount(row))
+      row.readVersion.foreach(v => n.put("read_version", new java.math.BigInteger(java.lang.Long.toUnsignedString(v))))
+      n.put("row_count", table.store.leafRowCount(table.manifest, row))
     }
     Json.write(out)
   }
@@ -138,6 +139,26 @@ object AdminApi {
 
   def dropTable(spark: SparkSession, catalog: String, name: String): Boolean =
     catalogOf(spark, catalog).dropTable(identifier(catalog, name))
+
+  /** Restores `partition_field_*` / `read_version` columns another client dropped; JSON `{"restored_rows": n}`. */
+  def repair(spark: SparkSession, catalog: String, name: String): String = {
+    val out = Json.obj()
+    out.put("restored_rows", catalogOf(spark, catalog).repair(identifier(catalog, name)))
+    Json.write(out)
+  }
+
+  /** Removes files failed writes left, last modified more than `olderThanSeconds` ago; JSON
+   * `{"removed_directories": [...], "removed_files": [...]}` (paths relative to the table). */
+  def vacuum(spark: SparkSession, catalog: String, name: String, olderThanSeconds: Double): String = {
+    val cutoff = System.currentTimeMillis() - (olderThanSeconds * 1000).toLong
+    val result = catalogOf(spark, catalog).vacuum(identifier(catalog, name), cutoff)
+    val out = Json.obj()
+    val directories = out.putArray("removed_directories")
+    result.directories.foreach(d => directories.add(d))
+    val files = out.putArray("removed_files")
+    result.files.foreach(f => files.add(f))
+    Json.write(out)
+  }
 
   private def load(spark: SparkSession, catalog: String, name: String): PartitionedTable =
     catalogOf(spark, catalog).loadTable(identifier(catalog, name)).asInstanceOf[PartitionedTable]

@@ -3,17 +3,21 @@ package lancepart.manifest
 
 import java.util.Collections
 
-import lancepart.spec.{BoundField, FormatException, PartitionField, TableMetadata}
+import lancepart.spec.{BoundField, FormatException, PartitionField, TableMetadata, TransactionMode}
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.VectorSchemaRoot
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
+import lancepart.prune.LanceSql
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.lancepart.ArrowBridge
+import org.apache.spark.sql.types.DataType
 import org.lance.{Dataset, WriteParams}
 import org.lance.ipc.ScanOptions
 import org.lance.merge.MergeInsertParams
 import org.lance.operation.{UpdateConfig, UpdateMap}
 
 import scala.collection.mutable.ArrayBuffer
+import scala.util.control.NonFatal
 import scala.jdk.CollectionConverters._
 
 /** One `__manifest` row; `values` maps partition field_id to its value (see [[ArrowValues]]). */
@@ -24,10 +28,23 @@ case class ManifestRow(
     readVersion: Option[Long],
     values: Map[String, Any]) {
   def specVersion: Option[Int] = Naming.specVersion(objectId)
+
+  /** The strong-mode record of this leaf at `version` (spec: `table_version` rows). */
+  def versionRecord(version: Long): ManifestRow =
+    ManifestRow(Naming.versionObjectId(objectId, version), Naming.TableVersionType, location, Some(version), values)
 }
 
 /** What a reader needs: metadata at one manifest version. */
-case class Manifest(meta: TableMetadata, version: Long)
+case class Manifest(meta: TableMetadata, version: Long) {
+  /** The leaf version a reader of this manifest reads: `read_version` in strong mode, the
+   * leaf's latest version (None) in weak mode (spec: Transaction, read behavior). */
+  def pinnedVersion(row: ManifestRow): Option[Long] =
+    if (meta.mode == TransactionMode.Strong) row.readVersion else None
+}
+
+/** A `__manifest` commit lost to a concurrent one; the caller re-reads and retries. */
+class ManifestConflict(table: String, version: Long, cause: Throwable)
+  extends RuntimeException(s"table $table: __manifest changed after version $version", cause)
 
 class ManifestStore(val tableUri: String, val table: String, storage: Map[String, String]) {
   import ManifestStore._
@@ -41,9 +58,9 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
   def leafUri(row: ManifestRow): String = leafUri(row.location.getOrElse(
     throw new FormatException(s"table $table: partition table ${row.objectId} has no location")))
 
-  /** A partition table's row count at the row's read_version, from Lance metadata. */
-  def leafRowCount(row: ManifestRow): Long =
-    Lance.using(Lance.open(leafUri(row), storage, row.readVersion))(_.countRows())
+  /** A partition table's row count at the version `manifest` reads, from Lance metadata. */
+  def leafRowCount(manifest: Manifest, row: ManifestRow): Long =
+    Lance.using(Lance.open(leafUri(row), storage, manifest.pinnedVersion(row)))(_.countRows())
 
   /** Creates `__manifest` with the table's metadata and the `v<N>` row of its spec. */
   def create(meta: TableMetadata): Unit = {
@@ -85,7 +102,8 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
     updateMetadata(Map(TableMetadata.SchemaKey -> next.schema.json))
   }
 
-  private def updateMetadata(updates: Map[String, String]): Unit = Lance.using(Lance.open(uri, storage)) { ds =>
+  /** Sets table properties (keys of the `__manifest` table metadata) in one commit. */
+  def updateMetadata(updates: Map[String, String]): Unit = Lance.using(Lance.open(uri, storage)) { ds =>
     val update = UpdateConfig.builder()
       .tableMetadataUpdates(UpdateMap.builder().updates(updates.asJava).replace(false).build()).build()
     Lance.using(ds.newTransactionBuilder().operation(update).build())(_.commit().close())
@@ -95,9 +113,31 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
   def load(): Manifest = loadIfPartitioned().getOrElse(
     throw new FormatException(s"table $table: the __manifest metadata has no partition_spec_v<N> property"))
 
+  /** The table as it was at manifest `version` (time travel). */
+  def loadAt(version: Long): Manifest = {
+    val found = try Lance.using(Lance.open(uri, storage, Some(version)))(read)
+    catch { case NonFatal(e) => throw new IllegalArgumentException(s"table $table has no manifest version $version", e) }
+    found.getOrElse(throw new FormatException(s"table $table: manifest version $version declares no partition spec"))
+  }
+
+  /** The newest manifest version committed at or before `micros` (microseconds since the epoch). */
+  def versionAt(micros: Long): Long = Lance.using(Lance.open(uri, storage)) { ds =>
+    val versions = ds.listVersions().asScala
+    val at = versions.filter(v => DateTimeUtils.instantToMicros(v.getDataTime.toInstant) <= micros)
+    if (at.isEmpty) throw new IllegalArgumentException(
+      s"table $table has no manifest version at or before ${DateTimeUtils.microsToInstant(micros)}; the first is from " +
+        versions.headOption.fold("-")(_.getDataTime.toInstant.toString))
+    at.map(_.getId).max
+  }
+
+  /** Every manifest version, oldest first. */
+  def versions(): Seq[Long] = Lance.using(Lance.open(uri, storage))(_.listVersions().asScala.map(_.getId).toSeq)
+
   /** As [[load]], or None when the manifest declares no partition spec (a plain namespace):
    * one open of `__manifest` tells both. */
-  def loadIfPartitioned(): Option[Manifest] = Lance.using(Lance.open(uri, storage)) { ds =>
+  def loadIfPartitioned(): Option[Manifest] = Lance.using(Lance.open(uri, storage))(read)
+
+  private def read(ds: Dataset): Option[Manifest] = {
     val props = ds.getTableMetadata.asScala.toMap
     Option.when(TableMetadata.isPartitioned(props)) {
       val meta = TableMetadata.fromProperties(props, table)
@@ -105,6 +145,7 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
       Manifest(meta, ds.version())
     }
   }
+
 
   /** The table metadata map of `__manifest`, or None when the directory has no manifest. */
   def properties(): Map[String, String] =
@@ -114,27 +155,72 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
   def rows(manifest: Manifest, filter: String): Seq[ManifestRow] =
     Lance.using(Lance.open(uri, storage, Some(manifest.version))) { ds =>
       val fields = manifest.meta.allFields
-      val columns = BaseColumns ++ fields.map(_.column)
-      val options = new ScanOptions.Builder().columns(columns.asJava).filter(filter).batchSize(8192).build()
-      val out = ArrayBuffer.empty[ManifestRow]
-      Lance.using(ds.newScan(options)) { scanner =>
-        Lance.using(scanner.scanBatches()) { reader =>
-          while (reader.loadNextBatch()) {
-            val root = reader.getVectorSchemaRoot
-            def col(name: String) = root.getVector(name)
-            for (i <- 0 until root.getRowCount) {
-              out += ManifestRow(
-                objectId = ArrowValues.get(col(ObjectId), i).toString,
-                objectType = ArrowValues.get(col(ObjectType), i).toString,
-                location = Option(ArrowValues.get(col(Location), i)).map(_.toString),
-                readVersion = Option(ArrowValues.get(col(ReadVersion), i)).map(_.asInstanceOf[Long]),
-                values = fields.map(f => f.fieldId -> ArrowValues.get(col(f.column), i)).toMap)
-            }
-          }
+      scan(ds, filter, BaseColumns ++ fields.map(_.column)).map { r =>
+        ManifestRow(
+          objectId = r(ObjectId).toString,
+          objectType = r(ObjectType).toString,
+          location = Option(r(Location)).map(_.toString),
+          readVersion = Option(r(ReadVersion)).map(_.asInstanceOf[Long]),
+          values = fields.map(f => f.fieldId -> r(f.column)).toMap)
+      }
+    }
+
+  /**
+   * Restores the `partition_field_*` and `read_version` columns that another client's rewrite of
+   * `__manifest` dropped (Lance's DirectoryNamespace keeps only its own columns), from the values
+   * every lancepart row keeps in its `metadata` JSON: the columns are added (NULL), then every row
+   * is upserted with its values in one commit. Returns the number of rows restored (0 when no
+   * column is missing). A row that needs values and has no metadata fails the repair, naming it,
+   * before anything changes.
+   */
+  def repair(): Int = {
+    val (missing, rows) = Lance.using(Lance.open(uri, storage)) { ds =>
+      val meta = TableMetadata.fromProperties(ds.getTableMetadata.asScala.toMap, table)
+      val present = ds.getSchema.getFields.asScala.map(_.getName).toSet
+      val missing = (meta.allFields.map(f => ArrowBridge.toArrowField(f.column, f.valueType, nullable = true)) :+
+        arrowSchema(Seq.empty).findField(ReadVersion)).filterNot(f => present(f.getName))
+      val types = meta.allFields.map(f => f.fieldId -> f.valueType).toMap
+      val rows = if (missing.isEmpty) Seq.empty else scan(ds, "true", Seq(ObjectId, ObjectType, Location, Metadata)).map { r =>
+        val objectId = r(ObjectId).toString
+        val (values, readVersion) = Option(r(Metadata)).fold((Map.empty[String, Any], Option.empty[Long]))(
+          m => RowMetadata.parse(m.toString, types, table, objectId))
+        val needsValues = objectId.contains(Naming.Delimiter)
+        if (needsValues && r(Metadata) == null) throw new FormatException(
+          s"table $table: __manifest row $objectId has no metadata to restore its partition values from; nothing was changed")
+        ManifestRow(objectId, r(ObjectType).toString, Option(r(Location)).map(_.toString), readVersion, values)
+      }
+      (missing, rows)
+    }
+    if (missing.nonEmpty) {
+      Lance.using(Lance.open(uri, storage))(_.addColumns(missing.asJava))
+      upsert(rows)
+    }
+    rows.size
+  }
+
+  /** Rows matching `filter` as column name to value (see [[ArrowValues]]). */
+  private def scan(ds: Dataset, filter: String, columns: Seq[String]): Seq[Map[String, Any]] = {
+    val options = new ScanOptions.Builder().columns(columns.asJava).filter(filter).batchSize(8192).build()
+    val out = ArrayBuffer.empty[Map[String, Any]]
+    Lance.using(ds.newScan(options)) { scanner =>
+      Lance.using(scanner.scanBatches()) { reader =>
+        while (reader.loadNextBatch()) {
+          val root = reader.getVectorSchemaRoot
+          for (i <- 0 until root.getRowCount) out += columns.map(c => c -> ArrowValues.get(root.getVector(c), i)).toMap
         }
       }
-      out.toSeq
     }
+    out.toSeq
+  }
+
+  /** Every partition table location any manifest version refers to, with the versions those
+   * versions pin (`read_version` of `table` and `table_version` rows). Reads every version. */
+  def leafReferences(): Map[String, Set[Long]] = {
+    val filter = s"$ObjectType IN ('${Naming.TableType}', '${Naming.TableVersionType}') AND $Location IS NOT NULL"
+    versions().flatMap { v =>
+      Lance.using(Lance.open(uri, storage, Some(v)))(scan(_, filter, Seq(Location, ReadVersion)))
+    }.groupMapReduce(_(Location).toString)(r => Option(r(ReadVersion)).map(_.asInstanceOf[Long]).toSet)(_ ++ _)
+  }
 
   /** Number of partition tables at `manifest.version`. */
   def tableCount(manifest: Manifest): Long =
@@ -142,13 +228,41 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
 
   /**
    * One atomic `__manifest` commit: rows whose object_id exists are replaced, others inserted
-   * (merge_insert keyed on object_id). Returns the new manifest version.
+   * (merge_insert keyed on object_id); Lance retries it on top of concurrent commits. Returns
+   * the new manifest version.
    */
-  def upsert(rows: Seq[ManifestRow]): Long = Lance.using(Lance.open(uri, storage)) { ds =>
-    Lance.using(VectorSchemaRoot.create(ds.getSchema, Lance.allocator)) { root =>
+  def upsert(rows: Seq[ManifestRow]): Long =
+    Lance.using(Lance.open(uri, storage))(mergeInsert(_, rows, Seq.empty, ConflictRetries))
+
+  /**
+   * A transaction's commit (spec: Commit Behavior): upserts `rows` and deletes the rows of
+   * `removed` in one merge_insert on top of manifest version `expected`, and succeeds only if no
+   * other commit that touched a row of `rows` landed after `expected`. Every transaction writes
+   * the `v<N>` row of the spec it wrote with, so two transactions never both commit from one
+   * version. Throws [[ManifestConflict]] when another one did.
+   */
+  def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long =
+    Lance.using(Lance.open(uri, storage, Some(expected))) { ds =>
+      try mergeInsert(ds, rows, removed, retries = 0)
+      catch { case NonFatal(e) if isConflict(e) => throw new ManifestConflict(table, expected, e) }
+    }
+
+  private def isConflict(e: Throwable): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists { t =>
+      val m = String.valueOf(t.getMessage)
+      m.contains("concurrent") || m.contains("onflict")
+    }
+
+  private def mergeInsert(ds: Dataset, rows: Seq[ManifestRow], removed: Seq[String], retries: Int): Long = {
+    val schema = ds.getSchema
+    val types = schema.getFields.asScala.collect {
+      case f if f.getName.startsWith(PartitionField.ColumnPrefix) =>
+        f.getName.stripPrefix(PartitionField.ColumnPrefix) -> ArrowBridge.fromArrowField(f)
+    }.toMap
+    Lance.using(VectorSchemaRoot.create(schema, Lance.allocator)) { root =>
       root.allocateNew()
       rows.zipWithIndex.foreach { case (row, i) =>
-        root.getFieldVectors.asScala.foreach(v => ArrowValues.set(v, i, columnValue(row, v.getField.getName)))
+        root.getFieldVectors.asScala.foreach(v => ArrowValues.set(v, i, columnValue(row, v.getField.getName, types)))
       }
       root.getFieldVectors.asScala.foreach(_.setValueCount(rows.size))
       root.setRowCount(rows.size)
@@ -158,17 +272,19 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
           val params = new MergeInsertParams(Collections.singletonList(ObjectId))
             .withMatchedUpdateAll()
             .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll)
-            .withConflictRetries(ConflictRetries)
+            .withConflictRetries(retries)
+          if (removed.nonEmpty) params.withNotMatchedBySourceDeleteIf(s"$ObjectId IN (${removed.map(LanceSql.quote).mkString(", ")})")
           Lance.using(ds.mergeInsert(params, stream).dataset())(_.version())
         }
       }
     }
   }
 
-  private def columnValue(row: ManifestRow, column: String): Any = column match {
+  private def columnValue(row: ManifestRow, column: String, types: Map[String, DataType]): Any = column match {
     case ObjectId => row.objectId
     case ObjectType => row.objectType
     case Location => row.location.orNull
+    case Metadata => RowMetadata.json(row, types).orNull
     case ReadVersion => row.readVersion.getOrElse(null)
     case c if c.startsWith(PartitionField.ColumnPrefix) => row.values.getOrElse(c.stripPrefix(PartitionField.ColumnPrefix), null)
     case _ => null
@@ -176,13 +292,15 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
 
   private def checkColumns(meta: TableMetadata, schema: Schema): Unit = {
     val present = schema.getFields.asScala.map(_.getName).toSet
-    (BaseColumns.filterNot(present)).headOption.foreach { c =>
-      throw new FormatException(s"table $table: __manifest has no '$c' column")
+    BaseColumns.filterNot(present).headOption.foreach { c =>
+      throw new FormatException(s"table $table: __manifest has no '$c' column" +
+        (if (c == ReadVersion) s"; another client rewrote the manifest without it. Admin.repair('$table') restores it" else ""))
     }
     for (spec <- meta.specs; f <- spec.fields if !present(f.column)) {
       throw new FormatException(
         s"table $table: __manifest has no column '${f.column}' for field '${f.fieldId}' of " +
-          s"${spec.spec.key}; another client may have rewritten the manifest without its partition columns")
+          s"${spec.spec.key}; another client rewrote the manifest without its partition columns. " +
+          s"Admin.repair('$table') restores them from each row's metadata")
     }
   }
 }

@@ -9,6 +9,8 @@ object Naming {
   val LeafName = "dataset"
   val NamespaceType = "namespace"
   val TableType = "table"
+  /** A published version of a partition table (strong mode): object id `<table id>$<version>`. */
+  val TableVersionType = "table_version"
   private val random = new SecureRandom()
 
   /** A fresh 16-character base36 namespace name (~83 bits). */
@@ -28,13 +30,23 @@ object Naming {
 
   def objectId(parts: Seq[String]): String = parts.mkString(Delimiter)
 
+  /** `<table id>$<version>`, the version unsigned (detached Lance versions use the top bit). */
+  def versionObjectId(tableId: String, version: Long): String =
+    objectId(Seq(tableId, java.lang.Long.toUnsignedString(version)))
+
   /**
    * Leaf directory relative to the table root: `<8 hex>_<object_id>`. The object id already holds
    * random namespace names, so hashing it gives the spread prefix the layout asks for while every
    * task of a write computes the same directory.
    */
-  def location(objectId: String): String = {
-    val hex = sha256(objectId).take(4).map(b => f"${b & 0xff}%02x").mkString
+  def location(objectId: String): String = prefixed(objectId, objectId)
+
+  /** The directory of a leaf that replaces partition `objectId` in the write with `seed`: the same
+   * form, another prefix, so the replaced leaf stays for readers of older manifest versions. */
+  def location(objectId: String, seed: String): String = prefixed(s"$seed\u0000$objectId", objectId)
+
+  private def prefixed(hashed: String, objectId: String): String = {
+    val hex = sha256(hashed).take(4).map(b => f"${b & 0xff}%02x").mkString
     s"${hex}_$objectId"
   }
 

@@ -6,7 +6,8 @@ import java.util
 
 import lancepart.manifest.ManifestStore
 import lancepart.spark.functions.PartitionFunctions
-import lancepart.spec.{FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata}
+import lancepart.spec.{FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata, TransactionMode}
+import lancepart.txn.{Committer, Vacuum, VacuumResult}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchFunctionException, NoSuchNamespaceException, NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
 import org.apache.spark.sql.connector.catalog._
@@ -24,6 +25,7 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
   private var catalogName: String = _
   private var warehouse: Warehouse = _
   private var reportPartitioning: Boolean = true
+  private var commitAttempts: Int = Committer.DefaultAttempts
 
   override def name(): String = catalogName
 
@@ -35,6 +37,9 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
       case (k, v) if k.startsWith(PartitionedCatalog.StoragePrefix) => k.stripPrefix(PartitionedCatalog.StoragePrefix) -> v
     }.toMap
     reportPartitioning = options.getBoolean(PartitionedCatalog.SpjOption, true)
+    commitAttempts = options.getInt(PartitionedCatalog.CommitAttemptsOption, Committer.DefaultAttempts)
+    if (commitAttempts < 1) throw new IllegalArgumentException(
+      s"catalog $name: ${PartitionedCatalog.CommitAttemptsOption} must be at least 1, not $commitAttempts")
     val hadoopConf = SparkSession.active.sessionState.newHadoopConf()
     warehouse = new Warehouse(Warehouse.normalizeRoot(root), storage, hadoopConf)
   }
@@ -48,6 +53,28 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
       .map(c => Identifier.of(namespace, c)).toArray
   }
 
+  /** The table as manifest version `version` recorded it (`VERSION AS OF`; strong mode only). */
+  override def loadTable(ident: Identifier, version: String): Table = {
+    val current = travelling(ident, s"VERSION AS OF $version")
+    val number = version.toLongOption.getOrElse(throw new IllegalArgumentException(
+      s"table ${qualified(ident)}: VERSION AS OF takes a manifest version number, not '$version'"))
+    current.at(current.store.loadAt(number))
+  }
+
+  /** The table as it was at `timestamp` (microseconds; `TIMESTAMP AS OF`; strong mode only). */
+  override def loadTable(ident: Identifier, timestamp: Long): Table = {
+    val current = travelling(ident, "TIMESTAMP AS OF")
+    current.at(current.store.loadAt(current.store.versionAt(timestamp)))
+  }
+
+  private def travelling(ident: Identifier, clause: String): PartitionedTable = loadTable(ident) match {
+    case t: PartitionedTable if t.manifest.meta.mode == TransactionMode.Strong => t
+    case _: PartitionedTable => throw new UnsupportedOperationException(
+      s"table ${qualified(ident)}: $clause needs ${TransactionMode.Key}=strong; in weak mode partition tables are " +
+        "read at their latest versions, so older manifest versions do not pin what was visible then")
+    case _ => throw new UnsupportedOperationException(s"table ${qualified(ident)}: $clause is not supported")
+  }
+
   /** A partitioned table, or `<table>.partitions`, its partitions metadata table. */
   override def loadTable(ident: Identifier): Table = {
     val store = warehouse.store(ident, qualified(ident))
@@ -58,7 +85,8 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
       catch { case e: FormatException => throw e; case NonFatal(_) => None }
     }
     manifest match {
-      case Some(m) => new PartitionedTable(qualified(ident), store, m, warehouse.storage, reportPartitioning)
+      case Some(m) => new PartitionedTable(qualified(ident), store, warehouse.files(store.tableUri), m,
+        warehouse.storage, reportPartitioning, commitAttempts)
       case None if ident.name() == PartitionsTable.Name && ident.namespace().nonEmpty =>
         loadTable(Identifier.of(ident.namespace().init, ident.namespace().last)) match {
           case t: PartitionedTable => new PartitionsTable(t)
@@ -104,12 +132,15 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
   override def alterTable(ident: Identifier, changes: TableChange*): Table = {
     val table = loadTable(ident).asInstanceOf[PartitionedTable]
     val current = table.manifest.meta
+    val (properties, columns) = changes.partition(_.isInstanceOf[TableChange.SetProperty])
+    properties.foreach { case c: TableChange.SetProperty => setProperty(table, c.property(), c.value()) }
+    if (columns.isEmpty) return loadTable(ident)
     def top(names: Array[String], change: TableChange): String = names match {
       case Array(n) => n
       case _ => throw new UnsupportedOperationException(
         s"table ${qualified(ident)}: only top-level columns can be changed, not '${names.mkString(".")}'")
     }
-    val evolution = changes.map {
+    val evolution = columns.map {
       case c: TableChange.AddColumn =>
         if (!c.isNullable) throw new IllegalArgumentException(
           s"table ${qualified(ident)}: new column '${c.fieldNames().mkString(".")}' must be nullable (existing rows read it as NULL)")
@@ -126,6 +157,33 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
     val next = TableMetadata.fromProperties(current.properties + (TableMetadata.SchemaKey -> schema.json), qualified(ident))
     table.store.updateSchema(current, next)
     loadTable(ident)
+  }
+
+  /** Restores the `__manifest` columns another client dropped, from each row's metadata (see
+   * [[ManifestStore.repair]]); the table need not load. Returns the number of rows restored. */
+  def repair(ident: Identifier): Int = {
+    if (!warehouse.isTable(warehouse.tableUri(ident))) throw new NoSuchTableException(ident)
+    warehouse.store(ident, qualified(ident)).repair()
+  }
+
+  /** Removes files failed writers left that are older than `cutoffMillis` (see [[Vacuum]]). */
+  def vacuum(ident: Identifier, cutoffMillis: Long): VacuumResult = loadTable(ident) match {
+    case t: PartitionedTable => Vacuum.run(t.store, t.files, t.storage, cutoffMillis)
+    case _ => throw new NoSuchTableException(ident)
+  }
+
+  /** `ALTER TABLE ... SET TBLPROPERTIES`: only `transaction.mode`, and only from weak to strong
+   * (data committed in strong mode is in detached versions that weak readers would not see). */
+  private def setProperty(table: PartitionedTable, key: String, value: String): Unit = {
+    if (key != TransactionMode.Key) throw new UnsupportedOperationException(
+      s"table ${table.name()}: property '$key' cannot be set; the only table property is ${TransactionMode.Key}")
+    val mode = TransactionMode.parse(value, table.name())
+    if (table.manifest.meta.mode == TransactionMode.Strong && mode == TransactionMode.Weak) {
+      throw new UnsupportedOperationException(s"table ${table.name()}: ${TransactionMode.Key} cannot go from strong " +
+        "back to weak: strong-mode writes are detached leaf versions that weak-mode readers (who read each leaf's " +
+        "latest main version) would not see")
+    }
+    table.store.updateMetadata(Map(TransactionMode.Key -> mode.name))
   }
 
   override def dropTable(ident: Identifier): Boolean = {
@@ -213,6 +271,9 @@ object PartitionedCatalog {
   /** `spark.sql.catalog.<name>.spj.enabled` (default true): scans report their partitioning so
    * that Spark can join and aggregate without a shuffle (storage-partitioned joins). */
   val SpjOption = "spj.enabled"
+  /** `spark.sql.catalog.<name>.commit.attempts` (default 30): how often a write tries to commit
+   * to `__manifest` while other writers commit first. */
+  val CommitAttemptsOption = "commit.attempts"
   /** Namespace of the procedures, and of the partition functions (which also resolve without one). */
   val FunctionNamespace = "system"
 
@@ -221,7 +282,8 @@ object PartitionedCatalog {
   def newTable(table: String, schema: NamespaceSchema, partitions: Array[Transform],
                properties: util.Map[String, String]): TableMetadata = {
     val spec = DdlPartitioning.spec(table, schema, partitions.toSeq, Option(properties.get(DdlPartitioning.ExpressionsProperty)))
-    checked(TableMetadata.create(table, schema, spec))
+    val mode = Option(properties.get(TransactionMode.Key)).fold[TransactionMode](TransactionMode.Weak)(TransactionMode.parse(_, table))
+    checked(TableMetadata.create(table, schema, spec, mode))
   }
 
   /** `meta` when every value of its newest spec has a type the manifest can hold and prune on. */

@@ -38,7 +38,7 @@ class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
   private def partitionRows(): Array[InternalRow] = {
     val rows = table.store.rows(table.manifest, s"${ManifestStore.ObjectType} = '${Naming.TableType}'")
     rows.sortBy(_.objectId).map { row =>
-      val (count, size) = Lance.using(Lance.open(table.store.leafUri(row), table.storage, row.readVersion)) { ds =>
+      val (count, size) = Lance.using(Lance.open(table.store.leafUri(row), table.storage, table.manifest.pinnedVersion(row))) { ds =>
         (ds.countRows(), ds.calculateDataSize())
       }
       val spec = row.specVersion.flatMap(v => table.manifest.meta.specs.find(_.id == v))

@@ -2,7 +2,7 @@
 // directories holding a partitioned __manifest. Directory operations go through Hadoop's FileSystem.
 package lancepart.spark
 
-import lancepart.manifest.ManifestStore
+import lancepart.manifest.{ManifestStore, TableFiles}
 import lancepart.spec.TableMetadata
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, Path}
@@ -22,6 +22,9 @@ class Warehouse(val root: String, val storage: Map[String, String], hadoopConf: 
   /** The manifest of table `ident`; `displayName` names the table in errors. */
   def store(ident: Identifier, displayName: String): ManifestStore =
     new ManifestStore(tableUri(ident), displayName, storage)
+
+  /** The files of the table at `tableUri`. */
+  def files(tableUri: String): TableFiles = new TableFiles(tableUri, hadoopConf)
 
   def exists(uri: String): Boolean = fs(uri).exists(new Path(uri))
 

@@ -24,7 +24,8 @@ case class BoundSpec(spec: PartitionSpec, fields: Seq[BoundField]) {
   def namespace: String = spec.namespace
 }
 
-case class TableMetadata(table: String, schema: NamespaceSchema, specs: Seq[BoundSpec]) {
+case class TableMetadata(table: String, schema: NamespaceSchema, specs: Seq[BoundSpec],
+                         mode: TransactionMode = TransactionMode.Weak) {
   require(specs.nonEmpty, s"table $table has no partition spec")
 
   /** The spec that new writes use: the highest version. */
@@ -34,7 +35,8 @@ case class TableMetadata(table: String, schema: NamespaceSchema, specs: Seq[Boun
   def allFields: Seq[BoundField] = specs.sortBy(_.id).flatMap(_.fields).distinctBy(_.fieldId)
 
   def properties: Map[String, String] =
-    specs.map(s => s.spec.key -> s.spec.toJson).toMap + (TableMetadata.SchemaKey -> schema.json)
+    specs.map(s => s.spec.key -> s.spec.toJson).toMap + (TableMetadata.SchemaKey -> schema.json) +
+      (TransactionMode.Key -> mode.name)
 
   /** This metadata with `spec` added as the newest version, checked as a stored spec is. */
   def withSpec(spec: PartitionSpec): TableMetadata = {
@@ -66,12 +68,13 @@ object TableMetadata {
       .map { case (k, v) => bind(PartitionSpec.parse(v, k, table), schema, table) }
     if (specs.isEmpty) throw new FormatException(s"table $table: no partition_spec_v<N> property")
     checkFieldIdsAgree(specs, table)
-    TableMetadata(table, schema, specs.sortBy(_.id))
+    TableMetadata(table, schema, specs.sortBy(_.id), TransactionMode.of(props, table))
   }
 
   /** Metadata of a new table, checked exactly as a stored spec is when loaded. */
-  def create(table: String, schema: NamespaceSchema, spec: PartitionSpec): TableMetadata =
-    TableMetadata(table, schema, Seq(bindChecked(spec, schema, table)))
+  def create(table: String, schema: NamespaceSchema, spec: PartitionSpec,
+             mode: TransactionMode = TransactionMode.Weak): TableMetadata =
+    TableMetadata(table, schema, Seq(bindChecked(spec, schema, table)), mode)
 
   /** `spec` bound after a JSON round trip, so a new spec passes every check a stored one does. */
   private[spec] def bindChecked(spec: PartitionSpec, schema: NamespaceSchema, table: String): BoundSpec =

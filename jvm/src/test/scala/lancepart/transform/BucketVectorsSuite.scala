@@ -3,7 +3,7 @@ package lancepart.transform
 
 import java.nio.file.{Files, Paths}
 
-import lancepart.admin.JsonValues
+import lancepart.manifest.JsonValues
 import lancepart.spec.Json
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite

@@ -89,14 +89,14 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
     val identityValues = spec.fields.filter(_.field.isIdentity).flatMap { f =>
       f.source.map(s => s.name -> row.values.getOrElse(f.fieldId, null))
     }.toMap
-    LeafPartition(table.store.leafUri(row), row.readVersion, identityValues, keyOf(row)): InputPartition
+    LeafPartition(table.store.leafUri(row), table.manifest.pinnedVersion(row), identityValues, keyOf(row)): InputPartition
   }.toArray
 
-  /** COUNT(*) over the selected partition tables from their manifests' row counts (at each
-   * leaf's read_version): a one-row local scan. */
+  /** COUNT(*) over the selected partition tables from their manifests' row counts (at the
+   * versions this scan reads): a one-row local scan. */
   def countScan: Scan = new LocalScan {
     override def readSchema(): StructType = StructType(Seq(StructField("count(*)", LongType, nullable = false)))
-    override def rows(): Array[InternalRow] = Array(InternalRow(leaves.map(table.store.leafRowCount).sum))
+    override def rows(): Array[InternalRow] = Array(InternalRow(leaves.map(table.store.leafRowCount(table.manifest, _)).sum))
     override def description(): String = s"${PartitionedScan.this.description()} COUNT(*) from metadata"
   }
 
@@ -111,7 +111,7 @@ object PartitionedScan {
     schema.find(_.name == attr).flatMap(f => LanceSql.column(f.name).map(_ -> f.dataType))
 }
 
-/** One partition table to read: its URI, the version the manifest pins, its identity values and
+/** One partition table to read: its URI, the version the manifest pins (None: the latest), its identity values and
  * its values of the reported partition fields. */
 case class LeafPartition(uri: String, readVersion: Option[Long], identityValues: Map[String, Any], partitionKey: InternalRow)
     extends HasPartitionKey

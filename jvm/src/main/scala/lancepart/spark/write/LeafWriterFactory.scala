@@ -5,8 +5,8 @@ package lancepart.spark.write
 
 import lancepart.manifest.Lance
 import lancepart.spark.LeafSchema
-import lancepart.spec.{NamespaceSchema, SchemaField, TableMetadata}
-import lancepart.txn.LeafWrite
+import lancepart.spec.{NamespaceSchema, SchemaField, TableMetadata, TransactionMode}
+import lancepart.txn.{LeafTarget, LeafWrite, PartitionDirectory}
 import org.apache.arrow.vector.VectorSchemaRoot
 import org.apache.arrow.vector.types.pojo.{Field, Schema}
 import org.apache.spark.sql.catalyst.InternalRow
@@ -41,7 +41,7 @@ class LeafWriterFactory(
         case _ => null
       }.toIndexedSeq)
     }
-    new LeafDataWriter(tableUri, meta.schema, keyOf, directory, storage)
+    new LeafDataWriter(tableUri, meta.schema, keyOf, directory, storage, meta.mode == TransactionMode.Strong)
   }
 
   private def copy(v: Any): Any = v match {
@@ -52,15 +52,16 @@ class LeafWriterFactory(
 
 /**
  * Rows arrive in the namespace's readable columns. A new leaf gets them in that order; an existing
- * leaf is aligned first ([[LeafAlignment]]) and rows are rearranged into its column order, with
- * NULL for its leaf-only columns.
+ * leaf is aligned first ([[LeafAlignment]]; in strong mode at its read_version) and rows are
+ * rearranged into its column order, with NULL for its leaf-only columns.
  */
 class LeafDataWriter(
     tableUri: String,
     schema: NamespaceSchema,
     keyOf: InternalRow => Seq[Any],
     directory: PartitionDirectory,
-    storage: Map[String, String]) extends DataWriter[InternalRow] {
+    storage: Map[String, String],
+    strong: Boolean) extends DataWriter[InternalRow] {
   private val active = schema.active
   private var current: Option[Target] = None
   private val written = mutable.LinkedHashMap.empty[String, (LeafTarget, mutable.ArrayBuffer[FragmentMetadata])]
@@ -70,7 +71,7 @@ class LeafDataWriter(
     private val uri = s"$tableUri/${leaf.location}"
     private val layout: Seq[(Field, Option[SchemaField])] =
       if (leaf.isNew) active.map(c => LeafSchema.tagged(c) -> Some(c))
-      else LeafAlignment.align(uri, schema, storage)
+      else LeafAlignment.align(uri, schema, storage, if (strong) leaf.baseVersion else None)
     private val ordinals: Array[Int] = layout.map(_._2.fold(-1)(c => active.indexOf(c))).toArray
     private val leafTypes: Array[DataType] = layout.map(l => ArrowBridge.fromArrowField(l._1)).toArray
     private val types = active.map(_.dataType).toArray
@@ -130,7 +131,7 @@ class LeafDataWriter(
     current.foreach(close)
     current = None
     LeafWriteMessage(written.values.map { case (t, fragments) =>
-      LeafWrite(t.objectId, t.location, t.isNew, t.values, t.newNamespaces, fragments.toSeq)
+      LeafWrite(t.objectId, t.location, t.isNew, t.baseVersion, t.values, t.newNamespaces, fragments.toSeq, t.replaces)
     }.toSeq)
   }
 

@@ -1,18 +1,37 @@
 // Write planning: Spark clusters and sorts rows by the partition columns, tasks write Lance
-// fragments per partition, the driver commits them (txn.WeakCommit).
+// fragments per partition, the driver commits them (txn.Committer). INSERT OVERWRITE replaces
+// the partitions a filter selects (static) or the partitions the data touches (dynamic).
 package lancepart.spark.write
 
+import lancepart.manifest.Naming
 import lancepart.spark.{DdlPartitioning, LeafSchema, PartitionedTable}
-import lancepart.txn.{LeafWrite, WeakCommit}
+import lancepart.txn.{LeafWrite, PartitionDirectory, TableWrite}
 import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.write._
+import org.apache.spark.sql.sources.Filter
 
-class PartitionedWriteBuilder(table: PartitionedTable, info: LogicalWriteInfo) extends WriteBuilder {
-  override def build(): Write = new PartitionedWrite(table, info)
+/** How a write treats what the table holds: append, replace what `filters` select, or replace
+ * the partitions written. */
+sealed trait WriteMode
+case object AppendRows extends WriteMode
+case class OverwriteWhere(filters: Seq[Filter]) extends WriteMode
+case object OverwritePartitions extends WriteMode
+
+class PartitionedWriteBuilder(table: PartitionedTable, info: LogicalWriteInfo)
+    extends WriteBuilder with SupportsOverwrite with SupportsDynamicOverwrite {
+  private var mode: WriteMode = AppendRows
+
+  override def canOverwrite(filters: Array[Filter]): Boolean = RowRemoval.supports(table, filters.toSeq)
+
+  override def overwrite(filters: Array[Filter]): WriteBuilder = { mode = OverwriteWhere(filters.toSeq); this }
+
+  override def overwriteDynamicPartitions(): WriteBuilder = { mode = OverwritePartitions; this }
+
+  override def build(): Write = new PartitionedWrite(table, info, mode)
 }
 
-class PartitionedWrite(table: PartitionedTable, info: LogicalWriteInfo)
+class PartitionedWrite(table: PartitionedTable, info: LogicalWriteInfo, mode: WriteMode)
     extends Write with RequiresDistributionAndOrdering {
   /** Rows cluster and sort by each field's value; an expression field by its source columns. */
   private val clustering: Array[Expression] = table.manifest.meta.currentSpec.fields.flatMap { f =>
@@ -24,13 +43,17 @@ class PartitionedWrite(table: PartitionedTable, info: LogicalWriteInfo)
 
   override def requiredOrdering(): Array[SortOrder] = clustering.map(e => Expressions.sort(e, SortDirection.ASCENDING))
 
-  override def toBatch: BatchWrite = new PartitionedBatchWrite(table, info)
+  override def toBatch: BatchWrite = new PartitionedBatchWrite(table, info, mode)
 }
 
-class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo) extends BatchWrite {
+class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, mode: WriteMode) extends BatchWrite {
   private val meta = table.manifest.meta
-  private val leafSchema = LeafSchema.arrow(meta.schema)
-  private val directory = PartitionDirectory.load(table.store, table.manifest, meta.currentSpec)
+  private val removal = mode match {
+    case OverwriteWhere(filters) => RowRemoval.plan(table, filters)
+    case _ => RowRemoval(Map.empty, Map.empty)
+  }
+  private val directory = PartitionDirectory.load(table.store, table.manifest, meta.currentSpec, Naming.randomName())
+    .replacingFor(replaceAll = mode == OverwritePartitions, replacing = removal.removed.keySet)
 
   override def createBatchWriterFactory(physical: PhysicalWriteInfo): DataWriterFactory = {
     val input = info.schema()
@@ -42,10 +65,12 @@ class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo) ext
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     val writes: Seq[LeafWrite] = messages.toSeq.flatMap { case m: LeafWriteMessage => m.writes }
-    if (writes.nonEmpty) WeakCommit.commit(table.store, leafSchema, table.storage, writes)
+    val tx = TableWrite(table.manifest, directory, writes, removal.removed, removal.deletes)
+    if (!tx.isEmpty) table.committer(LeafSchema.arrow(meta.schema)).commit(tx)
   }
 
-  /** Fragments of an aborted write are in no committed leaf version, so no reader sees them. */
+  /** Fragments of an aborted write are in no committed leaf version, so no reader sees them;
+   * `Admin.vacuum` removes them. */
   override def abort(messages: Array[WriterCommitMessage]): Unit = ()
 }
 

@@ -1,5 +1,5 @@
 // Values (Spark internal form) as JSON: dates and timestamps ISO-8601, decimals as text, binary as hex.
-package lancepart.admin
+package lancepart.manifest
 
 import java.time.{Instant, LocalDate, LocalDateTime, ZoneOffset}
 

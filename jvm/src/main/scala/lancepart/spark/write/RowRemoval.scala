@@ -1,0 +1,38 @@
+// What removing the rows that match Spark filters means for a table (DELETE, static INSERT
+// OVERWRITE): whole partitions when every filter is decided by partition values alone (a
+// metadata operation), otherwise row deletions in the partition tables that may match.
+package lancepart.spark.write
+
+import lancepart.manifest.ManifestRow
+import lancepart.prune.{LanceSql, ManifestFilter}
+import lancepart.spark.PartitionedTable
+import lancepart.spark.read.PartitionedScan
+import org.apache.spark.sql.sources.Filter
+
+/** `removed`: partitions removed whole; `deletes`: leaves and the Lance SQL predicate of their rows to delete. */
+case class RowRemoval(removed: Map[String, ManifestRow], deletes: Map[String, (ManifestRow, String)])
+
+object RowRemoval {
+  /** True when the rows matching `filters` can be removed: exact on partition fields, or
+   * expressible as a Lance filter on the partition tables' columns. */
+  def supports(table: PartitionedTable, filters: Seq[Filter]): Boolean =
+    filters.forall(ManifestFilter.isExact(table.manifest.meta, _)) || leafPredicate(table, filters).isDefined
+
+  def plan(table: PartitionedTable, filters: Seq[Filter]): RowRemoval = {
+    val meta = table.manifest.meta
+    val candidates = table.store.rows(table.manifest, ManifestFilter.tables(meta, filters))
+    if (filters.forall(ManifestFilter.isExact(meta, _))) RowRemoval(candidates.map(r => r.objectId -> r).toMap, Map.empty)
+    else {
+      val predicate = leafPredicate(table, filters).getOrElse(throw new UnsupportedOperationException(
+        s"table ${table.name()}: cannot remove rows where ${filters.mkString(" AND ")}: the condition is neither on " +
+          "identity partition columns only nor expressible as a Lance filter"))
+      RowRemoval(Map.empty, candidates.map(r => r.objectId -> (r, predicate)).toMap)
+    }
+  }
+
+  private def leafPredicate(table: PartitionedTable, filters: Seq[Filter]): Option[String] = {
+    val column = PartitionedScan.leafColumn(table.schema())
+    val rendered = filters.map(LanceSql.render(_, column))
+    Option.when(rendered.forall(_.isDefined))(if (rendered.isEmpty) "true" else rendered.flatten.map(p => s"($p)").mkString(" AND "))
+  }
+}

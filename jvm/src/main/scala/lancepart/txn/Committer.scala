@@ -1,0 +1,189 @@
+// Commit protocol (spec: Multi-Partition Transaction, Conflict Resolution): a transaction planned
+// against manifest version S0 reads the latest version S1, checks what changed since S0, rebases
+// what does not conflict, commits its leaves and then one conditional __manifest merge_insert;
+// when another writer committed first it retries with backoff, a bounded number of times.
+package lancepart.txn
+
+import java.util.concurrent.ThreadLocalRandom
+
+import lancepart.manifest.{Manifest, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
+import lancepart.prune.LanceSql
+import lancepart.spec.TransactionMode
+import org.apache.arrow.vector.types.pojo.Schema
+
+import scala.annotation.tailrec
+import scala.collection.mutable
+import scala.jdk.CollectionConverters._
+
+/**
+ * What one operation does to a table, planned against manifest `base` (S0) with `directory` (the
+ * current spec's partitions at S0 and the naming seed the tasks used):
+ *  - `writes`: fragments written per leaf; a leaf that `replaces` its partition is a new one;
+ *  - `removed`: existing leaves (object id to their S0 row) an overwrite or DELETE removes,
+ *    unless a write replaces them;
+ *  - `deletes`: existing leaves (object id to their S0 row) and the Lance SQL predicate of the
+ *    rows to delete from them.
+ */
+case class TableWrite(
+    base: Manifest,
+    directory: PartitionDirectory,
+    writes: Seq[LeafWrite],
+    removed: Map[String, ManifestRow] = Map.empty,
+    deletes: Map[String, (ManifestRow, String)] = Map.empty) {
+  def isEmpty: Boolean = writes.isEmpty && removed.isEmpty && deletes.isEmpty
+}
+
+/** A change that conflicts with one committed since the transaction started; nothing of it is visible. */
+class TransactionConflict(message: String) extends RuntimeException(message)
+
+/**
+ * `leafSchema` is the schema of new leaves; `files` moves fragments that a rebase sends to
+ * another leaf; `attempts` bounds the commit attempts.
+ */
+class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, storage: Map[String, String],
+                attempts: Int = Committer.DefaultAttempts) {
+
+  /** Commits `tx`; returns the new manifest version. */
+  def commit(tx: TableWrite): Long = {
+    val state = new Attempts(tx, new LeafCommits(storage, detached = tx.base.meta.mode == TransactionMode.Strong))
+    @tailrec def attempt(n: Int): Long = {
+      val latest = store.load()
+      val outcome = try Right(state.commitOn(latest)) catch { case _: ManifestConflict => Left(latest.version) }
+      outcome match {
+        case Right(version) => version
+        case Left(_) if n < attempts =>
+          val backoff = math.min(Committer.MaxBackoffMs, Committer.BaseBackoffMs << math.min(n, 10))
+          Thread.sleep(ThreadLocalRandom.current().nextLong(backoff / 2, backoff + 1))
+          attempt(n + 1)
+        case Left(seen) => throw new TransactionConflict(s"table ${store.table}: gave up after $attempts commit " +
+          s"attempts; other writers kept committing to __manifest (last seen version $seen); this write did not change it")
+      }
+    }
+    attempt(1)
+  }
+
+  /** One transaction's attempts: leaf commits already made are kept for the next attempt. */
+  private class Attempts(tx: TableWrite, leaves: LeafCommits) {
+    private val strong = tx.base.meta.mode == TransactionMode.Strong
+    private val spec = tx.base.meta.currentSpec
+    /** Leaf locations this transaction created (their directories are its own). */
+    private val created = mutable.Map.empty[String, Long]
+    /** Leaf updates made: (location, base version in strong mode) to the resulting version. */
+    private val updated = mutable.Map.empty[(String, Option[Long]), Long]
+    /** Where each new partition's fragments are now (rebases move them). */
+    private val current = mutable.Map.empty[String, String]
+    /** Leaf directories this transaction made, which it may remove. */
+    private val own = mutable.Set.empty[String] ++ tx.writes.filter(_.isNew).map(_.location)
+
+    def commitOn(latest: Manifest): Long = {
+      if (latest.meta.properties != tx.base.meta.properties) throw new TransactionConflict(
+        s"table ${store.table}: its schema, partition specs or transaction mode changed while this write ran; nothing was committed")
+      val touched = tx.writes.filterNot(_.isNew).map(_.objectId) ++ tx.removed.keys ++ tx.deletes.keys
+      val now = if (touched.isEmpty) Map.empty[String, ManifestRow] else store.rows(latest,
+        s"${ManifestStore.ObjectType} = '${Naming.TableType}' AND ${ManifestStore.ObjectId} IN " +
+          touched.distinct.map(LanceSql.quote).mkString("(", ", ", ")")).map(r => r.objectId -> r).toMap
+      val directory = PartitionDirectory.load(store, latest, spec, tx.directory.seed)
+      val plans = mutable.LinkedHashMap.empty[String, LeafPlan]
+      def existing(row: ManifestRow): LeafPlan = plans.getOrElseUpdate(row.objectId,
+        LeafPlan(LeafTarget(row.objectId, row.location.get, isNew = false, row.readVersion, row.values, Seq.empty)))
+
+      // Appends rebase onto the leaf's current version; a removed leaf is a conflict.
+      for (w <- tx.writes if !w.isNew) now.get(w.objectId) match {
+        case Some(row) => existing(row).fragments ++= w.fragments
+        case None => conflict(s"partition ${describe(w.objectId, w.values)} was removed by a concurrent write")
+      }
+      // Deletes run on the leaf's current version; nothing to do when it is gone.
+      for ((id, (_, predicate)) <- tx.deletes; row <- now.get(id)) existing(row).deletePredicate = Some(predicate)
+      // Removals and replacements need the partition unchanged since S0.
+      val replacedIds = mutable.Set.empty[String]
+      for ((id, before) <- tx.removed; row <- now.get(id)) {
+        if (!sameLeaf(before, row)) conflict(s"partition ${describe(id, before.values)} was written by a concurrent transaction")
+        replacedIds += id
+      }
+      for ((location, group) <- tx.writes.filter(_.isNew).groupBy(_.location)) {
+        val w = group.head
+        val key = spec.fields.map(f => w.values.getOrElse(f.fieldId, null))
+        val before = tx.directory.leaves.get(key)
+        val target = directory.resolve(key)
+        val after = directory.leaves.get(key)
+        val plan = if (w.replaces) {
+          (before, after) match {
+            case (Some(b), Some(a)) if sameLeaf(b, a) =>
+              replacedIds += a.objectId
+              LeafPlan(LeafTarget(a.objectId, w.location, isNew = true, None, a.values, Seq.empty))
+            case (None, None) =>
+              relocate(location, group, target)
+              LeafPlan(target)
+            case _ => conflict(s"partition ${describe(w.objectId, w.values)} was written by a concurrent transaction")
+          }
+        } else {
+          relocate(location, group, target)
+          after.fold(LeafPlan(target))(existing)
+        }
+        plans(plan.target.objectId) = plan
+        plan.fragments ++= group.flatMap(_.fragments)
+      }
+
+      // Leaves under one new namespace each carry its row: keep one.
+      val rows = plans.values.toSeq.flatMap(commitLeaf).distinctBy(_.objectId)
+      val removed = replacedIds.toSeq.filterNot(plans.contains)
+      val guard = ManifestRow(spec.namespace, Naming.NamespaceType, None, None, Map.empty)
+      store.commit(latest.version, guard +: rows, removed)
+    }
+
+    private def sameLeaf(a: ManifestRow, b: ManifestRow): Boolean =
+      a.objectId == b.objectId && a.location == b.location && a.readVersion == b.readVersion
+
+    /**
+     * Moves the fragments of the new partition first written at `location` to where `target`
+     * says it lives now: an existing leaf another writer created meanwhile, or a new leaf under
+     * namespaces another writer created. The directory they leave is this write's own and goes.
+     */
+    private def relocate(location: String, group: Seq[LeafWrite], target: LeafTarget): Unit = {
+      val from = current.getOrElse(location, location)
+      if (from != target.location) {
+        for (w <- group; f <- w.fragments; file <- f.getFiles.asScala) files.move(from, target.location, s"data/${file.getPath}")
+        if (own(from)) {
+          created.remove(from)
+          files.deleteLeafDirectory(from)
+        }
+        current(location) = target.location
+        if (target.isNew) own += target.location
+      }
+    }
+
+    /** Commits one leaf's change; returns its manifest rows: the namespaces a new leaf needs,
+     * the leaf, and in strong mode the record of its new version. */
+    private def commitLeaf(p: LeafPlan): Seq[ManifestRow] = {
+      val t = p.target
+      val uri = store.leafUri(t.location)
+      val version =
+        if (t.isNew) created.getOrElseUpdate(t.location, leaves.create(uri, leafSchema, p.fragments.toSeq))
+        else updated.getOrElseUpdate((t.location, if (strong) t.baseVersion else None),
+          leaves.update(uri, if (strong) t.baseVersion else None, p.deletePredicate, p.fragments.toSeq))
+      val leaf = ManifestRow(t.objectId, Naming.TableType, Some(t.location), Some(version), t.values)
+      val changed = t.isNew || !t.baseVersion.contains(version)
+      t.newNamespaces ++ Seq(leaf) ++ (if (strong && changed) Seq(leaf.versionRecord(version)) else Seq.empty)
+    }
+
+    private def describe(objectId: String, values: Map[String, Any]): String = {
+      val shown = values.toSeq.filter(_._2 != null).sortBy(_._1).map { case (k, v) => s"$k=$v" }
+      s"(${shown.mkString(", ")}) [$objectId]"
+    }
+
+    private def conflict(what: String): Nothing =
+      throw new TransactionConflict(s"table ${store.table}: $what; this write did not change __manifest")
+  }
+}
+
+/** One leaf's change in an attempt: where it goes and what to apply. */
+private case class LeafPlan(target: LeafTarget) {
+  val fragments: mutable.ArrayBuffer[org.lance.FragmentMetadata] = mutable.ArrayBuffer.empty
+  var deletePredicate: Option[String] = None
+}
+
+object Committer {
+  val DefaultAttempts = 30
+  private val BaseBackoffMs = 20L
+  private val MaxBackoffMs = 2000L
+}

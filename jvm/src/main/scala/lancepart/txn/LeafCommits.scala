@@ -1,0 +1,72 @@
+// Lance commits on one partition table: create it, append fragments, delete rows.
+// Strong mode commits detached on top of the manifest's read_version (spec: Multi-Partition
+// Transaction (Strong)); weak mode commits on the main branch (Lance rebases concurrent appends).
+package lancepart.txn
+
+import lancepart.manifest.Lance
+import org.apache.arrow.vector.UInt8Vector
+import org.apache.arrow.vector.types.pojo.Schema
+import org.lance.{CommitBuilder, Dataset, Fragment, FragmentMetadata, Transaction}
+import org.lance.ipc.ScanOptions
+import org.lance.operation.{Append, Delete, Operation, Overwrite}
+
+import scala.collection.mutable
+import scala.jdk.CollectionConverters._
+
+class LeafCommits(storage: Map[String, String], detached: Boolean) {
+  private val MainRetries = 20
+
+  /** Creates the leaf at `uri` as version 1 on its main branch. */
+  def create(uri: String, schema: Schema, fragments: Seq[FragmentMetadata]): Long = {
+    val op = Overwrite.builder().fragments(fragments.asJava).schema(schema).build()
+    Lance.using(new Transaction.Builder().readVersion(0).operation(op).build()) { txn =>
+      Lance.using(new CommitBuilder(uri, Lance.allocator).writeParams(storage.asJava).skipAutoCleanup(true).execute(txn))(_.version())
+    }
+  }
+
+  /**
+   * Applies to the leaf at `uri`, on top of `base` (None: the latest main version), first the
+   * deletion of rows matching `deletePredicate`, then `fragments` as an append. Returns the
+   * resulting version (`base`'s when nothing changed).
+   */
+  def update(uri: String, base: Option[Long], deletePredicate: Option[String], fragments: Seq[FragmentMetadata]): Long = {
+    var version = Lance.using(Lance.open(uri, storage, base)) { ds =>
+      deletePredicate.flatMap(p => deleteOperation(ds, p)).fold(ds.version())(op => commit(ds, op))
+    }
+    if (fragments.nonEmpty) {
+      version = Lance.using(Lance.open(uri, storage, Some(version)))(commit(_, Append.builder().fragments(fragments.asJava).build()))
+    }
+    version
+  }
+
+  private def commit(ds: Dataset, op: Operation): Long =
+    Lance.using(new Transaction.Builder().readVersion(ds.version()).operation(op).build()) { txn =>
+      val builder = new CommitBuilder(ds).detached(detached).skipAutoCleanup(true)
+      Lance.using((if (detached) builder else builder.maxRetries(MainRetries)).execute(txn))(_.version())
+    }
+
+  /** A Delete of the rows matching `predicate` (deletion files per fragment, whole fragments
+   * dropped), or None when no row matches. */
+  private def deleteOperation(ds: Dataset, predicate: String): Option[Operation] = {
+    val offsets = mutable.LinkedHashMap.empty[Int, mutable.ArrayBuffer[Integer]]
+    val options = new ScanOptions.Builder().columns(Seq.empty[String].asJava).filter(predicate).withRowAddress(true).build()
+    Lance.using(ds.newScan(options)) { scanner =>
+      Lance.using(scanner.scanBatches()) { reader =>
+        while (reader.loadNextBatch()) {
+          val addresses = reader.getVectorSchemaRoot.getVector("_rowaddr").asInstanceOf[UInt8Vector]
+          for (i <- 0 until addresses.getValueCount) {
+            val address = addresses.get(i)
+            offsets.getOrElseUpdate((address >>> 32).toInt, mutable.ArrayBuffer.empty) += Integer.valueOf((address & 0xffffffffL).toInt)
+          }
+        }
+      }
+    }
+    Option.when(offsets.nonEmpty) {
+      val results = offsets.toSeq.map { case (id, rows) => id -> Option(new Fragment(ds, id).deleteRows(rows.asJava)) }
+      Delete.builder()
+        .updatedFragments(results.flatMap(_._2).asJava)
+        .deletedFragmentIds(results.collect { case (id, None) => java.lang.Long.valueOf(id.toLong) }.asJava)
+        .predicate(predicate).build()
+    }
+  }
+}

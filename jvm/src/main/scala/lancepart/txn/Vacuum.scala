@@ -1,0 +1,54 @@
+// Removes what failed writers left behind (spec: Transaction; nothing committed depends on it):
+// leaf directories no manifest version refers to, and inside referenced leaves the data files,
+// deletion files and detached version manifests that no kept leaf version refers to. Kept are
+// every main-branch version and every version any manifest version pins (read_version of
+// `table` and `table_version` rows), so a reader at any retained manifest version loses nothing.
+package lancepart.txn
+
+import lancepart.manifest.{Lance, LeafFile, ManifestStore, TableFiles}
+import org.lance.fragment.DeletionFileType
+
+import scala.jdk.CollectionConverters._
+
+/** What a vacuum removed: leaf directories (relative to the table) and files (relative to the table). */
+case class VacuumResult(directories: Seq[String], files: Seq[String])
+
+object Vacuum {
+  /** Removes unreferenced leaf directories and files last modified before `cutoffMillis`
+   * (epoch ms): younger ones may belong to a write still running. */
+  def run(store: ManifestStore, files: TableFiles, storage: Map[String, String], cutoffMillis: Long): VacuumResult = {
+    val pinned = store.leafReferences()
+    val (referenced, unreferenced) = files.leafDirectories().partition(d => pinned.contains(d.relative))
+    val directories = unreferenced.filter(_.modified < cutoffMillis)
+    directories.foreach(d => files.deleteLeafDirectory(d.relative))
+    val removed = for {
+      location <- referenced.map(_.relative).sorted
+      file <- orphans(store.leafUri(location), location, pinned(location), files, storage)
+      if file.modified < cutoffMillis
+    } yield {
+      files.deleteFile(location, file.relative)
+      s"$location/${file.relative}"
+    }
+    VacuumResult(directories.map(_.relative), removed)
+  }
+
+  /** Files of the leaf at `location` that neither a main-branch version nor one of `pinned` uses. */
+  private def orphans(uri: String, location: String, pinned: Set[Long], files: TableFiles,
+                      storage: Map[String, String]): Seq[LeafFile] = {
+    val main = Lance.using(Lance.open(uri, storage))(_.listVersions().asScala.map(_.getId).toSet)
+    val kept = main ++ pinned
+    val used = kept.toSeq.flatMap { v =>
+      Lance.using(Lance.open(uri, storage, Some(v))) { ds =>
+        ds.getFragments.asScala.toSeq.flatMap { f =>
+          val meta = f.metadata()
+          meta.getFiles.asScala.map(d => s"data/${d.getPath}") ++ Option(meta.getDeletionFile).map { d =>
+            val suffix = if (d.getFileType == DeletionFileType.BITMAP) "bin" else "arrow"
+            s"_deletions/${meta.getId}-${java.lang.Long.toUnsignedString(d.getReadVersion)}-${java.lang.Long.toUnsignedString(d.getId)}.$suffix"
+          }
+        }
+      }
+    }.toSet ++ (pinned -- main).map(v => s"_versions/d${java.lang.Long.toUnsignedString(v)}.manifest")
+    val detachedManifests = files.files(location, "_versions").filter(f => f.relative.startsWith("_versions/d"))
+    (files.files(location, "data") ++ files.files(location, "_deletions") ++ detachedManifests).filterNot(f => used(f.relative))
+  }
+}
