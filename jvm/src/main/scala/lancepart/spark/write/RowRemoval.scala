@@ -7,7 +7,7 @@ import lancepart.manifest.ManifestRow
 import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spark.PartitionedTable
 import lancepart.spark.read.PartitionedScan
-import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
 
 /** `removed`: partitions removed whole; `deletes`: leaves and the Lance SQL predicate of their rows to delete. */
 case class RowRemoval(removed: Map[String, ManifestRow], deletes: Map[String, (ManifestRow, String)])
@@ -15,11 +15,16 @@ case class RowRemoval(removed: Map[String, ManifestRow], deletes: Map[String, (M
 object RowRemoval {
   /** True when the rows matching `filters` can be removed: exact on partition fields, or
    * expressible as a Lance filter on the partition tables' columns. */
-  def supports(table: PartitionedTable, filters: Seq[Filter]): Boolean =
-    filters.forall(ManifestFilter.isExact(table.manifest.meta, _)) || leafPredicate(table, filters).isDefined
+  def supports(table: PartitionedTable, filters: Seq[Filter]): Boolean = {
+    val conditions = significant(filters)
+    conditions.forall(ManifestFilter.isExact(table.manifest.meta, _)) || leafPredicate(table, conditions).isDefined
+  }
 
-  def plan(table: PartitionedTable, filters: Seq[Filter]): RowRemoval = {
+  /** `filters` is a conjunction: no filter (or only TRUE, as TRUNCATE and a plain static
+   * INSERT OVERWRITE give) removes every partition. */
+  def plan(table: PartitionedTable, all: Seq[Filter]): RowRemoval = {
     val meta = table.manifest.meta
+    val filters = significant(all)
     val candidates = table.store.rows(table.manifest, ManifestFilter.tables(meta, filters))
     if (filters.forall(ManifestFilter.isExact(meta, _))) RowRemoval(candidates.map(r => r.objectId -> r).toMap, Map.empty)
     else {
@@ -29,6 +34,8 @@ object RowRemoval {
       RowRemoval(Map.empty, candidates.map(r => r.objectId -> (r, predicate)).toMap)
     }
   }
+
+  private def significant(filters: Seq[Filter]): Seq[Filter] = filters.filterNot(_.isInstanceOf[AlwaysTrue])
 
   private def leafPredicate(table: PartitionedTable, filters: Seq[Filter]): Option[String] = {
     val column = PartitionedScan.leafColumn(table.schema())

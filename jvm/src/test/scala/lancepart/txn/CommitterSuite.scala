@@ -1,0 +1,151 @@
+// The commit protocol against real Lance datasets: transactions planned on the same manifest
+// version and committed one after the other, as concurrent writers do.
+package lancepart.txn
+
+import java.nio.file.{Files, Path}
+
+import lancepart.manifest.{Lance, Manifest, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
+import lancepart.spark.LeafSchema
+import lancepart.spec._
+import lancepart.transform.Transform
+import org.apache.arrow.vector.{BigIntVector, VarCharVector, VectorSchemaRoot}
+import org.apache.hadoop.conf.Configuration
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+import org.lance.Fragment
+import org.scalatest.funsuite.AnyFunSuite
+
+import scala.jdk.CollectionConverters._
+
+class CommitterSuite extends AnyFunSuite {
+  private val schema = NamespaceSchema.fromSpark(StructType(Seq(StructField("id", LongType), StructField("c", StringType))))
+  private val spec = PartitionSpec(1, Seq(
+    PartitionField("c", Seq(1), Some(Transform(Transform.Identity)), None, PartitionSpec.resultTypeJson(StringType))))
+  private val leafSchema = LeafSchema.arrow(schema)
+
+  private class Table(mode: TransactionMode) {
+    val dir: Path = Files.createTempDirectory("committer")
+    val store = new ManifestStore(dir.toString, "t", Map.empty)
+    store.create(TableMetadata.create("t", schema, spec, mode))
+    val files = new TableFiles(dir.toString, new Configuration())
+    def committer = new Committer(store, files, leafSchema, Map.empty)
+    def latest: Manifest = store.load()
+    def directory(base: Manifest, replaceAll: Boolean = false): PartitionDirectory =
+      PartitionDirectory.load(store, base, base.meta.currentSpec, Naming.randomName()).replacingFor(replaceAll, Set.empty)
+
+    /** What a task writes: fragments of rows `ids` into partition `c`'s leaf as `directory` resolves it. */
+    def write(directory: PartitionDirectory, c: String, ids: Seq[Long]): LeafWrite = {
+      val target = directory.resolve(Seq(UTF8String.fromString(c)))
+      val fragments = Lance.using(VectorSchemaRoot.create(leafSchema, Lance.allocator)) { root =>
+        root.allocateNew()
+        val id = root.getVector("id").asInstanceOf[BigIntVector]
+        val cs = root.getVector("c").asInstanceOf[VarCharVector]
+        ids.zipWithIndex.foreach { case (v, i) => id.setSafe(i, v); cs.setSafe(i, c.getBytes("UTF-8")) }
+        root.setRowCount(ids.size)
+        Fragment.write().datasetUri(store.leafUri(target.location)).allocator(Lance.allocator).data(root).execute().asScala.toSeq
+      }
+      LeafWrite(target.objectId, target.location, target.isNew, target.baseVersion, target.values, target.newNamespaces,
+        fragments, target.replaces)
+    }
+
+    def commit(base: Manifest, directory: PartitionDirectory, writes: LeafWrite*): Long =
+      committer.commit(TableWrite(base, directory, writes))
+
+    def leaves(): Seq[ManifestRow] = store.rows(latest, s"object_type = '${Naming.TableType}'")
+
+    def ids(row: ManifestRow): Seq[Long] = Lance.using(Lance.open(store.leafUri(row), Map.empty, latest.pinnedVersion(row))) { ds =>
+      Lance.using(ds.newScan()) { scanner =>
+        Lance.using(scanner.scanBatches()) { reader =>
+          Iterator.continually(reader.loadNextBatch()).takeWhile(identity).flatMap { _ =>
+            val v = reader.getVectorSchemaRoot.getVector("id").asInstanceOf[BigIntVector]
+            (0 until v.getValueCount).map(v.get)
+          }.toSeq
+        }
+      }
+    }
+  }
+
+  for (mode <- Seq(TransactionMode.Weak, TransactionMode.Strong)) {
+    test(s"$mode: two writers creating one partition end with one namespace and one leaf holding both") {
+      val t = new Table(mode)
+      val s0 = t.latest
+      val (da, db) = (t.directory(s0), t.directory(s0))
+      val a = t.write(da, "US", Seq(1, 2))
+      val b = t.write(db, "US", Seq(3))
+      assert(a.location != b.location)
+      t.commit(s0, da, a)
+      t.commit(s0, db, b)
+      val rows = t.store.rows(t.latest, "true")
+      assert(rows.count(r => r.objectType == Naming.NamespaceType && r.objectId != "v1") == 1)
+      val leaves = t.leaves()
+      assert(leaves.map(_.objectId) == Seq(a.objectId))
+      assert(t.ids(leaves.head).sorted == Seq(1L, 2L, 3L))
+      assert(t.files.leafDirectories().map(_.relative) == Seq(a.location), "the second writer's directory is gone")
+    }
+
+    test(s"$mode: appends to one partition planned on the same version both land") {
+      val t = new Table(mode)
+      val d0 = t.directory(t.latest)
+      t.commit(t.latest, d0, t.write(d0, "US", Seq(1)))
+      val s1 = t.latest
+      val (da, db) = (t.directory(s1), t.directory(s1))
+      val a = t.write(da, "US", Seq(2))
+      val b = t.write(db, "US", Seq(3))
+      assert(!a.isNew && !b.isNew)
+      t.commit(s1, da, a)
+      t.commit(s1, db, b)
+      val leaf = t.leaves().head
+      assert(t.ids(leaf).sorted == Seq(1L, 2L, 3L))
+      val main = Lance.using(Lance.open(t.store.leafUri(leaf), Map.empty))(_.version())
+      if (mode == TransactionMode.Strong) {
+        assert(main == 1L, "strong-mode appends are detached: the main branch stays at the created version")
+        assert(leaf.readVersion.exists(_ < 0), "a detached version has the top bit set")
+        val records = t.store.rows(t.latest, s"object_type = '${Naming.TableVersionType}'")
+        // one record per published version: created (1), then each writer's detached append
+        assert(records.size == 3 && records.forall(_.objectId.startsWith(leaf.objectId + "$")))
+        assert(Set(1L, leaf.readVersion.get).subsetOf(records.flatMap(_.readVersion).toSet))
+      } else {
+        assert(main == 3L && leaf.readVersion.contains(3L))
+      }
+    }
+
+    test(s"$mode: replacing a partition another writer appended to fails naming it, and changes nothing") {
+      val t = new Table(mode)
+      val d0 = t.directory(t.latest)
+      t.commit(t.latest, d0, t.write(d0, "US", Seq(1)))
+      val s1 = t.latest
+      val overwrite = t.directory(s1, replaceAll = true)
+      val append = t.directory(s1)
+      val replacing = t.write(overwrite, "US", Seq(10))
+      assert(replacing.replaces && replacing.isNew)
+      t.commit(s1, append, t.write(append, "US", Seq(2)))
+      val before = t.latest.version
+      val e = intercept[TransactionConflict](t.commit(s1, overwrite, replacing))
+      assert(e.getMessage.contains("table t: partition (c=US)") && e.getMessage.contains("concurrent"), e.getMessage)
+      assert(t.latest.version == before)
+      assert(t.ids(t.leaves().head).sorted == Seq(1L, 2L))
+    }
+
+    test(s"$mode: a dynamic overwrite replaces the partition with a new leaf, the old one kept for older versions") {
+      val t = new Table(mode)
+      val d0 = t.directory(t.latest)
+      t.commit(t.latest, d0, t.write(d0, "US", Seq(1)))
+      val s1 = t.latest
+      val old = t.leaves().head
+      val overwrite = t.directory(s1, replaceAll = true)
+      t.commit(s1, overwrite, t.write(overwrite, "US", Seq(7, 8)))
+      val now = t.leaves().head
+      assert(now.objectId == old.objectId && now.location != old.location)
+      assert(t.ids(now).sorted == Seq(7L, 8L))
+      assert(t.store.rows(s1, s"object_type = '${Naming.TableType}'") == Seq(old), "version s1 still names the old leaf")
+    }
+  }
+
+  test("a commit from an older manifest version loses to the commit made since") {
+    val t = new Table(TransactionMode.Weak)
+    val s0 = t.latest.version
+    val guard = ManifestRow("v1", Naming.NamespaceType, None, None, Map.empty)
+    t.store.commit(s0, Seq(guard), Seq.empty)
+    intercept[ManifestConflict](t.store.commit(s0, Seq(guard), Seq.empty))
+  }
+}
