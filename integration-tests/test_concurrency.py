@@ -1,5 +1,6 @@
 """Eight writer processes, each with its own Spark session, append at once to partitions they
-share, partitions only they write, and partitions they all create in the same batch."""
+share, partitions only they write, and partitions they all create in the same batch; meanwhile
+this process reads, and in strong mode every read sees one version of every partition."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import collections
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import lance
@@ -35,6 +37,12 @@ def test_eight_writers_append_at_once(spark, root, ns, mode):
         procs.append((partitions, subprocess.Popen(
             [sys.executable, str(script), str(root), t, str(w), str(BATCHES), str(PER_PARTITION), json.dumps(partitions)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+    snapshots = read_while_running(spark, t, [p for _, p in procs])
+    if mode == "strong":
+        torn = [s for s in snapshots if not consistent(s)]
+        assert not torn, f"{len(torn)} of {len(snapshots)} reads saw part of a write: {torn[0]}"
+    assert any(0 < sum(s.values()) < WRITERS * BATCHES * len(PARTITIONS) * PER_PARTITION for s in snapshots), \
+        "no read ran while the writers committed"
     expected = {-1, -2, -3}
     for w, (partitions, proc) in enumerate(procs):
         out, err = proc.communicate(timeout=600)
@@ -57,3 +65,26 @@ def test_eight_writers_append_at_once(spark, root, ns, mode):
     dirs = {p.name for p in (root / ns / "events").iterdir() if p.name != "__manifest"}
     assert dirs == {r["location"] for r in manifest if r["object_type"] == "table"}
     assert lancepart.crosscheck(spark, t)["rows"] == len(expected)
+
+
+def read_while_running(spark, table, procs) -> list[dict]:
+    """Rows per (writer, partition) from reads made until the writers finish. Each read is planned,
+    then waits a moment for commits to land, then runs (a long read)."""
+    snapshots = []
+    while any(p.poll() is None for p in procs):
+        planned = spark.sql(f"SELECT writer, c, count(*) AS n FROM {table} WHERE writer <> 'seed' "
+                            "GROUP BY writer, c").rdd
+        time.sleep(0.5)
+        snapshots.append({(r.writer, r.c): r.n for r in planned.collect()})
+    return snapshots
+
+
+def consistent(snapshot: dict) -> bool:
+    """Every batch a writer committed put PER_PARTITION rows into each of its partitions, so in one
+    snapshot a writer's shared and own partitions hold the same number of its rows."""
+    for w in range(WRITERS):
+        counts = {snapshot.get((str(w), c), 0) for c in ("US", "FR", "JP", f"W{w}")}
+        new = sum(n for (writer, c), n in snapshot.items() if writer == str(w) and c.startswith("N"))
+        if len(counts) != 1 or new != counts.pop():
+            return False
+    return True

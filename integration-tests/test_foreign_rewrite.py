@@ -82,3 +82,20 @@ def test_partition_values_are_kept_as_text_in_row_metadata(spark, root, ns):
     assert json.loads(leaf["metadata"]) == {"partition.ts_day": "10", "partition.amount": "12.50",
                                             "partition.flag": "true", "read_version": "1"}
     assert leaf["partition_field_ts_day"] == 10 and leaf["partition_field_amount"] == decimal.Decimal("12.50")
+
+
+def test_an_interrupted_repair_is_refused_until_repair_runs_again(spark, admin, root, ns):
+    """Repair adds the columns (NULL) before it fills them; a reader between the two steps would
+    prune on NULLs, so the table is refused while the repair's marker is set."""
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, c STRING) PARTITIONED BY (c)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'US'), (2, 'FR')")
+    manifest = lance.dataset(str(root / ns / "t" / "__manifest"))
+    # the state a repair killed after adding the columns leaves: marker set, values NULL
+    manifest.update({"partition_field_c": "NULL"}, where="object_type <> 'namespace' OR object_id <> 'v1'")
+    lance.dataset(str(root / ns / "t" / "__manifest")).update_metadata({"lancepart.repair-in-progress": "true"})
+    with pytest.raises(Exception, match=rf"table {t}: a repair of its __manifest did not finish; run Admin.repair\('{t}'\) again"):
+        spark.sql(f"SELECT * FROM {t} WHERE c = 'US'").collect()
+    assert admin.repair(t) == 5
+    assert "lancepart.repair-in-progress" not in lance.dataset(str(root / ns / "t" / "__manifest")).metadata
+    assert [r.id for r in spark.sql(f"SELECT id FROM {t} WHERE c = 'US'").collect()] == [1]

@@ -67,6 +67,8 @@ def test_strong_mode_publishes_detached_leaf_versions(spark, root, ns):
     assert all(r["object_id"] == f"{r['object_id'].rsplit('$', 1)[0]}${r['read_version']}" for r in records)
     assert len(records) == 5, "one record per published leaf version: 3 created, then US and FR appended"
     assert leaves["JP"]["read_version"] == 1
+    listed = spark.sql(f"SELECT read_version, row_count FROM {t}.partitions WHERE c = 'US'").collect()
+    assert [(int(r.read_version), r.row_count) for r in listed] == [(us["read_version"], 3)]
     assert rows(spark, f"SELECT id FROM {t}") == [(i,) for i in range(1, 7)]
     lancepart.crosscheck(spark, t)
     # Lance's own DirectoryNamespace still sees exactly one table per partition

@@ -3,11 +3,11 @@ package lancepart.manifest
 
 import java.util.Collections
 
-import lancepart.spec.{BoundField, FormatException, PartitionField, TableMetadata, TransactionMode}
+import lancepart.prune.LanceSql
+import lancepart.spec.{BoundField, FormatException, PartitionField, TableMetadata}
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.VectorSchemaRoot
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
-import lancepart.prune.LanceSql
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.lancepart.ArrowBridge
 import org.apache.spark.sql.types.DataType
@@ -17,36 +17,10 @@ import org.lance.merge.MergeInsertParams
 import org.lance.operation.{UpdateConfig, UpdateMap}
 
 import scala.collection.mutable.ArrayBuffer
-import scala.util.control.NonFatal
 import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
 
-/** One `__manifest` row; `values` maps partition field_id to its value (see [[ArrowValues]]). */
-case class ManifestRow(
-    objectId: String,
-    objectType: String,
-    location: Option[String],
-    readVersion: Option[Long],
-    values: Map[String, Any]) {
-  def specVersion: Option[Int] = Naming.specVersion(objectId)
-
-  /** The strong-mode record of this leaf at `version` (spec: `table_version` rows). */
-  def versionRecord(version: Long): ManifestRow =
-    ManifestRow(Naming.versionObjectId(objectId, version), Naming.TableVersionType, location, Some(version), values)
-}
-
-/** What a reader needs: metadata at one manifest version. */
-case class Manifest(meta: TableMetadata, version: Long) {
-  /** The leaf version a reader of this manifest reads: `read_version` in strong mode, the
-   * leaf's latest version (None) in weak mode (spec: Transaction, read behavior). */
-  def pinnedVersion(row: ManifestRow): Option[Long] =
-    if (meta.mode == TransactionMode.Strong) row.readVersion else None
-}
-
-/** A `__manifest` commit lost to a concurrent one; the caller re-reads and retries. */
-class ManifestConflict(table: String, version: Long, cause: Throwable)
-  extends RuntimeException(s"table $table: __manifest changed after version $version", cause)
-
-class ManifestStore(val tableUri: String, val table: String, storage: Map[String, String]) {
+class ManifestStore(val tableUri: String, val table: String, private[manifest] val storage: Map[String, String]) {
   import ManifestStore._
 
   val uri: String = s"$tableUri/$DirName"
@@ -103,11 +77,18 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
   }
 
   /** Sets table properties (keys of the `__manifest` table metadata) in one commit. */
-  def updateMetadata(updates: Map[String, String]): Unit = Lance.using(Lance.open(uri, storage)) { ds =>
-    val update = UpdateConfig.builder()
-      .tableMetadataUpdates(UpdateMap.builder().updates(updates.asJava).replace(false).build()).build()
-    Lance.using(ds.newTransactionBuilder().operation(update).build())(_.commit().close())
-  }
+  def updateMetadata(updates: Map[String, String]): Unit = commitMetadata(_ => updates, replace = false)
+
+  /** Removes `key` from the table properties (the whole map is rewritten without it). */
+  def removeMetadata(key: String): Unit = commitMetadata(_ - key, replace = true)
+
+  private def commitMetadata(updates: Map[String, String] => Map[String, String], replace: Boolean): Unit =
+    Lance.using(Lance.open(uri, storage)) { ds =>
+      val map = updates(ds.getTableMetadata.asScala.toMap)
+      val update = UpdateConfig.builder()
+        .tableMetadataUpdates(UpdateMap.builder().updates(map.asJava).replace(replace).build()).build()
+      Lance.using(ds.newTransactionBuilder().operation(update).build())(_.commit().close())
+    }
 
   /** The table metadata and manifest version, checked against the manifest's columns. */
   def load(): Manifest = loadIfPartitioned().getOrElse(
@@ -140,6 +121,8 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
   private def read(ds: Dataset): Option[Manifest] = {
     val props = ds.getTableMetadata.asScala.toMap
     Option.when(TableMetadata.isPartitioned(props)) {
+      if (props.contains(ManifestRepair.InProgressKey)) throw new FormatException(
+        s"table $table: a repair of its __manifest did not finish; run Admin.repair('$table') again")
       val meta = TableMetadata.fromProperties(props, table)
       checkColumns(meta, ds.getSchema)
       Manifest(meta, ds.version())
@@ -165,41 +148,8 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
       }
     }
 
-  /**
-   * Restores the `partition_field_*` and `read_version` columns that another client's rewrite of
-   * `__manifest` dropped (Lance's DirectoryNamespace keeps only its own columns), from the values
-   * every lancepart row keeps in its `metadata` JSON: the columns are added (NULL), then every row
-   * is upserted with its values in one commit. Returns the number of rows restored (0 when no
-   * column is missing). A row that needs values and has no metadata fails the repair, naming it,
-   * before anything changes.
-   */
-  def repair(): Int = {
-    val (missing, rows) = Lance.using(Lance.open(uri, storage)) { ds =>
-      val meta = TableMetadata.fromProperties(ds.getTableMetadata.asScala.toMap, table)
-      val present = ds.getSchema.getFields.asScala.map(_.getName).toSet
-      val missing = (meta.allFields.map(f => ArrowBridge.toArrowField(f.column, f.valueType, nullable = true)) :+
-        arrowSchema(Seq.empty).findField(ReadVersion)).filterNot(f => present(f.getName))
-      val types = meta.allFields.map(f => f.fieldId -> f.valueType).toMap
-      val rows = if (missing.isEmpty) Seq.empty else scan(ds, "true", Seq(ObjectId, ObjectType, Location, Metadata)).map { r =>
-        val objectId = r(ObjectId).toString
-        val (values, readVersion) = Option(r(Metadata)).fold((Map.empty[String, Any], Option.empty[Long]))(
-          m => RowMetadata.parse(m.toString, types, table, objectId))
-        val needsValues = objectId.contains(Naming.Delimiter)
-        if (needsValues && r(Metadata) == null) throw new FormatException(
-          s"table $table: __manifest row $objectId has no metadata to restore its partition values from; nothing was changed")
-        ManifestRow(objectId, r(ObjectType).toString, Option(r(Location)).map(_.toString), readVersion, values)
-      }
-      (missing, rows)
-    }
-    if (missing.nonEmpty) {
-      Lance.using(Lance.open(uri, storage))(_.addColumns(missing.asJava))
-      upsert(rows)
-    }
-    rows.size
-  }
-
   /** Rows matching `filter` as column name to value (see [[ArrowValues]]). */
-  private def scan(ds: Dataset, filter: String, columns: Seq[String]): Seq[Map[String, Any]] = {
+  private[manifest] def scan(ds: Dataset, filter: String, columns: Seq[String]): Seq[Map[String, Any]] = {
     val options = new ScanOptions.Builder().columns(columns.asJava).filter(filter).batchSize(8192).build()
     val out = ArrayBuffer.empty[Map[String, Any]]
     Lance.using(ds.newScan(options)) { scanner =>
@@ -221,6 +171,9 @@ class ManifestStore(val tableUri: String, val table: String, storage: Map[String
       Lance.using(Lance.open(uri, storage, Some(v)))(scan(_, filter, Seq(Location, ReadVersion)))
     }.groupMapReduce(_(Location).toString)(r => Option(r(ReadVersion)).map(_.asInstanceOf[Long]).toSet)(_ ++ _)
   }
+
+  /** See [[ManifestRepair]]. */
+  def repair(): Int = ManifestRepair.run(this)
 
   /** Number of partition tables at `manifest.version`. */
   def tableCount(manifest: Manifest): Long =

@@ -5,19 +5,18 @@ package lancepart.manifest
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, Path}
 
-/** A file or directory: its path relative to a leaf (or the table root) and modification time (ms). */
+/** A file of a leaf: its path relative to the leaf and its modification time (epoch ms). */
 case class LeafFile(relative: String, modified: Long)
 
 class TableFiles(tableUri: String, hadoopConf: Configuration) {
   private lazy val fs: FileSystem = new Path(tableUri).getFileSystem(hadoopConf)
 
-  /** Leaf directories (relative to the table root) with their modification times: every
-   * directory except `__manifest`. */
-  def leafDirectories(): Seq[LeafFile] = {
+  /** Leaf directories, relative to the table root: every directory except `__manifest`. */
+  def leafDirectories(): Seq[String] = {
     val root = new Path(tableUri)
     if (!fs.exists(root)) Seq.empty
     else fs.listStatus(root).toSeq.filter(s => s.isDirectory && s.getPath.getName != ManifestStore.DirName)
-      .map(s => LeafFile(s.getPath.getName, latestModification(s.getPath)))
+      .map(_.getPath.getName).sorted
   }
 
   /** Files under `dir` of leaf `location` (e.g. "data"), relative to the leaf. */
@@ -40,9 +39,10 @@ class TableFiles(tableUri: String, hadoopConf: Configuration) {
 
   def deleteFile(location: String, relative: String): Unit = fs.delete(new Path(s"$tableUri/$location/$relative"), false)
 
-  /** The newest modification time of anything under `path`: a directory a writer is still
-   * filling counts as new. */
-  private def latestModification(path: Path): Long = {
+  /** The newest modification time (epoch ms) of anything in leaf `location`: a directory a
+   * writer is still filling counts as new. */
+  def lastModified(location: String): Long = {
+    val path = new Path(s"$tableUri/$location")
     val it = fs.listFiles(path, true)
     var latest = fs.getFileStatus(path).getModificationTime
     while (it.hasNext) latest = math.max(latest, it.next().getModificationTime)

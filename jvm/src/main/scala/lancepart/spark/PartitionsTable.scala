@@ -16,7 +16,7 @@ import org.apache.spark.unsafe.types.UTF8String
 class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
   private val fields = table.manifest.meta.allFields
   private val fixed = Seq("spec_id" -> IntegerType, "object_id" -> StringType, "location" -> StringType,
-    "read_version" -> LongType, "row_count" -> LongType, "data_size_bytes" -> LongType)
+    "read_version" -> PartitionsTable.ReadVersionType, "row_count" -> LongType, "data_size_bytes" -> LongType)
   private val fieldColumns = fields.map { f =>
     if (fixed.exists(_._1.equalsIgnoreCase(f.fieldId))) s"${f.fieldId}_partition" else f.fieldId
   }
@@ -44,11 +44,14 @@ class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
       val spec = row.specVersion.flatMap(v => table.manifest.meta.specs.find(_.id == v))
       val values = fields.map(f => if (spec.exists(_.fields.exists(_.fieldId == f.fieldId))) row.values.getOrElse(f.fieldId, null) else null)
       InternalRow.fromSeq((row.specVersion.getOrElse(0) +: values) ++ Seq(
-        UTF8String.fromString(row.objectId), UTF8String.fromString(row.location.get), row.readVersion.orNull, count, size))
+        UTF8String.fromString(row.objectId), UTF8String.fromString(row.location.get),
+        row.readVersion.map(v => Decimal(new java.math.BigDecimal(java.lang.Long.toUnsignedString(v)), 20, 0)).orNull, count, size))
     }.toArray
   }
 }
 
 object PartitionsTable {
   val Name = "partitions"
+  /** read_version is a uint64 (detached versions use the top bit): DECIMAL(20, 0) holds it. */
+  val ReadVersionType: DecimalType = DecimalType(20, 0)
 }

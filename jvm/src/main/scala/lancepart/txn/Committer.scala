@@ -33,8 +33,9 @@ case class TableWrite(
   def isEmpty: Boolean = writes.isEmpty && removed.isEmpty && deletes.isEmpty
 }
 
-/** A change that conflicts with one committed since the transaction started; nothing of it is visible. */
-class TransactionConflict(message: String) extends RuntimeException(message)
+/** A write that conflicts with one committed since it started, or that kept losing the race to
+ * commit; `__manifest` does not show it. */
+class TransactionConflict(message: String, cause: Throwable = null) extends RuntimeException(message, cause)
 
 /**
  * `leafSchema` is the schema of new leaves; `files` moves fragments that a rebase sends to
@@ -48,15 +49,16 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
     val state = new Attempts(tx, new LeafCommits(storage, detached = tx.base.meta.mode == TransactionMode.Strong))
     @tailrec def attempt(n: Int): Long = {
       val latest = store.load()
-      val outcome = try Right(state.commitOn(latest)) catch { case _: ManifestConflict => Left(latest.version) }
+      val outcome = try Right(state.commitOn(latest)) catch { case e: ManifestConflict => Left(e) }
       outcome match {
         case Right(version) => version
         case Left(_) if n < attempts =>
           val backoff = math.min(Committer.MaxBackoffMs, Committer.BaseBackoffMs << math.min(n, 10))
           Thread.sleep(ThreadLocalRandom.current().nextLong(backoff / 2, backoff + 1))
           attempt(n + 1)
-        case Left(seen) => throw new TransactionConflict(s"table ${store.table}: gave up after $attempts commit " +
-          s"attempts; other writers kept committing to __manifest (last seen version $seen); this write did not change it")
+        case Left(lost) => throw new TransactionConflict(s"table ${store.table}: gave up after $attempts commit " +
+          s"attempts; other writers kept committing to __manifest (last seen version ${latest.version}); " +
+          "this write did not change it", lost)
       }
     }
     attempt(1)

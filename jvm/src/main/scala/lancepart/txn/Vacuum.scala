@@ -18,18 +18,18 @@ object Vacuum {
    * (epoch ms): younger ones may belong to a write still running. */
   def run(store: ManifestStore, files: TableFiles, storage: Map[String, String], cutoffMillis: Long): VacuumResult = {
     val pinned = store.leafReferences()
-    val (referenced, unreferenced) = files.leafDirectories().partition(d => pinned.contains(d.relative))
-    val directories = unreferenced.filter(_.modified < cutoffMillis)
-    directories.foreach(d => files.deleteLeafDirectory(d.relative))
+    val (referenced, unreferenced) = files.leafDirectories().partition(pinned.contains)
+    val directories = unreferenced.filter(files.lastModified(_) < cutoffMillis)
+    directories.foreach(files.deleteLeafDirectory)
     val removed = for {
-      location <- referenced.map(_.relative).sorted
+      location <- referenced
       file <- orphans(store.leafUri(location), location, pinned(location), files, storage)
       if file.modified < cutoffMillis
     } yield {
       files.deleteFile(location, file.relative)
       s"$location/${file.relative}"
     }
-    VacuumResult(directories.map(_.relative), removed)
+    VacuumResult(directories, removed)
   }
 
   /** Files of the leaf at `location` that neither a main-branch version nor one of `pinned` uses. */
