@@ -1,13 +1,17 @@
 # Two entry points for a fresh machine (JDK 17+, Maven 3.8+, Python 3.10+):
 #   make demo   builds the plugin, installs the Python package in .venv, runs demo/demo.py
 #   make test   builds, runs the Scala tests, then the Python unit and integration tests
+# and the benchmarks against peers (about an hour on 2 cores):
+#   make bench  also fetches the Iceberg runtime, writes bench/results/ and docs/benchmarks.md
 VENV := .venv
 PY := $(VENV)/bin/python
 JAR := target/lancepart-spark-4.1_2.13-0.1.0-SNAPSHOT.jar
 SOURCES := pom.xml $(shell find jvm -name '*.scala')
 MVN := mvn -q -B
 
-.PHONY: demo test jar
+ICEBERG_JAR := target/bench/iceberg-spark-runtime-4.1_2.13-1.12.0.jar
+
+.PHONY: demo test jar bench
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
@@ -17,6 +21,16 @@ test: $(VENV)/.installed
 	$(PY) -m pytest -q -p no:cacheprovider python/tests integration-tests
 
 jar: $(JAR)
+
+bench: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
+	$(PY) bench/run.py --iceberg-jar $(ICEBERG_JAR) $(BENCH_ARGS)
+
+$(ICEBERG_JAR):
+	$(MVN) dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 -DoutputDirectory=target/bench
+
+$(VENV)/.installed-bench: $(VENV)/.installed
+	$(PY) -m pip install -q -e 'python[bench]'
+	touch $@
 
 $(JAR): $(SOURCES)
 	$(MVN) package -DskipTests

@@ -6,12 +6,13 @@ package lancepart.txn
 
 import java.util.concurrent.ThreadLocalRandom
 
-import lancepart.manifest.{Manifest, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
+import lancepart.manifest.{Lance, Manifest, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.prune.LanceSql
 import lancepart.spec.TransactionMode
 import org.apache.arrow.vector.types.pojo.Schema
 
 import scala.annotation.tailrec
+import scala.collection.concurrent.TrieMap
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
@@ -68,10 +69,11 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
   private class Attempts(tx: TableWrite, leaves: LeafCommits) {
     private val strong = tx.base.meta.mode == TransactionMode.Strong
     private val spec = tx.base.meta.currentSpec
-    /** Leaf locations this transaction created (their directories are its own). */
-    private val created = mutable.Map.empty[String, Long]
+    /** Leaf locations this transaction created (their directories are its own). Leaves commit
+     * in parallel ([[Lance.parallel]]), so this and the next map are concurrent. */
+    private val created = TrieMap.empty[String, Long]
     /** Leaf updates made: (location, base version in strong mode) to the resulting version. */
-    private val updated = mutable.Map.empty[(String, Option[Long]), Long]
+    private val updated = TrieMap.empty[(String, Option[Long]), Long]
     /** Where each new partition's fragments are now (rebases move them). */
     private val current = mutable.Map.empty[String, String]
     /** Leaf directories this transaction made, which it may remove. */
@@ -127,7 +129,7 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
       }
 
       // Leaves under one new namespace each carry its row: keep one.
-      val rows = plans.values.toSeq.flatMap(commitLeaf).distinctBy(_.objectId)
+      val rows = Lance.parallel(plans.values.toSeq)(commitLeaf).flatten.distinctBy(_.objectId)
       val removed = replacedIds.toSeq.filterNot(plans.contains)
       val guard = ManifestRow(spec.namespace, Naming.NamespaceType, None, None, Map.empty)
       store.commit(latest.version, guard +: rows, removed)

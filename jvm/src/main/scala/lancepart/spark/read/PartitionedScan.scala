@@ -1,7 +1,7 @@
 // The scan: one manifest query picks the partition tables, one input partition per table.
 package lancepart.spark.read
 
-import lancepart.manifest.ManifestRow
+import lancepart.manifest.{Lance, ManifestRow}
 import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spark.PartitionedTable
 import lancepart.spark.functions.{CalendarKey, PartitionFunctions}
@@ -96,7 +96,8 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
    * versions this scan reads): a one-row local scan. */
   def countScan: Scan = new LocalScan {
     override def readSchema(): StructType = StructType(Seq(StructField("count(*)", LongType, nullable = false)))
-    override def rows(): Array[InternalRow] = Array(InternalRow(leaves.map(table.store.leafRowCount(table.manifest, _)).sum))
+    override def rows(): Array[InternalRow] =
+      Array(InternalRow(Lance.parallel(leaves)(table.store.leafRowCount(table.manifest, _)).sum))
     override def description(): String = s"${PartitionedScan.this.description()} COUNT(*) from metadata"
   }
 

@@ -1,0 +1,210 @@
+"""Every benchmark workload for every system, in one Spark session and one run.
+
+    make bench      (or: .venv/bin/python bench/run.py --iceberg-jar <jar> [--rows N] ...)
+
+Workloads (issue 7): bulk partitioned write; full scan with a light aggregation; point query on
+one partition; range query over 5% of partitions; COUNT(*) without and with a partition filter;
+planning time (EXPLAIN) of a point query, on the real tables and on metadata-only lancepart
+tables of 10 to 100,000 partitions; a join of tables bucketed 16 and 8 ways on the key, with and
+without storage-partitioned joins. Each number is the median of --repeats runs after one warm-up
+(writes warm up on a tenth of the rows). Writes bench/results/latest.json, latest.png and the
+results section of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+import lancepart
+from manifests import metadata_only_table
+from metrics import median_seconds, shuffle_bytes
+from report import write_report
+from systems import COUNTRIES, FIRST_DAY, LANCEPART, PARQUET, PYLANCE, SPARK_SYSTEMS, events_query
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def session(root: Path, iceberg_jar: str) -> SparkSession:
+    jars = f"{lancepart.jar.jar_path()},{iceberg_jar}"
+    builder = lancepart.configure(SparkSession.builder.master("local[2]").appName("lancepart-bench"), str(root / "lance"))
+    conf = {
+        "spark.jars": jars, "spark.driver.extraClassPath": jars.replace(",", ":"),
+        "spark.executor.extraClassPath": jars.replace(",", ":"),
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        "spark.sql.catalog.iceberg": "org.apache.iceberg.spark.SparkCatalog",
+        "spark.sql.catalog.iceberg.type": "hadoop",
+        "spark.sql.catalog.iceberg.warehouse": str(root / "iceberg"),
+        "spark.sql.warehouse.dir": str(root / "spark-warehouse"),
+        "spark.driver.memory": "12g", "spark.ui.enabled": "false",
+        "spark.sql.autoBroadcastJoinThreshold": "-1", "spark.sql.session.timeZone": "UTC",
+        "spark.ui.showConsoleProgress": "false",
+        # Iceberg reports its partitioning (for storage-partitioned joins) only when asked to
+        "spark.sql.iceberg.planning.preserve-data-grouping": "true",
+    }
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+class Run:
+    """Collects result records."""
+
+    def __init__(self, spark: SparkSession, repeats: int):
+        self.spark, self.repeats, self.records = spark, repeats, []
+
+    def add(self, workload: str, system: str, seconds: float, rows: int, partitions: int,
+            shuffle: int | None = None, notes: str = "") -> None:
+        self.records.append({"workload": workload, "system": system, "seconds": round(seconds, 4), "rows": rows,
+                             "partitions": partitions, "shuffle_bytes": shuffle, "spark": self.spark.version,
+                             "notes": notes})
+        print(f"{workload:<28} {system:<40} {partitions:>7} partitions {seconds:9.3f}s"
+              + (f"  shuffle {shuffle:,} B" if shuffle is not None else ""), flush=True)
+
+    def query(self, sql: str) -> float:
+        return median_seconds(lambda: self.spark.sql(sql).collect(), self.repeats)
+
+
+def day(offset: int) -> str:
+    return (dt.date.fromisoformat(FIRST_DAY) + dt.timedelta(days=offset)).isoformat()
+
+
+def read_queries(t: str, partitions: int) -> dict[str, str]:
+    days = max(1, partitions // COUNTRIES)
+    span = max(1, days // 20)  # 5% of the days, every country: 5% of the partitions
+    return {
+        "full_scan_aggregate": f"SELECT country, count(*), sum(amount) FROM {t} GROUP BY country",
+        "point_query": f"SELECT count(*), sum(amount) FROM {t} WHERE event_date = DATE'{day(1)}' AND country = 'C07'",
+        "range_query_5pct": f"SELECT count(*), sum(amount) FROM {t} "
+                            f"WHERE event_date BETWEEN DATE'{day(1)}' AND DATE'{day(span)}'",
+        "count_star": f"SELECT count(*) FROM {t}",
+        "count_star_partition_filter": f"SELECT count(*) FROM {t} WHERE event_date = DATE'{day(1)}'",
+        "planning_point_query": f"EXPLAIN SELECT * FROM {t} WHERE event_date = DATE'{day(1)}' AND country = 'C07'",
+    }
+
+
+def events(run: Run, rows: int, partitions: int) -> dict[str, str]:
+    """Writes and queries the events table of every Spark system; returns their table names."""
+    tables = {}
+    for system in SPARK_SYSTEMS:
+        name = f"events_{partitions}"
+
+        def write(n: int, system=system, name=name) -> None:
+            t = system.create_events(run.spark, name)
+            run.spark.sql(f"INSERT INTO {t} BY NAME {events_query(n, partitions)}")
+
+        seconds = median_seconds(lambda: write(rows), run.repeats, warm_up=lambda: write(rows // 10))
+        run.add("write", system.name, seconds, rows, partitions, notes="CREATE TABLE + INSERT; warm-up on a tenth")
+        tables[system.name] = system.table(name)
+        for workload, sql in read_queries(tables[system.name], partitions).items():
+            run.add(workload, system.name, run.query(sql), rows, partitions)
+    return tables
+
+
+def pylance_reference(run: Run, parquet_dir: Path, lance_dir: Path, rows: int) -> None:
+    """The same rows as one unpartitioned Lance dataset, written and read with pylance alone."""
+    import lance
+    import pyarrow.compute as pc
+    import pyarrow.dataset as pads
+
+    source = pads.dataset(str(parquet_dir), format="parquet", partitioning="hive")
+
+    def write(limit: int | None = None) -> None:
+        shutil.rmtree(lance_dir, ignore_errors=True)
+        data = source.head(limit) if limit else source.scanner(batch_size=65536).to_reader()
+        lance.write_dataset(data, str(lance_dir), max_rows_per_file=1_000_000)
+
+    run.add("write", PYLANCE, median_seconds(write, run.repeats, warm_up=lambda: write(rows // 10)), rows, 1,
+            notes="from the Parquet table's files via pyarrow.dataset")
+    ds = lance.dataset(str(lance_dir))
+    point = f"event_date = '{day(1)}' AND country = 'C07'"
+    workloads = {
+        "full_scan_aggregate": lambda: ds.to_table(columns=["country", "amount"]).group_by("country").aggregate(
+            [("amount", "sum"), ("amount", "count")]),
+        "point_query": lambda: pc.sum(ds.to_table(columns=["amount"], filter=point)["amount"]),
+        "count_star": lambda: ds.count_rows(),
+        "count_star_partition_filter": lambda: ds.count_rows(filter=f"event_date = '{day(1)}'"),
+    }
+    for workload, fn in workloads.items():
+        run.add(workload, PYLANCE, median_seconds(fn, run.repeats), rows, 1, notes="filter scans the whole dataset")
+
+
+def planning(run: Run, root: Path, sizes: list[int]) -> None:
+    """EXPLAIN of a point query over metadata-only lancepart tables of every size."""
+    (root / "lance" / "plan").mkdir(parents=True)
+    for size in sizes:
+        metadata_only_table(root / "lance" / "plan" / f"p{size}", size)
+        sql = f"EXPLAIN SELECT * FROM lance.plan.p{size} WHERE d = DATE'2000-01-02' AND c = 'C07'"
+        run.add("planning_point_query", LANCEPART.name, run.query(sql), 0, size, notes="metadata-only table")
+
+
+def join(run: Run, rows: int) -> None:
+    """Tables bucketed 16 and 8 ways on k, joined on k, with and without storage-partitioned joins
+    (Spark's bucketed-table join for Parquet, coalescing 16 buckets to 8)."""
+    spark = run.spark
+    for system in SPARK_SYSTEMS:
+        left, right = system.create_bucketed(spark, "orders", 16), system.create_bucketed(spark, "customers", 8)
+        for t in (left, right):
+            spark.sql(f"INSERT INTO {t} SELECT id % {rows // 4} AS k, id AS v, repeat('x', 32) AS payload FROM range({rows})")
+        sql = f"SELECT count(*), sum(o.v + c.v) FROM {left} o JOIN {right} c ON o.k = c.k"
+        for spj in (True, False):
+            if system is PARQUET:
+                spark.conf.set("spark.sql.sources.bucketing.enabled", str(spj).lower())
+                spark.conf.set("spark.sql.bucketing.coalesceBucketsInJoin.enabled", str(spj).lower())
+            else:
+                spark.conf.set("spark.sql.sources.v2.bucketing.enabled", str(spj).lower())
+            seconds = run.query(sql)
+            plan = spark.sql(sql)._jdf.queryExecution().executedPlan().toString()
+            run.add("join_bucketed" if spj else "join_bucketed_spj_off", system.name, seconds, 2 * rows, 24,
+                    shuffle=shuffle_bytes(spark.sql(sql)),
+                    notes=f"join input shuffled: {'Exchange hashpartitioning' in plan}")
+        spark.conf.unset("spark.sql.sources.bucketing.enabled")
+        spark.conf.unset("spark.sql.bucketing.coalesceBucketsInJoin.enabled")
+        spark.conf.set("spark.sql.sources.v2.bucketing.enabled", "true")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--iceberg-jar", required=True)
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--variants", default="1000,10000", help="partition counts of the events tables")
+    parser.add_argument("--planning-sizes", default="10,100,1000,10000,100000")
+    parser.add_argument("--join-rows", type=int, default=10_000_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--root", help="working directory (default: a new temporary one, removed at the end)")
+    args = parser.parse_args()
+    root = Path(args.root or tempfile.mkdtemp(prefix="lancepart-bench-"))
+    spark = session(root, args.iceberg_jar)
+    for catalog in ("lance", "spark_catalog", "iceberg"):
+        spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {catalog}.bench")
+    run = Run(spark, args.repeats)
+    started = time.time()
+    for i, partitions in enumerate(int(v) for v in args.variants.split(",")):
+        events(run, args.rows, partitions)
+        if i == 0:
+            pylance_reference(run, root / "spark-warehouse" / "bench.db" / f"events_{partitions}",
+                              root / "unpartitioned.lance", args.rows)
+    planning(run, root, [int(s) for s in args.planning_sizes.split(",")])
+    join(run, args.join_rows)
+    result = {"cores": os.cpu_count(), "spark": spark.version, "repeats": args.repeats,
+              "minutes": round((time.time() - started) / 60, 1), "records": run.records}
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "latest.json").write_text(json.dumps(result, indent=1) + "\n")
+    write_report(result, RESULTS / "latest.png", Path(__file__).parent.parent / "docs" / "benchmarks.md")
+    spark.stop()
+    if not args.root:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
