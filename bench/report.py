@@ -99,3 +99,11 @@ def write_report(result: dict, png: Path, doc: Path) -> None:
     head, _, rest = text.partition(START)
     _, _, tail = rest.partition(END)
     doc.write_text(f"{head}{START}\n{markdown(result)}\n{END}{tail}")
+
+
+if __name__ == "__main__":  # regenerate the chart and docs section from bench/results/latest.json
+    import json
+
+    here = Path(__file__).parent
+    write_report(json.loads((here / "results" / "latest.json").read_text()), here / "results" / "latest.png",
+                 here.parent / "docs" / "benchmarks.md")

@@ -58,10 +58,20 @@ def session(root: Path, iceberg_jar: str) -> SparkSession:
 
 
 class Run:
-    """Collects result records."""
+    """Collects result records, saving them to latest.json as they come (a run cut short keeps
+    what it measured)."""
 
     def __init__(self, spark: SparkSession, repeats: int):
         self.spark, self.repeats, self.records = spark, repeats, []
+        self.started = time.time()
+
+    def result(self) -> dict:
+        return {"cores": os.cpu_count(), "spark": self.spark.version, "repeats": self.repeats,
+                "minutes": round((time.time() - self.started) / 60, 1), "records": self.records}
+
+    def save(self) -> None:
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / "latest.json").write_text(json.dumps(self.result(), indent=1) + "\n")
 
     def add(self, workload: str, system: str, seconds: float, rows: int, partitions: int,
             shuffle: int | None = None, notes: str = "") -> None:
@@ -70,6 +80,7 @@ class Run:
                              "notes": notes})
         print(f"{workload:<28} {system:<40} {partitions:>7} partitions {seconds:9.3f}s"
               + (f"  shuffle {shuffle:,} B" if shuffle is not None else ""), flush=True)
+        self.save()
 
     def query(self, sql: str) -> float:
         return median_seconds(lambda: self.spark.sql(sql).collect(), self.repeats)
@@ -188,7 +199,6 @@ def main() -> None:
     for catalog in ("lance", "spark_catalog", "iceberg"):
         spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {catalog}.bench")
     run = Run(spark, args.repeats)
-    started = time.time()
     for i, partitions in enumerate(int(v) for v in args.variants.split(",")):
         events(run, args.rows, partitions)
         if i == 0:
@@ -196,11 +206,7 @@ def main() -> None:
                               root / "unpartitioned.lance", args.rows)
     planning(run, root, [int(s) for s in args.planning_sizes.split(",")])
     join(run, args.join_rows)
-    result = {"cores": os.cpu_count(), "spark": spark.version, "repeats": args.repeats,
-              "minutes": round((time.time() - started) / 60, 1), "records": run.records}
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "latest.json").write_text(json.dumps(result, indent=1) + "\n")
-    write_report(result, RESULTS / "latest.png", Path(__file__).parent.parent / "docs" / "benchmarks.md")
+    write_report(run.result(), RESULTS / "latest.png", Path(__file__).parent.parent / "docs" / "benchmarks.md")
     spark.stop()
     if not args.root:
         shutil.rmtree(root, ignore_errors=True)
