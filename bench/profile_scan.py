@@ -37,7 +37,7 @@ def main() -> None:
         spark.sql(query).collect()
         scan = seconds(lambda: spark.sql(query).collect())
         leaves = lance.dataset(str(table_dir / "__manifest")).to_table(filter="object_type = 'table'")
-        tasks = seconds(lambda: spark.sparkContext.parallelize(range(len(leaves)), len(leaves)).count())
+        tasks = seconds(lambda: spark.range(0, len(leaves), 1, len(leaves)).count())
         sample = leaves["location"].to_pylist()[:500]
         read = seconds(lambda: [lance.dataset(str(table_dir / loc)).to_table(columns=["country", "amount"])
                                 for loc in sample]) / len(sample)

@@ -188,7 +188,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--iceberg-jar", required=True)
     parser.add_argument("--rows", type=int, default=10_000_000)
-    parser.add_argument("--variants", default="1000,10000", help="partition counts of the events tables")
+    parser.add_argument("--variants", default="1000,10000", help="partition counts of the events tables ('' for none)")
     parser.add_argument("--planning-sizes", default="10,100,1000,10000,100000")
     parser.add_argument("--join-rows", type=int, default=10_000_000)
     parser.add_argument("--repeats", type=int, default=3)
@@ -199,7 +199,7 @@ def main() -> None:
     for catalog in ("lance", "spark_catalog", "iceberg"):
         spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {catalog}.bench")
     run = Run(spark, args.repeats)
-    for i, partitions in enumerate(int(v) for v in args.variants.split(",")):
+    for i, partitions in enumerate(int(v) for v in args.variants.split(",") if v):
         events(run, args.rows, partitions)
         if i == 0:
             pylance_reference(run, root / "spark-warehouse" / "bench.db" / f"events_{partitions}",
