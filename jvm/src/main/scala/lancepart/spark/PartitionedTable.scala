@@ -3,11 +3,10 @@ package lancepart.spark
 
 import java.util
 
-import lancepart.manifest.{Manifest, ManifestStore, Naming, TableFiles}
+import lancepart.manifest.{Manifest, ManifestStore, TableFiles}
 import lancepart.spark.read.PartitionedScanBuilder
 import lancepart.spark.write.{PartitionedWriteBuilder, RowRemoval}
 import lancepart.txn.{Committer, PartitionDirectory, TableWrite}
-import org.apache.arrow.vector.types.pojo.Schema
 import org.apache.spark.sql.connector.catalog.{SupportsDelete, SupportsRead, SupportsWrite, Table, TableCapability, TableCatalog}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.connector.read.ScanBuilder
@@ -55,7 +54,9 @@ class PartitionedTable(
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new PartitionedWriteBuilder(this, info)
 
-  def committer(leafSchema: Schema): Committer = new Committer(store, files, leafSchema, storage, commitAttempts)
+  /** Commits writes to this table; new leaves get the namespace's columns. */
+  def committer: Committer =
+    new Committer(store, files, LeafSchema.arrow(manifest.meta.schema), storage, commitAttempts)
 
   override def canDeleteWhere(filters: Array[Filter]): Boolean = RowRemoval.supports(this, filters.toSeq)
 
@@ -63,8 +64,7 @@ class PartitionedTable(
    * partition columns only, otherwise row deletions in the partition tables that may match. */
   override def deleteWhere(filters: Array[Filter]): Unit = {
     val removal = RowRemoval.plan(this, filters.toSeq)
-    val tx = TableWrite(manifest, PartitionDirectory.load(store, manifest, manifest.meta.currentSpec, Naming.randomName()),
-      Seq.empty, removal.removed, removal.deletes)
-    if (!tx.isEmpty) committer(LeafSchema.arrow(manifest.meta.schema)).commit(tx)
+    val tx = TableWrite(manifest, PartitionDirectory.empty(manifest.meta.currentSpec), Seq.empty, removal.removed, removal.deletes)
+    if (!tx.isEmpty) committer.commit(tx)
   }
 }

@@ -86,7 +86,8 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
       val now = if (touched.isEmpty) Map.empty[String, ManifestRow] else store.rows(latest,
         s"${ManifestStore.ObjectType} = '${Naming.TableType}' AND ${ManifestStore.ObjectId} IN " +
           touched.distinct.map(LanceSql.quote).mkString("(", ", ", ")")).map(r => r.objectId -> r).toMap
-      val directory = PartitionDirectory.load(store, latest, spec, tx.directory.seed)
+      // New partitions are resolved against S1; a write without any needs no scan for it.
+      lazy val directory = PartitionDirectory.load(store, latest, spec, tx.directory.seed)
       val plans = mutable.LinkedHashMap.empty[String, LeafPlan]
       def existing(row: ManifestRow): LeafPlan = plans.getOrElseUpdate(row.objectId,
         LeafPlan(LeafTarget(row.objectId, row.location.get, isNew = false, row.readVersion, row.values, Seq.empty)))

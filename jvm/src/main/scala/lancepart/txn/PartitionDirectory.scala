@@ -57,6 +57,10 @@ case class PartitionDirectory(
 }
 
 object PartitionDirectory {
+  /** The directory of an operation that writes no rows (DELETE): nothing to read. */
+  def empty(spec: BoundSpec): PartitionDirectory =
+    PartitionDirectory(spec.id, spec.fields.map(_.fieldId), Map.empty, Map.empty, Naming.randomName())
+
   /** Reads the current spec's rows from the manifest (one filtered scan). */
   def load(store: ManifestStore, manifest: Manifest, spec: BoundSpec, seed: String): PartitionDirectory = {
     val fieldIds = spec.fields.map(_.fieldId)

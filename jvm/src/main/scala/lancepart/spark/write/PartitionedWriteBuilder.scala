@@ -4,7 +4,7 @@
 package lancepart.spark.write
 
 import lancepart.manifest.Naming
-import lancepart.spark.{DdlPartitioning, LeafSchema, PartitionedTable}
+import lancepart.spark.{DdlPartitioning, PartitionedTable}
 import lancepart.txn.{LeafWrite, PartitionDirectory, TableWrite}
 import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
@@ -66,7 +66,7 @@ class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, mod
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     val writes: Seq[LeafWrite] = messages.toSeq.flatMap { case m: LeafWriteMessage => m.writes }
     val tx = TableWrite(table.manifest, directory, writes, removal.removed, removal.deletes)
-    if (!tx.isEmpty) table.committer(LeafSchema.arrow(meta.schema)).commit(tx)
+    if (!tx.isEmpty) table.committer.commit(tx)
   }
 
   /** Fragments of an aborted write are in no committed leaf version, so no reader sees them;
