@@ -61,3 +61,21 @@ def tables_scanned(spark, query: str) -> tuple[int, int]:
     desc = scan_description(spark, query)
     k, n = desc.split("tables=")[1].split(",")[0].split("/")
     return int(k), int(n)
+
+
+@pytest.fixture(scope="session")
+def s3():
+    """An S3-compatible server on loopback for the whole run (see s3_server.py)."""
+    from s3_server import s3_server
+
+    with s3_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def s3_catalog(spark, s3) -> str:
+    """Catalog `s3`, rooted at s3://<test bucket>/warehouse on the loopback server."""
+    from s3_server import BUCKET
+
+    lancepart.register_catalog(spark, "s3", f"s3://{BUCKET}/warehouse", s3.storage_options())
+    return "s3"

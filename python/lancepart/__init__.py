@@ -1,6 +1,7 @@
 """lancepart: Lance Partitioned Namespaces as Spark tables.
 
-``spark_session``/``configure`` register the catalog, ``Admin`` wraps the JVM's admin operations,
+``spark_session``/``configure`` register the catalog (``register_catalog`` adds one to a running
+session), ``Admin`` wraps the JVM's admin operations,
 ``crosscheck`` compares Spark's answer with an independent pylance read.
 """
 
@@ -8,7 +9,7 @@ from lancepart.admin import Admin
 from lancepart.crosscheck import CrosscheckError, crosscheck
 from lancepart.errors import LancepartError
 from lancepart.jar import jar_path
-from lancepart.session import configure, spark_session
+from lancepart.session import configure, register_catalog, spark_session
 
 __all__ = [
     "Admin",
@@ -17,5 +18,6 @@ __all__ = [
     "configure",
     "crosscheck",
     "jar_path",
+    "register_catalog",
     "spark_session",
 ]

@@ -18,20 +18,24 @@ from typing import Any
 import pyarrow as pa
 from pyspark.sql import SparkSession
 
+from lancepart.progress import iterate
+
 
 class CrosscheckError(AssertionError):
     """Spark and the pylance read disagree; the message lists rows found on one side only."""
 
 
-def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: int = 10) -> dict:
+def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: int = 10,
+               progress: bool | None = None) -> dict:
     """Compares ``SELECT * FROM table [WHERE where]`` in Spark with a pylance read of the same
     table (``where`` must be valid in both Spark SQL and Lance SQL, e.g. ``country = 'US'``).
-    Returns ``{"rows": n, "tables": k}``; raises CrosscheckError with a readable diff."""
+    Returns ``{"rows": n, "tables": k}``; raises CrosscheckError with a readable diff.
+    ``progress`` (a bar over the partition tables pylance reads): see ``lancepart.progress``."""
     df = spark.table(table)
     if where:
         df = df.where(where)
     spark_rows = df.toArrow()
-    lance_rows, tables = read_with_pylance(spark, table, where)
+    lance_rows, tables = read_with_pylance(spark, table, where, progress)
     lance_rows = lance_rows.select(spark_rows.column_names).cast(spark_rows.schema)
     if not _same_rows(spark_rows, lance_rows):
         only_spark, only_lance = _diff(spark_rows.to_pylist(), lance_rows.to_pylist())
@@ -46,8 +50,10 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
     return {"rows": spark_rows.num_rows, "tables": tables}
 
 
-def read_with_pylance(spark: SparkSession, table: str, where: str | None = None) -> tuple[pa.Table, int]:
-    """Rows of every partition table of ``table`` (``catalog.ns...name``) and the leaf count."""
+def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
+                      progress: bool | None = None) -> tuple[pa.Table, int]:
+    """Rows of every partition table of ``table`` (``catalog.ns...name``) and the leaf count;
+    ``progress`` (a bar over partition tables): see ``lancepart.progress``."""
     import lance  # imported here: lance warns when imported before pyspark forks its JVM
 
     root, storage = _catalog_root(spark, table.split(".")[0])
@@ -61,7 +67,7 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None)
     leaves = manifest.to_table(filter="object_type = 'table'").to_pylist()
     strong = meta.get("transaction.mode") == "strong"
     parts = []
-    for leaf in leaves:
+    for leaf in iterate(leaves, f"pylance read of {table}", len(leaves), progress, unit="table"):
         version = leaf["read_version"] if strong else None  # weak mode reads each leaf's latest version
         ds = lance.dataset(f"{table_dir}/{leaf['location']}", version=version, storage_options=storage)
         stored = {f["name"]: _leaf_column(ds.schema, f) for f in schema_fields}
@@ -107,7 +113,7 @@ def _identity_sources(meta: dict, names_by_id: dict[int, str]) -> dict[int, dict
 
 
 def _catalog_root(spark: SparkSession, catalog: str) -> tuple[str, dict[str, str]]:
-    conf = dict(spark.sparkContext.getConf().getAll())
+    conf = spark.conf.getAll
     prefix = f"spark.sql.catalog.{catalog}."
     if prefix + "root" not in conf:
         raise ValueError(f"{catalog} is not a configured catalog: no {prefix}root setting")

@@ -32,14 +32,25 @@ def configure(builder: SparkSession.Builder, root: str, catalog: str = "lance",
     jar = jar_path()
     builder = (builder.config("spark.jars", jar)
                .config("spark.driver.extraClassPath", jar)
-               .config("spark.executor.extraClassPath", jar)
-               .config(f"spark.sql.catalog.{catalog}", CATALOG_CLASS)
-               .config(f"spark.sql.catalog.{catalog}.root", root))
-    for key, value in (storage or {}).items():
-        builder = builder.config(f"spark.sql.catalog.{catalog}.storage.{key}", value)
-    for key, value in SPJ_CONF.items():
+               .config("spark.executor.extraClassPath", jar))
+    for key, value in {**catalog_conf(catalog, root, storage), **SPJ_CONF}.items():
         builder = builder.config(key, value)
     return builder
+
+
+def catalog_conf(catalog: str, root: str, storage: dict[str, str] | None = None) -> dict[str, str]:
+    """The Spark settings that define catalog ``catalog`` over ``root`` (a local path or a URI
+    such as ``s3://bucket/prefix``) with Lance object-store options ``storage``."""
+    conf = {f"spark.sql.catalog.{catalog}": CATALOG_CLASS, f"spark.sql.catalog.{catalog}.root": root}
+    conf.update({f"spark.sql.catalog.{catalog}.storage.{key}": value for key, value in (storage or {}).items()})
+    return conf
+
+
+def register_catalog(spark: SparkSession, catalog: str, root: str, storage: dict[str, str] | None = None) -> None:
+    """Adds catalog ``catalog`` to a running session whose class path already holds the plugin
+    (one made by ``spark_session`` or ``configure``); Spark loads it on first use."""
+    for key, value in catalog_conf(catalog, root, storage).items():
+        spark.conf.set(key, value)
 
 
 def spark_session(root: str, catalog: str = "lance", master: str = "local[2]",

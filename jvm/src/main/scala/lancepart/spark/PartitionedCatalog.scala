@@ -4,9 +4,10 @@ package lancepart.spark
 
 import java.util
 
-import lancepart.manifest.ManifestStore
+import lancepart.manifest.{ManifestStore, Progress}
 import lancepart.spark.functions.PartitionFunctions
 import lancepart.spec.{FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata, TransactionMode}
+import lancepart.storage.Directories
 import lancepart.txn.{Committer, Vacuum, VacuumResult}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchFunctionException, NoSuchNamespaceException, NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
@@ -40,8 +41,9 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
     commitAttempts = options.getInt(PartitionedCatalog.CommitAttemptsOption, Committer.DefaultAttempts)
     if (commitAttempts < 1) throw new IllegalArgumentException(
       s"catalog $name: ${PartitionedCatalog.CommitAttemptsOption} must be at least 1, not $commitAttempts")
-    val hadoopConf = SparkSession.active.sessionState.newHadoopConf()
-    warehouse = new Warehouse(Warehouse.normalizeRoot(root), storage, hadoopConf)
+    val normalized = Warehouse.normalizeRoot(root)
+    val directories = Directories.forRoot(normalized, storage, SparkSession.active.sessionState.newHadoopConf())
+    warehouse = new Warehouse(normalized, storage, directories)
   }
 
   // ---- tables ----
@@ -161,14 +163,14 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
 
   /** Restores the `__manifest` columns another client dropped, from each row's metadata (see
    * [[ManifestStore.repair]]); the table need not load. Returns the number of rows restored. */
-  def repair(ident: Identifier): Int = {
+  def repair(ident: Identifier, progress: Progress): Int = {
     if (!warehouse.isTable(warehouse.tableUri(ident))) throw new NoSuchTableException(ident)
-    warehouse.store(ident, qualified(ident)).repair()
+    warehouse.store(ident, qualified(ident)).repair(progress)
   }
 
   /** Removes files failed writers left that are older than `cutoffMillis` (see [[Vacuum]]). */
-  def vacuum(ident: Identifier, cutoffMillis: Long): VacuumResult = loadTable(ident) match {
-    case t: PartitionedTable => Vacuum.run(t.store, t.files, t.storage, cutoffMillis)
+  def vacuum(ident: Identifier, cutoffMillis: Long, progress: Progress): VacuumResult = loadTable(ident) match {
+    case t: PartitionedTable => Vacuum.run(t.store, t.files, t.storage, cutoffMillis, progress)
     case _ => throw new NoSuchTableException(ident)
   }
 

@@ -1,16 +1,15 @@
 // Where catalog objects live: Spark namespaces are directories under the root, tables are
-// directories holding a partitioned __manifest. Directory operations go through Hadoop's FileSystem.
+// directories holding a partitioned __manifest. The root is a local path or a URI (s3://...).
 package lancepart.spark
 
 import lancepart.manifest.{ManifestStore, TableFiles}
 import lancepart.spec.TableMetadata
-import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FileSystem, Path}
+import lancepart.storage.Directories
 import org.apache.spark.sql.connector.catalog.Identifier
 
 import scala.util.control.NonFatal
 
-class Warehouse(val root: String, val storage: Map[String, String], hadoopConf: Configuration) {
+class Warehouse(val root: String, val storage: Map[String, String], directories: Directories) {
   /** URI of the directory for namespace `parts` (validated: nothing in it can leave the root). */
   def uri(parts: Seq[String]): String = {
     parts.foreach(Warehouse.checkName(_, parts))
@@ -24,9 +23,9 @@ class Warehouse(val root: String, val storage: Map[String, String], hadoopConf: 
     new ManifestStore(tableUri(ident), displayName, storage)
 
   /** The files of the table at `tableUri`. */
-  def files(tableUri: String): TableFiles = new TableFiles(tableUri, hadoopConf)
+  def files(tableUri: String): TableFiles = new TableFiles(tableUri, directories)
 
-  def exists(uri: String): Boolean = fs(uri).exists(new Path(uri))
+  def exists(uri: String): Boolean = directories.exists(uri)
 
   /** True when `uri` holds a __manifest whose metadata declares a partition spec. */
   def isTable(uri: String): Boolean =
@@ -36,18 +35,12 @@ class Warehouse(val root: String, val storage: Map[String, String], hadoopConf: 
     }
 
   /** Names of child directories that can be catalog objects (no hidden or reserved names). */
-  def children(uri: String): Seq[String] = {
-    val path = new Path(uri)
-    if (!fs(uri).exists(path)) Seq.empty
-    else fs(uri).listStatus(path).toSeq.filter(_.isDirectory).map(_.getPath.getName)
-      .filterNot(n => n.startsWith(".") || n.startsWith("_")).sorted
-  }
+  def children(uri: String): Seq[String] =
+    directories.childDirectories(uri).filterNot(n => n.startsWith(".") || n.startsWith("_"))
 
-  def mkdirs(uri: String): Unit = fs(uri).mkdirs(new Path(uri))
+  def mkdirs(uri: String): Unit = directories.mkdirs(uri)
 
-  def delete(uri: String): Boolean = fs(uri).delete(new Path(uri), true)
-
-  private def fs(uri: String): FileSystem = new Path(uri).getFileSystem(hadoopConf)
+  def delete(uri: String): Boolean = directories.delete(uri)
 }
 
 object Warehouse {

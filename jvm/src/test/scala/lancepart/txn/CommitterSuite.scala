@@ -7,6 +7,7 @@ import java.nio.file.{Files, Path}
 import lancepart.manifest.{Lance, Manifest, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.spark.LeafSchema
 import lancepart.spec._
+import lancepart.storage.HadoopDirectories
 import lancepart.transform.Transform
 import org.apache.arrow.vector.{BigIntVector, VarCharVector, VectorSchemaRoot}
 import org.apache.hadoop.conf.Configuration
@@ -27,7 +28,7 @@ class CommitterSuite extends AnyFunSuite {
     val dir: Path = Files.createTempDirectory("committer")
     val store = new ManifestStore(dir.toString, "t", Map.empty)
     store.create(TableMetadata.create("t", schema, spec, mode))
-    val files = new TableFiles(dir.toString, new Configuration())
+    val files = new TableFiles(dir.toString, new HadoopDirectories(new Configuration()))
     def committer = new Committer(store, files, leafSchema, Map.empty)
     def latest: Manifest = store.load()
     def directory(base: Manifest, replaceAll: Boolean = false): PartitionDirectory =

@@ -1,0 +1,41 @@
+// Directory operations under a catalog root (list, create, move, delete) for what Lance's own I/O
+// does not cover: namespaces, leaf directories and the files vacuum and commit relocation handle.
+// s3:// URIs go to S3 through the AWS SDK, configured from the catalog's Lance storage options;
+// every other URI goes through Hadoop's FileSystem.
+package lancepart.storage
+
+import org.apache.hadoop.conf.Configuration
+
+/** A file directly inside a listed directory: its name and modification time (epoch ms). */
+case class StoredFile(name: String, modified: Long)
+
+trait Directories {
+  /** True when `uri` is a directory (on S3: when any object lies under it). */
+  def exists(uri: String): Boolean
+
+  /** Names of the directories directly inside `uri`, sorted; empty when `uri` does not exist. */
+  def childDirectories(uri: String): Seq[String]
+
+  /** Files directly inside `uri`; empty when `uri` does not exist. */
+  def files(uri: String): Seq[StoredFile]
+
+  /** The newest modification time (epoch ms) of anything under `uri`. */
+  def lastModified(uri: String): Long
+
+  def mkdirs(uri: String): Unit
+
+  /** Removes `uri` and everything under it; false when there was nothing to remove. */
+  def delete(uri: String): Boolean
+
+  def deleteFile(uri: String): Unit
+
+  /** Moves the file `from` to `to`, creating `to`'s parent directories as needed. */
+  def move(from: String, to: String): Unit
+}
+
+object Directories {
+  /** The directory operations for URIs like `root`. */
+  def forRoot(root: String, storage: Map[String, String], hadoopConf: Configuration): Directories =
+    if (S3Directories.handles(root)) new S3Directories(S3Directories.client(storage))
+    else new HadoopDirectories(hadoopConf)
+}
