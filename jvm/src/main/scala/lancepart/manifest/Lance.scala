@@ -1,18 +1,50 @@
-// Thin access to lance-core: one allocator per JVM, opening datasets with storage options, and
-// running calls on separate datasets in parallel.
+// Thin access to lance-core: loading its native library safely, one allocator per JVM, opening
+// datasets with storage options, and running calls on separate datasets in parallel.
 package lancepart.manifest
 
 import java.util.concurrent.{ExecutionException, Executors}
 
 import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
-import org.lance.{Dataset, ReadOptions}
+import org.lance.{Dataset, JniLoader, ReadOptions}
 
 import scala.jdk.CollectionConverters._
 
 object Lance {
+  /** The class lance-core's native dispatcher thread looks up when the library loads. */
+  private val DispatcherClass = "org/lance/ipc/AsyncScanner"
+
+  /**
+   * Loads lance-core's native library; call before the first use of a lance-core class in a JVM
+   * (executors: first thing in a task). Loading starts a native dispatcher thread that looks up
+   * [[DispatcherClass]] through the JVM's system class loader. When the plugin jar arrives only
+   * through `spark.jars` that loader does not see it: the thread prints a Rust panic and dies with
+   * a NoClassDefFoundError, which reaches the JVM's default uncaught-exception handler, and on an
+   * executor Spark's handler then exits the JVM. lancepart never uses that scanner, so before
+   * loading, the default handler is wrapped to ignore exactly this error and pass on every other.
+   */
+  def loadNative(): Unit = nativeLoaded
+
+  private lazy val nativeLoaded: Unit = {
+    val previous = Thread.getDefaultUncaughtExceptionHandler
+    Thread.setDefaultUncaughtExceptionHandler { (thread: Thread, error: Throwable) =>
+      if (isDispatcherLookup(error)) {
+        System.err.println(s"lancepart: ignoring lance-core's native dispatcher failing to find $DispatcherClass " +
+          "(the plugin jar is not on the JVM class path; lancepart does not use that class)")
+      } else if (previous != null) previous.uncaughtException(thread, error)
+      else thread.getThreadGroup.uncaughtException(thread, error)
+    }
+    JniLoader.ensureLoaded()
+  }
+
+  private def isDispatcherLookup(error: Throwable): Boolean = error match {
+    case e: NoClassDefFoundError => Option(e.getMessage).exists(_.contains(DispatcherClass))
+    case _ => false
+  }
+
   lazy val allocator: BufferAllocator = new RootAllocator(Long.MaxValue)
 
   def open(uri: String, storage: Map[String, String], version: Option[Long] = None): Dataset = {
+    loadNative()
     val options = new ReadOptions.Builder().setStorageOptions(storage.asJava)
     version.foreach(v => options.setVersion(v))
     Dataset.open().allocator(allocator).uri(uri).readOptions(options.build()).build()

@@ -33,6 +33,7 @@ class LeafWriterFactory(
     directory: PartitionDirectory,
     storage: Map[String, String]) extends DataWriterFactory {
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = {
+    Lance.loadNative()
     val meta = TableMetadata.fromProperties(properties, table)
     val fields = meta.currentSpec.fields
     val keyOf: InternalRow => Seq[Any] = row => fields.zip(sourceOrdinals).map { case (f, ordinals) =>

@@ -1,0 +1,54 @@
+"""The driver program of test_cluster.py: connects to a standalone cluster with the plugin jar in
+`spark.jars` only, and runs a write, a pruned read, a crosscheck and a join on an s3:// root.
+Prints one line `RESULT <json>` with what the test checks.
+
+    cluster_job.py <master url> <catalog root> <storage options as JSON>
+"""
+
+import json
+import sys
+import urllib.request
+
+from pyspark.sql import SparkSession
+
+import lancepart
+
+master, root, storage = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+builder = (SparkSession.builder.master(master).appName("lancepart cluster test")
+           .config("spark.jars", lancepart.jar_path())
+           .config("spark.executor.memory", "1g").config("spark.executor.cores", "1").config("spark.cores.max", "2")
+           .config("spark.driver.memory", "1g").config("spark.ui.port", "0")
+           .config("spark.sql.shuffle.partitions", "4"))
+for key, value in {**lancepart.session.catalog_conf("lance", root, storage), **lancepart.session.SPJ_CONF}.items():
+    builder = builder.config(key, value)
+spark = builder.getOrCreate()
+spark.sparkContext.setLogLevel("ERROR")
+
+spark.sql("CREATE NAMESPACE lance.cluster")
+spark.sql("CREATE TABLE lance.cluster.events (id BIGINT, country STRING, amount DOUBLE) PARTITIONED BY (country)")
+spark.sql("""INSERT INTO lance.cluster.events
+             SELECT id, element_at(array('DE', 'FR', 'JP', 'US'), CAST(id % 4 AS INT) + 1), id / 10.0
+             FROM range(0, 20000, 1, 8)""")
+pruned = "SELECT count(*), sum(id) FROM lance.cluster.events WHERE country = 'JP'"
+plan = spark.sql(f"EXPLAIN {pruned}").collect()[0][0]
+scan = next(line for line in plan.splitlines() if "tables=" in line)
+
+spark.sql("CREATE TABLE lance.cluster.a (id BIGINT, x BIGINT) PARTITIONED BY (bucket(8, id))")
+spark.sql("CREATE TABLE lance.cluster.b (id BIGINT, y BIGINT) PARTITIONED BY (bucket(4, id))")
+spark.sql("INSERT INTO lance.cluster.a SELECT id, id * 2 FROM range(0, 5000, 1, 4)")
+spark.sql("INSERT INTO lance.cluster.b SELECT id * 3, id FROM range(0, 5000, 1, 4)")
+join = "SELECT count(*), sum(x + y) FROM lance.cluster.a JOIN lance.cluster.b USING (id)"
+join_plan = spark.sql(f"EXPLAIN {join}").collect()[0][0]
+
+executors = json.load(urllib.request.urlopen(
+    f"{spark.sparkContext.uiWebUrl}/api/v1/applications/{spark.sparkContext.applicationId}/executors"))
+result = {
+    "pruned": list(spark.sql(pruned).collect()[0]),
+    "scan": scan,
+    "crosscheck": lancepart.crosscheck(spark, "lance.cluster.events"),
+    "join": list(spark.sql(join).collect()[0]),
+    "join_shuffles": "hashpartitioning" in join_plan,  # the global aggregate above it exchanges to one partition
+    "executor_tasks": {e["id"]: [e["totalTasks"], e["failedTasks"]] for e in executors if e["id"] != "driver"},
+}
+print("RESULT " + json.dumps(result), flush=True)
+spark.stop()
