@@ -3,6 +3,7 @@
 #   make test   builds, runs the Scala tests, then the Python unit and integration tests
 # and the benchmarks against peers (over 1.5 hours on 2 cores):
 #   make bench  also fetches the Iceberg runtime, writes bench/results/ and docs/benchmarks.md
+#   make docs   builds the documentation site (mkdocs) into target/site
 VENV := .venv
 PY := $(VENV)/bin/python
 JAR := target/lancepart-spark-4.1_2.13-0.1.0-SNAPSHOT.jar
@@ -11,7 +12,7 @@ MVN := mvn -q -B
 
 ICEBERG_JAR := target/bench/iceberg-spark-runtime-4.1_2.13-1.12.0.jar
 
-.PHONY: demo test jar bench
+.PHONY: demo test jar bench docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
@@ -21,6 +22,9 @@ test: $(VENV)/.installed
 	$(PY) -m pytest -q -p no:cacheprovider python/tests integration-tests
 
 jar: $(JAR)
+
+docs: $(VENV)/.installed
+	$(PY) -m mkdocs build --strict
 
 bench: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 	$(PY) bench/run.py --iceberg-jar $(ICEBERG_JAR) $(BENCH_ARGS)

@@ -5,6 +5,7 @@ and planning time by partition count."""
 from __future__ import annotations
 
 import collections
+import shutil
 from pathlib import Path
 
 START, END = "<!-- results:start (bench/report.py writes this part) -->", "<!-- results:end -->"
@@ -94,7 +95,12 @@ def chart(result: dict, png: Path) -> None:
 
 
 def write_report(result: dict, png: Path, doc: Path) -> None:
+    """Writes the chart to ``png`` and, for the docs site, next to ``doc`` (img/benchmarks.png),
+    and the generated section of ``doc``."""
     chart(result, png)
+    site_copy = doc.parent / "img" / "benchmarks.png"
+    site_copy.parent.mkdir(exist_ok=True)
+    shutil.copyfile(png, site_copy)
     text = doc.read_text()
     head, _, rest = text.partition(START)
     _, _, tail = rest.partition(END)

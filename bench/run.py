@@ -28,7 +28,7 @@ import lancepart
 from manifests import metadata_only_table
 from metrics import median_seconds, shuffle_bytes
 from report import write_report
-from systems import COUNTRIES, FIRST_DAY, LANCEPART, PARQUET, PYLANCE, SPARK_SYSTEMS, events_query
+from systems import COUNTRIES, FIRST_DAY, LANCEPART, PARQUET, PYLANCE, SPARK_SYSTEMS, System, events_query
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -104,10 +104,10 @@ def read_queries(t: str, partitions: int) -> dict[str, str]:
     }
 
 
-def events(run: Run, rows: int, partitions: int) -> dict[str, str]:
-    """Writes and queries the events table of every Spark system; returns their table names."""
+def events(run: Run, rows: int, partitions: int, systems: list[System]) -> dict[str, str]:
+    """Writes and queries the events table of each of ``systems``; returns their table names."""
     tables = {}
-    for system in SPARK_SYSTEMS:
+    for system in systems:
         name = f"events_{partitions}"
 
         def write(n: int, system=system, name=name) -> None:
@@ -159,11 +159,11 @@ def planning(run: Run, root: Path, sizes: list[int]) -> None:
         run.add("planning_point_query", LANCEPART.name, run.query(sql), 0, size, notes="metadata-only table")
 
 
-def join(run: Run, rows: int) -> None:
+def join(run: Run, rows: int, systems: list[System]) -> None:
     """Tables bucketed 16 and 8 ways on k, joined on k, with and without storage-partitioned joins
     (Spark's bucketed-table join for Parquet, coalescing 16 buckets to 8)."""
     spark = run.spark
-    for system in SPARK_SYSTEMS:
+    for system in systems:
         left, right = system.create_bucketed(spark, "orders", 16), system.create_bucketed(spark, "customers", 8)
         for t in (left, right):
             spark.sql(f"INSERT INTO {t} SELECT id % {rows // 4} AS k, id AS v, repeat('x', 32) AS payload FROM range({rows})")
@@ -189,8 +189,10 @@ def main() -> None:
     parser.add_argument("--iceberg-jar", required=True)
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--variants", default="1000,10000", help="partition counts of the events tables ('' for none)")
-    parser.add_argument("--planning-sizes", default="10,100,1000,10000,100000")
-    parser.add_argument("--join-rows", type=int, default=10_000_000)
+    parser.add_argument("--planning-sizes", default="10,100,1000,10000,100000", help="('' for none)")
+    parser.add_argument("--join-rows", type=int, default=10_000_000, help="(0: no join)")
+    parser.add_argument("--systems", default=",".join(s.name for s in SPARK_SYSTEMS),
+                        help="Spark systems of the events and join workloads")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--root", help="working directory (default: a new temporary one, removed at the end)")
     args = parser.parse_args()
@@ -199,13 +201,15 @@ def main() -> None:
     for catalog in ("lance", "spark_catalog", "iceberg"):
         spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {catalog}.bench")
     run = Run(spark, args.repeats)
+    systems = [s for s in SPARK_SYSTEMS if s.name in args.systems.split(",")]
     for i, partitions in enumerate(int(v) for v in args.variants.split(",") if v):
-        events(run, args.rows, partitions)
-        if i == 0:
+        events(run, args.rows, partitions, systems)
+        if i == 0 and PARQUET in systems:
             pylance_reference(run, root / "spark-warehouse" / "bench.db" / f"events_{partitions}",
                               root / "unpartitioned.lance", args.rows)
-    planning(run, root, [int(s) for s in args.planning_sizes.split(",")])
-    join(run, args.join_rows)
+    planning(run, root, [int(s) for s in args.planning_sizes.split(",") if s])
+    if args.join_rows:
+        join(run, args.join_rows, systems)
     write_report(run.result(), RESULTS / "latest.png", Path(__file__).parent.parent / "docs" / "benchmarks.md")
     spark.stop()
     if not args.root:

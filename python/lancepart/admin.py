@@ -11,6 +11,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql.types import StructType, _parse_datatype_string
 
 from lancepart.errors import jvm_errors
+from lancepart.progress import run_jvm
 
 
 class Admin:
@@ -70,21 +71,26 @@ class Admin:
         return tables
 
     @jvm_errors
-    def repair(self, name: str) -> int:
+    def repair(self, name: str, progress: bool | None = None) -> int:
         """Restores the ``partition_field_*`` and ``read_version`` columns of ``__manifest`` that
         another client dropped (Lance's own DirectoryNamespace rewrites the manifest with its base
         columns only), from the values each row keeps in its ``metadata`` JSON. Returns the number
-        of rows restored (0 when nothing was missing)."""
-        return json.loads(self._api.repair(self._spark._jsparkSession, self._catalog, name))["restored_rows"]
+        of rows restored (0 when nothing was missing). ``progress``: see ``lancepart.progress``."""
+        result = run_jvm(lambda counter: self._api.repair(self._spark._jsparkSession, self._catalog, name, counter),
+                         self._spark._jvm, f"repair {name}", progress, unit="row")
+        return json.loads(result)["restored_rows"]
 
     @jvm_errors
-    def vacuum(self, name: str, older_than: dt.timedelta = dt.timedelta(days=1)) -> dict:
+    def vacuum(self, name: str, older_than: dt.timedelta = dt.timedelta(days=1), progress: bool | None = None) -> dict:
         """Removes what failed writes left behind and no committed manifest version refers to:
         leaf directories, data and deletion files, detached leaf versions. Only files last changed
         more than ``older_than`` ago go, so writes still running keep theirs. Returns
-        ``{"removed_directories": [...], "removed_files": [...]}``, paths relative to the table."""
-        return json.loads(self._api.vacuum(
-            self._spark._jsparkSession, self._catalog, name, older_than.total_seconds()))
+        ``{"removed_directories": [...], "removed_files": [...]}``, paths relative to the table.
+        ``progress`` (a bar over partition-table directories): see ``lancepart.progress``."""
+        result = run_jvm(lambda counter: self._api.vacuum(
+            self._spark._jsparkSession, self._catalog, name, older_than.total_seconds(), counter),
+            self._spark._jvm, f"vacuum {name}", progress, unit="table")
+        return json.loads(result)
 
     @jvm_errors
     def drop_table(self, name: str) -> bool:

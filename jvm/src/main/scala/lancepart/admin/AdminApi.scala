@@ -3,7 +3,7 @@ package lancepart.admin
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ArrayNode
-import lancepart.manifest.{JsonValues, ManifestStore, Naming}
+import lancepart.manifest.{JsonValues, ManifestStore, Naming, Progress}
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
 import lancepart.prune.LanceSql
 import lancepart.spec.Json
@@ -141,17 +141,17 @@ object AdminApi {
     catalogOf(spark, catalog).dropTable(identifier(catalog, name))
 
   /** Restores `partition_field_*` / `read_version` columns another client dropped; JSON `{"restored_rows": n}`. */
-  def repair(spark: SparkSession, catalog: String, name: String): String = {
+  def repair(spark: SparkSession, catalog: String, name: String, progress: Progress): String = {
     val out = Json.obj()
-    out.put("restored_rows", catalogOf(spark, catalog).repair(identifier(catalog, name)))
+    out.put("restored_rows", catalogOf(spark, catalog).repair(identifier(catalog, name), progress))
     Json.write(out)
   }
 
   /** Removes files failed writes left, last modified more than `olderThanSeconds` ago; JSON
    * `{"removed_directories": [...], "removed_files": [...]}` (paths relative to the table). */
-  def vacuum(spark: SparkSession, catalog: String, name: String, olderThanSeconds: Double): String = {
+  def vacuum(spark: SparkSession, catalog: String, name: String, olderThanSeconds: Double, progress: Progress): String = {
     val cutoff = System.currentTimeMillis() - (olderThanSeconds * 1000).toLong
-    val result = catalogOf(spark, catalog).vacuum(identifier(catalog, name), cutoff)
+    val result = catalogOf(spark, catalog).vacuum(identifier(catalog, name), cutoff, progress)
     val out = Json.obj()
     val directories = out.putArray("removed_directories")
     result.directories.foreach(d => directories.add(d))

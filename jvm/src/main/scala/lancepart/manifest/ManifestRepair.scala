@@ -18,9 +18,10 @@ object ManifestRepair {
    * column is missing). A row that needs values and has no metadata fails the repair, naming it,
    * before anything changes. While the columns are added but not yet filled the table metadata
    * holds [[InProgressKey]], so that readers refuse the table instead of pruning on NULLs; an
-   * interrupted repair is finished by running it again.
+   * interrupted repair is finished by running it again. `progress` counts the rows read, then
+   * the commit.
    */
-  def run(store: ManifestStore): Int = {
+  def run(store: ManifestStore, progress: Progress): Int = {
     val (missing, rows, interrupted) = Lance.using(Lance.open(store.uri, store.storage)) { ds =>
       val props = ds.getTableMetadata.asScala.toMap
       val meta = TableMetadata.fromProperties(props, store.table)
@@ -29,13 +30,16 @@ object ManifestRepair {
         ManifestStore.arrowSchema(Seq.empty).findField(ReadVersion)).filterNot(f => present(f.getName))
       val types = meta.allFields.map(f => f.fieldId -> f.valueType).toMap
       val interrupted = props.contains(InProgressKey)
-      val rows = if (missing.isEmpty && !interrupted) Seq.empty else store.scan(ds, "true", Seq(ObjectId, ObjectType, Location, Metadata)).map { r =>
+      val scanned = if (missing.isEmpty && !interrupted) Seq.empty else store.scan(ds, "true", Seq(ObjectId, ObjectType, Location, Metadata))
+      progress.start(scanned.size + 1L)
+      val rows = scanned.map { r =>
         val objectId = r(ObjectId).toString
         val (values, readVersion) = Option(r(Metadata)).fold((Map.empty[String, Any], Option.empty[Long]))(
           m => RowMetadata.parse(m.toString, types, store.table, objectId))
         val needsValues = objectId.contains(Naming.Delimiter)
         if (needsValues && r(Metadata) == null) throw new FormatException(
           s"table ${store.table}: __manifest row $objectId has no metadata to restore its partition values from; nothing was changed")
+        progress.advance()
         ManifestRow(objectId, r(ObjectType).toString, Option(r(Location)).map(_.toString), readVersion, values)
       }
       (missing, rows, interrupted)
@@ -46,6 +50,7 @@ object ManifestRepair {
       store.upsert(rows)
       store.removeMetadata(InProgressKey)
     }
+    progress.advance()
     rows.size
   }
 

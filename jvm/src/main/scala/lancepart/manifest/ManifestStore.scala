@@ -173,7 +173,7 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
   }
 
   /** See [[ManifestRepair]]. */
-  def repair(): Int = ManifestRepair.run(this)
+  def repair(progress: Progress): Int = ManifestRepair.run(this, progress)
 
   /** Number of partition tables at `manifest.version`. */
   def tableCount(manifest: Manifest): Long =

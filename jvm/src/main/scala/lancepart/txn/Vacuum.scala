@@ -5,7 +5,7 @@
 // `table` and `table_version` rows), so a reader at any retained manifest version loses nothing.
 package lancepart.txn
 
-import lancepart.manifest.{Lance, LeafFile, ManifestStore, TableFiles}
+import lancepart.manifest.{Lance, LeafFile, ManifestStore, Progress, TableFiles}
 import org.lance.fragment.DeletionFileType
 
 import scala.jdk.CollectionConverters._
@@ -15,20 +15,25 @@ case class VacuumResult(directories: Seq[String], files: Seq[String])
 
 object Vacuum {
   /** Removes unreferenced leaf directories and files last modified before `cutoffMillis`
-   * (epoch ms): younger ones may belong to a write still running. */
-  def run(store: ManifestStore, files: TableFiles, storage: Map[String, String], cutoffMillis: Long): VacuumResult = {
+   * (epoch ms): younger ones may belong to a write still running. Referenced leaves are
+   * examined on [[Lance.Threads]] threads; `progress` counts leaf directories. */
+  def run(store: ManifestStore, files: TableFiles, storage: Map[String, String], cutoffMillis: Long,
+          progress: Progress): VacuumResult = {
     val pinned = store.leafReferences()
     val (referenced, unreferenced) = files.leafDirectories().partition(pinned.contains)
-    val directories = unreferenced.filter(files.lastModified(_) < cutoffMillis)
-    directories.foreach(files.deleteLeafDirectory)
-    val removed = for {
-      location <- referenced
-      file <- orphans(store.leafUri(location), location, pinned(location), files, storage)
-      if file.modified < cutoffMillis
-    } yield {
-      files.deleteFile(location, file.relative)
-      s"$location/${file.relative}"
+    progress.start(referenced.size + unreferenced.size)
+    val directories = unreferenced.filter { location =>
+      val old = files.lastModified(location) < cutoffMillis
+      if (old) files.deleteLeafDirectory(location)
+      progress.advance()
+      old
     }
+    val removed = Lance.parallel(referenced) { location =>
+      val old = orphans(store.leafUri(location), location, pinned(location), files, storage).filter(_.modified < cutoffMillis)
+      old.foreach(file => files.deleteFile(location, file.relative))
+      progress.advance()
+      old.map(file => s"$location/${file.relative}")
+    }.flatten
     VacuumResult(directories, removed)
   }
 
