@@ -12,6 +12,7 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -34,16 +35,24 @@ def kill_a_writer(root: Path, table: str, trial: int, rng: random.Random) -> set
     within the next few batches after its first (slow, cold-JVM) batch committed; returns the
     batches whose commit it reported."""
     partitions = [p.format(trial=trial) for p in PARTITIONS]
-    proc = subprocess.Popen(
-        [sys.executable, str(SCRIPT), str(root), table, str(trial), "1000", str(PER_PARTITION), json.dumps(partitions)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
-    try:
-        assert proc.stdout.readline().strip() == "READY"
-        assert proc.stdout.readline().strip() == "COMMITTED 0"
-        time.sleep(rng.uniform(0.0, KILL_WINDOW_SECONDS))
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    # A JVM unpacks lance-core's native library (173 MB) into java.io.tmpdir and deletes it only
+    # when it exits normally: a killed writer's copy goes with this directory.
+    with tempfile.TemporaryFile() as stderr, tempfile.TemporaryDirectory(prefix="writer-jvm-") as jvm_tmp:
+        env = {**os.environ, "JAVA_TOOL_OPTIONS": f"-Djava.io.tmpdir={jvm_tmp}"}
+        proc = subprocess.Popen(
+            [sys.executable, str(SCRIPT), str(root), table, str(trial), "1000", str(PER_PARTITION), json.dumps(partitions)],
+            stdout=subprocess.PIPE, stderr=stderr, text=True, start_new_session=True, env=env)
+        try:
+            for expected in ("READY", "COMMITTED 0"):
+                line = proc.stdout.readline().strip()
+                if line != expected:
+                    stderr.seek(0)
+                    raise AssertionError(f"trial {trial}: the writer printed {line!r}, not {expected!r}; its stderr "
+                                         f"ends:\n{stderr.read().decode(errors='replace')[-4000:]}")
+            time.sleep(rng.uniform(0.0, KILL_WINDOW_SECONDS))
+        finally:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     return {0} | {int(line.split()[1]) for line in proc.stdout.read().splitlines() if line.startswith("COMMITTED")}
 
 
@@ -121,8 +130,12 @@ def run_mode(spark, admin, root: Path, ns: str, mode: str) -> dict:
 
 
 def test_writers_killed_at_random_points(spark, admin, root, ns):
+    spark._jvm.lancepart.manifest.Lance.loadNative()  # this session's own copy is unpacked before the count
+    native_copies = set(Path(tempfile.gettempdir()).glob("liblance_jni*.so"))
     with ThreadPoolExecutor(2) as pool:  # the two modes at once: each kill waits on a JVM start
         results = dict(zip(["weak", "strong"], pool.map(lambda m: run_mode(spark, admin, root, ns, m), ["weak", "strong"])))
+    leaked = set(Path(tempfile.gettempdir()).glob("liblance_jni*.so")) - native_copies
+    assert not leaked, f"killed writers left {len(leaked)} copies of lance-core's native library in the temp dir"
     for mode, result in results.items():
         assert result["reported"] > 0, f"{mode}: no write committed before its kill"
         assert result["orphans"] > 0, f"{mode}: no kill landed inside a write"

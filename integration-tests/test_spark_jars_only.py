@@ -26,4 +26,5 @@ def test_spark_jars_alone_loads_the_plugin(tmp_path):
     out = subprocess.run([sys.executable, "-c", SCRIPT, jar_path(), str(tmp_path)],
                          capture_output=True, text=True, timeout=300)
     ids = [i for i in range(100) if i % 3 == 1]
-    assert f"RESULT Row(count(1)={len(ids)}, sum(id)={sum(ids)})" in out.stdout, out.stderr[-3000:]
+    assert f"RESULT Row(count(1)={len(ids)}, sum(id)={sum(ids)})" in out.stdout, \
+        f"exit {out.returncode}; stderr begins:\n{out.stderr[:4000]}\n...\nends:\n{out.stderr[-2000:]}"

@@ -31,7 +31,10 @@ object Lance {
         System.err.println(s"lancepart: ignoring lance-core's native dispatcher failing to find $DispatcherClass " +
           "(the plugin jar is not on the JVM class path; lancepart does not use that class)")
       } else if (previous != null) previous.uncaughtException(thread, error)
-      else thread.getThreadGroup.uncaughtException(thread, error)
+      else { // what the JVM does without a default handler (ThreadGroup would call this one again)
+        System.err.print(s"Exception in thread \"${thread.getName}\" ")
+        error.printStackTrace(System.err)
+      }
     }
     JniLoader.ensureLoaded()
   }
