@@ -1,7 +1,7 @@
 # Two entry points for a fresh machine (JDK 17+, Maven 3.8+, Python 3.10+):
 #   make demo   builds the plugin, installs the Python package in .venv, runs demo/demo.py
 #   make test   builds, runs the Scala tests, then the Python unit and integration tests
-# and the benchmarks against peers (over 1.5 hours on 2 cores):
+# and the benchmarks against peers (about 45 minutes on 2 cores):
 #   make bench  also fetches the Iceberg runtime, writes bench/results/ and docs/benchmarks.md
 #   make docs   builds the documentation site (mkdocs) into target/site
 VENV := .venv
