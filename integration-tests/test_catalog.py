@@ -68,3 +68,19 @@ def test_drop_table_removes_manifest_and_every_partition_table(spark, root, ns, 
     spark.sql(f"DROP TABLE lance.{ns}.t{purge}")
     assert not (root / ns / "t").exists()
     assert spark.sql(f"SHOW TABLES IN lance.{ns}").count() == 0
+
+
+def test_admin_uses_the_sessions_catalog_instance(spark, tmp_path):
+    # Spark creates a catalog once per session; admin calls must act on that instance (not build
+    # their own from the current settings, which a later change may have moved elsewhere).
+    import lancepart
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    lancepart.register_catalog(spark, "pinned", str(first))
+    spark.sql("CREATE NAMESPACE pinned.ns")
+    spark.sql("CREATE TABLE pinned.ns.t (id BIGINT, k STRING) PARTITIONED BY (k)")
+    spark.conf.set("spark.sql.catalog.pinned.root", str(second))
+    described = lancepart.Admin(spark, "pinned").describe("ns.t")
+    assert described["location"].rstrip("/").endswith(f"{first.name}/ns/t")
+    assert spark.sql("SHOW TABLES IN pinned.ns").count() == 1
+    assert not second.exists()

@@ -92,10 +92,10 @@ def test_vacuum_removes_an_orphan_leaf_directory(spark, backend, bns):
     orphan = "0badc0de_v1$0000000000000001$dataset"  # what a writer killed before its commit leaves
     import pyarrow as pa
     import lance
-    from lancepart.crosscheck import _catalog_root
 
-    _, storage = _catalog_root(spark, backend.catalog)
-    lance.write_dataset(pa.table({"id": [9], "p": ["z"]}), backend.uri(f"{bns}/t/{orphan}"), storage_options=storage)
+    uri, storage = lancepart.table_uri(spark, t)
+    assert uri == backend.uri(f"{bns}/t")
+    lance.write_dataset(pa.table({"id": [9], "p": ["z"]}), f"{uri}/{orphan}", storage_options=storage)
     removed = lancepart.Admin(spark, backend.catalog).vacuum(f"{bns}.t", older_than=dt.timedelta(0))
     assert removed["removed_directories"] == [orphan]
     assert backend.objects(f"{bns}/t") == kept

@@ -6,7 +6,6 @@ import datetime as dt
 import lance
 
 import lancepart
-from lancepart.crosscheck import _catalog_root
 
 
 def make_table(spark, ns, partitions: int) -> str:
@@ -29,8 +28,8 @@ def test_vacuum_and_crosscheck_show_progress_over_partition_tables(spark, ns, ad
 
 def test_repair_shows_progress_over_manifest_rows(spark, root, ns, admin, capsys):
     make_table(spark, ns, 3)
-    uri, storage = _catalog_root(spark, "lance")
-    manifest = lance.dataset(f"{uri}/{ns}/t/__manifest", storage_options=storage)
+    uri, storage = lancepart.table_uri(spark, f"lance.{ns}.t")
+    manifest = lance.dataset(f"{uri}/__manifest", storage_options=storage)
     manifest.drop_columns(["read_version"])
     capsys.readouterr()
     restored = admin.repair(f"{ns}.t", progress=True)

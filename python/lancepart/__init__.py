@@ -2,11 +2,12 @@
 
 ``spark_session``/``configure`` register the catalog (``register_catalog`` adds one to a running
 session), ``Admin`` wraps the JVM's admin operations,
-``crosscheck`` compares Spark's answer with an independent pylance read.
+``crosscheck`` compares Spark's answer with an independent pylance read (``table_uri`` gives
+what pylance needs to open a table's files).
 """
 
 from lancepart.admin import Admin
-from lancepart.crosscheck import CrosscheckError, crosscheck
+from lancepart.crosscheck import CrosscheckError, crosscheck, table_uri
 from lancepart.errors import LancepartError
 from lancepart.jar import jar_path
 from lancepart.session import configure, register_catalog, spark_session
@@ -20,4 +21,5 @@ __all__ = [
     "jar_path",
     "register_catalog",
     "spark_session",
+    "table_uri",
 ]

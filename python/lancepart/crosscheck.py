@@ -56,8 +56,7 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
     ``progress`` (a bar over partition tables): see ``lancepart.progress``."""
     import lance  # imported here: lance warns when imported before pyspark forks its JVM
 
-    root, storage = _catalog_root(spark, table.split(".")[0])
-    table_dir = "/".join([root] + table.split(".")[1:])
+    table_dir, storage = table_uri(spark, table)
     manifest = lance.dataset(f"{table_dir}/__manifest", storage_options=storage)
     meta = manifest.metadata
     schema_fields = [f for f in json.loads(meta["schema"])["fields"]
@@ -110,6 +109,17 @@ def _identity_sources(meta: dict, names_by_id: dict[int, str]) -> dict[int, dict
                 if (f.get("transform") or {}).get("type") == "identity" and f["source_ids"][0] in names_by_id
             }
     return out
+
+
+def table_uri(spark: SparkSession, table: str) -> tuple[str, dict[str, str]]:
+    """The URI of ``table`` (``catalog.ns...name``) and its catalog's Lance storage options, read
+    from the session's ``spark.sql.catalog.<catalog>.*`` settings; for opening ``__manifest`` or a
+    partition table with pylance."""
+    catalog, *path = table.split(".")
+    if not path:
+        raise ValueError(f"{table}: name the table as catalog.namespace.table")
+    root, storage = _catalog_root(spark, catalog)
+    return "/".join([root, *path]), storage
 
 
 def _catalog_root(spark: SparkSession, catalog: str) -> tuple[str, dict[str, str]]:

@@ -12,7 +12,6 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.connector.catalog.{Column, Identifier}
 import org.apache.spark.sql.types.{DataType, StructType}
-import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import scala.jdk.CollectionConverters._
 
@@ -163,18 +162,17 @@ object AdminApi {
   private def load(spark: SparkSession, catalog: String, name: String): PartitionedTable =
     catalogOf(spark, catalog).loadTable(identifier(catalog, name)).asInstanceOf[PartitionedTable]
 
-  /** A catalog instance configured from the session's `spark.sql.catalog.<catalog>.*` settings. */
+  /** The session's own instance of catalog `catalog` (Spark's catalog manager creates one per session). */
   private def catalogOf(spark: SparkSession, catalog: String): PartitionedCatalog = {
     val key = s"spark.sql.catalog.$catalog"
-    val impl = spark.conf.getOption(key).getOrElse(
-      throw new IllegalArgumentException(s"catalog '$catalog' is not configured: set $key"))
-    if (impl != classOf[PartitionedCatalog].getName) {
-      throw new IllegalArgumentException(s"catalog '$catalog' is $impl, not ${classOf[PartitionedCatalog].getName}")
+    if (spark.conf.getOption(key).isEmpty) {
+      throw new IllegalArgumentException(s"catalog '$catalog' is not configured: set $key")
     }
-    val options = spark.conf.getAll.collect { case (k, v) if k.startsWith(key + ".") => k.stripPrefix(key + ".") -> v }
-    val cat = new PartitionedCatalog()
-    cat.initialize(catalog, new CaseInsensitiveStringMap(options.asJava))
-    cat
+    spark.sessionState.catalogManager.catalog(catalog) match {
+      case c: PartitionedCatalog => c
+      case other => throw new IllegalArgumentException(
+        s"catalog '$catalog' is ${other.getClass.getName}, not ${classOf[PartitionedCatalog].getName}")
+    }
   }
 
   /** `ns.table` or `catalog.ns.table` (backticks quote parts) as an identifier in `catalog`. */
