@@ -101,3 +101,18 @@ def test_names_cannot_leave_the_root(spark, root, ns, name):
         spark.sql(f"CREATE NAMESPACE lance.{ns}.{name}")
     assert snapshot(root.parent) == before
     assert sorted(os.listdir(root / ns)) == []
+
+
+@pytest.mark.parametrize("table, message", [
+    ("events", "events: name the table as catalog.namespace.table"),
+    ("nowhere.ns.t", "nowhere is not a configured catalog: no spark.sql.catalog.nowhere.root setting"),
+])
+def test_table_uri_of_a_bad_name(spark, table, message):
+    with pytest.raises(ValueError) as err:
+        lancepart.table_uri(spark, table)
+    assert str(err.value) == message
+
+
+def test_admin_of_an_unconfigured_catalog(spark):
+    with pytest.raises(lancepart.LancepartError, match="catalog 'nowhere' is not configured: set spark.sql.catalog.nowhere"):
+        lancepart.Admin(spark, "nowhere").describe("ns.t")
