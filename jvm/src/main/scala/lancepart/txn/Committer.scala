@@ -74,7 +74,7 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
     private val created = TrieMap.empty[String, Long]
     /** Leaf updates made: (location, base version in strong mode) to the resulting version. */
     private val updated = TrieMap.empty[(String, Option[Long]), Long]
-    /** Where each new partition's fragments are now (rebases move them). */
+    /** Where the fragments first written at a location are now (rebases move them). */
     private val current = mutable.Map.empty[String, String]
     /** Leaf directories this transaction made, which it may remove. */
     private val own = mutable.Set.empty[String] ++ tx.writes.filter(_.isNew).map(_.location)
@@ -92,10 +92,16 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
       def existing(row: ManifestRow): LeafPlan = plans.getOrElseUpdate(row.objectId,
         LeafPlan(LeafTarget(row.objectId, row.location.get, isNew = false, row.readVersion, row.values, Seq.empty)))
 
-      // Appends rebase onto the leaf's current version; a removed leaf is a conflict.
-      for (w <- tx.writes if !w.isNew) now.get(w.objectId) match {
-        case Some(row) => existing(row).fragments ++= w.fragments
-        case None => conflict(s"partition ${describe(w.objectId, w.values)} was removed by a concurrent write")
+      // Appends rebase onto the leaf's current version; a removed leaf is a conflict, a replaced
+      // one (a new leaf at a new location) takes the fragments into its directory.
+      for ((location, group) <- tx.writes.filterNot(_.isNew).groupBy(_.location)) {
+        val w = group.head
+        now.get(w.objectId) match {
+          case Some(row) =>
+            rehome(location, group, row)
+            existing(row).fragments ++= group.flatMap(_.fragments)
+          case None => conflict(s"partition ${describe(w.objectId, w.values)} was removed by a concurrent write")
+        }
       }
       // Deletes run on the leaf's current version; nothing to do when it is gone.
       for ((id, (_, predicate)) <- tx.deletes; row <- now.get(id)) existing(row).deletePredicate = Some(predicate)
@@ -154,6 +160,29 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
         }
         current(location) = target.location
         if (target.isNew) own += target.location
+      }
+    }
+
+    /**
+     * Moves the fragments appended to the existing leaf first at `location` into the directory of
+     * `row`'s leaf when an overwrite committed since S0 replaced it, so the append lands after
+     * the overwrite. Refused when an earlier attempt already committed them to a leaf (that leaf
+     * version must keep its files) or when the two leaves differ in columns or field ids (the
+     * fragments' files would not mean the same in the new leaf).
+     */
+    private def rehome(location: String, group: Seq[LeafWrite], row: ManifestRow): Unit = {
+      val from = current.getOrElse(location, location)
+      val to = row.location.get
+      if (from != to) {
+        val w = group.head
+        val what = s"partition ${describe(w.objectId, w.values)} was replaced by a concurrent overwrite"
+        if (updated.keys.exists(_._1 == from)) conflict(s"$what after this write committed its rows to the partition table it replaced")
+        val written = leaves.fields(store.leafUri(location), if (strong) w.baseVersion else None)
+        if (leaves.fields(store.leafUri(to), row.readVersion) != written) {
+          conflict(s"$what whose partition table has other columns than the one this write wrote into")
+        }
+        for (w <- group; f <- w.fragments; file <- f.getFiles.asScala) files.move(from, to, s"data/${file.getPath}")
+        current(location) = to
       }
     }
 

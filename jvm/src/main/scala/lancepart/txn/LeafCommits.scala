@@ -5,10 +5,11 @@ package lancepart.txn
 
 import lancepart.manifest.Lance
 import org.apache.arrow.vector.UInt8Vector
-import org.apache.arrow.vector.types.pojo.Schema
+import org.apache.arrow.vector.types.pojo.{ArrowType, Schema}
 import org.lance.{CommitBuilder, Dataset, Fragment, FragmentMetadata, Transaction}
 import org.lance.ipc.ScanOptions
 import org.lance.operation.{Append, Delete, Operation, Overwrite}
+import org.lance.schema.LanceField
 
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
@@ -45,6 +46,11 @@ class LeafCommits(storage: Map[String, String], detached: Boolean) {
       Lance.using((if (detached) builder else builder.maxRetries(MainRetries)).execute(txn))(_.version())
     }
 
+  /** The leaf's fields at `version` (None: the latest main version) with their Lance field ids,
+   * which a fragment's data files refer to. */
+  def fields(uri: String, version: Option[Long]): Seq[LeafField] =
+    Lance.using(Lance.open(uri, storage, version))(ds => LeafField.all(ds.getLanceSchema.fields()))
+
   /** A Delete of the rows matching `predicate` (deletion files per fragment, whole fragments
    * dropped), or None when no row matches. */
   private def deleteOperation(ds: Dataset, predicate: String): Option[Operation] = {
@@ -69,4 +75,12 @@ class LeafCommits(storage: Map[String, String], detached: Boolean) {
         .predicate(predicate).build()
     }
   }
+}
+
+/** A leaf column as fragments' data files see it: its field id, name, type and nested fields. */
+case class LeafField(id: Int, name: String, arrowType: ArrowType, nullable: Boolean, children: Seq[LeafField])
+
+object LeafField {
+  def all(fields: java.util.List[LanceField]): Seq[LeafField] =
+    fields.asScala.toSeq.map(f => LeafField(f.getId, f.getName, f.getType, f.isNullable, all(f.getChildren)))
 }

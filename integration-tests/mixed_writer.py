@@ -1,0 +1,88 @@
+"""A process with its own Spark session that runs a list of operations on one table, for the
+mixed-operation concurrency tests.
+
+``python mixed_writer.py <root> <table> <writer> <operations> <go file>`` prints ``{"ready": true}``
+once its session is up, waits for ``go file`` to exist, then runs ``operations`` (a JSON list) in
+order on ``table`` (columns id BIGINT, p STRING, tag STRING, v INT, maybe more added later).
+An operation is ``{"kind": ..., "partitions": [...]}`` with kind one of ``append``,
+``dynamic`` (dynamic INSERT OVERWRITE), ``static`` (INSERT OVERWRITE ... PARTITION (p = ...), one
+partition), ``delete_partition`` (DELETE WHERE p IN ...), ``delete_tag`` (DELETE WHERE tag = the
+operation's ``target``), ``add_column`` (ALTER TABLE ADD COLUMN ``column``) and ``evolve`` (CALL
+system.evolve_partition_spec to ``fields``). Writes tag every row with ``w<writer>-<index>``
+(``tag_rows`` gives them). After each operation it prints one JSON line: the operation, its tag,
+``start`` and ``end`` (epoch seconds), ``ok`` and the error's first line when it failed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import lancepart
+
+ROWS_PER_PARTITION = 3
+
+
+def tag_of(writer: int, index: int) -> str:
+    return f"w{writer}-{index}"
+
+
+def tag_rows(writer: int, index: int, partitions: list[str]) -> list[tuple]:
+    """(id, p, tag, v) rows a write puts into each of ``partitions``; ids are unique per table."""
+    return [((writer * 1000 + index) * 1000 + j * ROWS_PER_PARTITION + k, p, tag_of(writer, index), index)
+            for j, p in enumerate(partitions) for k in range(ROWS_PER_PARTITION)]
+
+
+def statement(table: str, writer: int, index: int, op: dict) -> str:
+    kind, partitions = op["kind"], op.get("partitions", [])
+    values = ", ".join(f"({i}, '{p}', '{t}', {v})" for i, p, t, v in tag_rows(writer, index, partitions))
+    if kind == "append":
+        return f"INSERT INTO {table} (id, p, tag, v) VALUES {values}"
+    if kind == "dynamic":
+        return f"INSERT OVERWRITE {table} (id, p, tag, v) VALUES {values}"
+    if kind == "static":
+        (p,) = partitions
+        return f"INSERT OVERWRITE {table} PARTITION (p = '{p}') (id, tag, v) SELECT id, tag, v FROM VALUES {values} AS s(id, p, tag, v)"
+    if kind == "delete_partition":
+        return f"DELETE FROM {table} WHERE p IN ({', '.join(repr(p) for p in partitions)})"
+    if kind == "delete_tag":
+        return f"DELETE FROM {table} WHERE tag = '{op['target']}'"
+    if kind == "add_column":
+        return f"ALTER TABLE {table} ADD COLUMN {op['column']} STRING"
+    if kind == "evolve":
+        name = table.split(".", 1)[1]
+        fields = ", ".join(f"'{f}'" for f in op["fields"])
+        return f"CALL lance.system.evolve_partition_spec(table => '{name}', fields => array({fields}))"
+    raise ValueError(f"unknown operation {kind}")
+
+
+def main(root: str, table: str, writer: int, operations: list[dict], go: str) -> None:
+    spark = lancepart.spark_session(root, master="local[1]", **{
+        "spark.ui.enabled": "false", "spark.driver.memory": "512m", "spark.sql.shuffle.partitions": "1",
+        "spark.sql.sources.partitionOverwriteMode": "dynamic"})
+    spark.sparkContext.setLogLevel("OFF")
+    print(json.dumps({"ready": True}), flush=True)
+    while not os.path.exists(go):
+        time.sleep(0.02)
+    for index, op in enumerate(operations):
+        sql = statement(table, writer, index, op)
+        if op["kind"] == "static":
+            spark.conf.set("spark.sql.sources.partitionOverwriteMode", "static")
+        start = time.time()
+        try:
+            spark.sql(sql).collect()
+            ok, error = True, None
+        except Exception as e:  # noqa: BLE001 - the log records every failure; the test judges it
+            ok, error = False, str(getattr(e, "java_exception", e)).strip().splitlines()[0][:500]
+        end = time.time()
+        spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+        print(json.dumps({**op, "writer": writer, "tag": tag_of(writer, index), "start": start, "end": end,
+                          "ok": ok, "error": error}), flush=True)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    root_arg, table_arg, writer_arg, operations_arg, go_arg = sys.argv[1:]
+    main(root_arg, table_arg, int(writer_arg), json.loads(operations_arg), go_arg)
