@@ -187,3 +187,29 @@ def test_dynamic_overwrite_races_append_on_one_partition(spark, root, ns, mode):
                                      [{"kind": "append", "partitions": ["a"]}] * rounds])
     check_against_log(spark, t, log, mode)
     assert any(e["ok"] for e in log[1:]), log
+
+
+def mixed_plans() -> list[list[dict]]:
+    """Four processes on partitions a and b: one appends, one overwrites (dynamic and static),
+    one deletes (whole partitions and one write's rows) between appends, one changes the schema
+    and the spec between appends (the spec keeps one partition per value of p)."""
+    def op(kind, *partitions, **more):
+        return {"kind": kind, "partitions": list(partitions), **more}
+    return [
+        [op("append", "a"), op("append", "b"), op("append", "a", "b"), op("append", "a"), op("append", "b"),
+         op("append", "a", "b")],
+        [op("dynamic", "a"), op("static", "b"), op("dynamic", "a", "b"), op("static", "a"), op("dynamic", "b"),
+         op("dynamic", "a")],
+        [op("append", "a"), op("delete_tag", target="w0-0"), op("delete_partition", "b"), op("append", "b"),
+         op("delete_tag", target="w0-2"), op("append", "a")],
+        [op("append", "b"), op("append", "a"), op("evolve", fields=["p", "bucket(1, id)"]), op("append", "a", "b"),
+         op("add_column", column="x1"), op("append", "b")],
+    ]
+
+
+@pytest.mark.parametrize("mode", ["weak", "strong"])
+def test_mixed_operations_on_shared_partitions(spark, root, ns, mode):
+    t = create_mixed_table(spark, ns, mode)
+    log = run_mixed(spark, root, t, mixed_plans())
+    check_against_log(spark, t, log, mode)
+    assert sum(e["ok"] for e in log) > len(log) // 3, "most operations conflicted: the test shows little"
