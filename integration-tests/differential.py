@@ -36,6 +36,18 @@ KNOWN_DIFFERENCES = {
         "lancepart's bucket accepts any hashable column, double included (-0.0 hashed as 0.0, one "
         "NaN); Iceberg refuses bucket on float and double.",
         f"{FORMAT_DOC}#bucket-hash-spec-hash-functions"),
+    "iceberg-truncate-overflow": (
+        "Iceberg 1.12's truncate overflows at the type's edge (truncate(10, INT -2147483648), truncate(100, "
+        "DECIMAL(9,2) -9999999.99)), so its pruning drops those rows for i < 0 or i >= -2147483648: the "
+        "oracle is wrong there; lancepart's truncate rounds toward zero and stays in range.",
+        f"{FORMAT_DOC}#transforms-spec-partition-transform"),
+    "unpartitioned-tables": (
+        "a table is a Lance partitioned namespace, so CREATE TABLE (and saveAsTable) needs PARTITIONED BY; "
+        "Iceberg creates unpartitioned tables.", f"{FORMAT_DOC}#partition-specs-spec-partition-spec"),
+    "delete-conditions": (
+        "DELETE takes conditions that Spark hands to the source as filters (partition drops, or rows Lance "
+        "deletes); one with arithmetic such as id % 2 = 0 is refused. Iceberg rewrites the data files.",
+        "docs/sql.md#writing"),
 }
 
 
