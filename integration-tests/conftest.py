@@ -1,5 +1,6 @@
-"""Fixtures for the end-to-end suites: one real SparkSession with the plugin for the whole run,
-a fresh warehouse root, and a fresh Spark namespace per test."""
+"""Fixtures for the end-to-end suites: one real SparkSession with the plugin (and, when its jar
+is fetched, an Iceberg catalog `ice` for the differential suite) for the whole run, a fresh
+warehouse root, and a fresh Spark namespace per test."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import lancepart
+from differential import ICEBERG_CATALOG, ICEBERG_JAR
 
 _counter = itertools.count()
 
@@ -19,8 +21,21 @@ def root(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("warehouse")
 
 
+def iceberg_conf(warehouse: Path) -> dict[str, str]:
+    """The Iceberg runtime jar after the plugin's in `spark.jars`, and catalog `ice` (a Hadoop
+    catalog under ``warehouse``); nothing when the jar is not fetched (`make test` fetches it)."""
+    if not ICEBERG_JAR.is_file():
+        return {}
+    return {
+        "spark.jars": f"{lancepart.jar_path()},{ICEBERG_JAR}",
+        f"spark.sql.catalog.{ICEBERG_CATALOG}": "org.apache.iceberg.spark.SparkCatalog",
+        f"spark.sql.catalog.{ICEBERG_CATALOG}.type": "hadoop",
+        f"spark.sql.catalog.{ICEBERG_CATALOG}.warehouse": str(warehouse),
+    }
+
+
 @pytest.fixture(scope="session")
-def spark(root):
+def spark(root, tmp_path_factory):
     session = lancepart.spark_session(
         str(root),
         **{
@@ -28,6 +43,7 @@ def spark(root):
             "spark.sql.shuffle.partitions": "4",
             "spark.sql.session.timeZone": "UTC",
             "spark.driver.memory": os.environ.get("LANCEPART_TEST_DRIVER_MEMORY", "2g"),
+            **iceberg_conf(tmp_path_factory.mktemp("iceberg")),
         },
     )
     session.sparkContext.setLogLevel("ERROR")

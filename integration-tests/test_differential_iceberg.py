@@ -1,0 +1,248 @@
+"""Iceberg as the oracle: the same statements on lancepart and on Apache Iceberg (catalog `ice`, in
+the same session) must give the same rows, and fail or succeed together (differential.py)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from pyspark.sql import functions as F
+
+from differential import ICEBERG_JAR, KNOWN_DIFFERENCES, Case, DataFrameStep, compare
+from differential_random import random_case
+
+COLUMNS = ("id BIGINT, i INT, s STRING, d DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ, dec DECIMAL(9, 2), "
+           "x DOUBLE, b BOOLEAN, bin BINARY, st STRUCT<a: INT, b: STRING, d: DATE>")
+
+# Edge values of every column (NULLs, NaN, +-0.0, extremes, 1582-10-10, emoji), in two inserts
+ROWS_1 = """
+ (1, 1, 'a', DATE'2024-01-15', TIMESTAMP'2024-01-15 10:30:00', TIMESTAMP_NTZ'2024-01-15 10:30:00', 1.50,
+  1.5D, true, X'01', named_struct('a', 1, 'b', 'x', 'd', DATE'2024-01-01')),
+ (2, -1, 'b', DATE'2024-02-29', TIMESTAMP'2024-02-29 23:59:59.999999', TIMESTAMP_NTZ'2024-02-29 23:59:59.999999',
+  -1.50, CAST('-0.0' AS DOUBLE), false, X'', named_struct('a', 2, 'b', 'y', 'd', DATE'1582-10-10')),
+ (3, 0, '😀', DATE'1582-10-10', TIMESTAMP'1582-10-10 12:00:00', TIMESTAMP_NTZ'1582-10-10 12:00:00', 0.00,
+  0.0D, NULL, X'F09F9880', named_struct('a', CAST(NULL AS INT), 'b', '😀', 'd', CAST(NULL AS DATE))),
+ (4, 2147483647, '', DATE'1582-10-15', TIMESTAMP'1969-12-31 23:59:59.999999',
+  TIMESTAMP_NTZ'1969-12-31 23:59:59.999999', 9999999.99, CAST('NaN' AS DOUBLE), true, NULL, NULL)"""
+ROWS_2 = """
+ (5, -2147483648, 'é', DATE'1969-12-31', TIMESTAMP'1970-01-01 00:00:00', TIMESTAMP_NTZ'1970-01-01 00:00:00',
+  -9999999.99, CAST('Infinity' AS DOUBLE), false, X'FF', named_struct('a', 100, 'b', CAST(NULL AS STRING), 'd', DATE'1970-01-01')),
+ (6, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, named_struct('a', 5, 'b', 'z', 'd', DATE'2025-03-09')),
+ (CAST(-9223372036854775808 AS BIGINT), 7, 'abcdef', DATE'2025-03-09', TIMESTAMP'2025-03-09 10:00:00',
+  TIMESTAMP_NTZ'2025-03-09 02:30:00', 0.01, CAST('-Infinity' AS DOUBLE), true, X'0102',
+  named_struct('a', 7, 'b', 'abc', 'd', DATE'2025-03-09')),
+ (9223372036854775807, 8, 'abd', DATE'2025-11-02', TIMESTAMP'2025-11-02 08:30:00', TIMESTAMP_NTZ'2025-11-02 01:30:00',
+  -0.01, 1e308D, false, X'00', named_struct('a', 8, 'b', 'é', 'd', DATE'2025-11-02'))"""
+
+# Filters over every column, grouped by the column they test (one query per group)
+FILTERS = {
+    "id": ["id = 3", "id = -9223372036854775808", "id = 9223372036854775807", "id > 0", "id <> 2",
+           "id IN (1, 4, 9223372036854775807)"],
+    "i": ["i = 0", "i < 0", "i IS NULL", "i = 2147483647", "i >= -2147483648", "i BETWEEN -1 AND 1"],
+    "s": ["s = 'a'", "s = '😀'", "s = ''", "s > 'abc'", "s < 'b'", "s LIKE 'ab%'", "s IS NULL",
+          "s IN ('é', 'b')", "s = 'é'"],
+    "d": ["d = DATE'1582-10-10'", "d = DATE'1582-10-15'", "d < DATE'1970-01-01'", "d > DATE'1582-10-04'",
+          "d BETWEEN DATE'2024-01-01' AND DATE'2024-12-31'", "d >= DATE'2025-01-01'", "d IS NULL"],
+    "ts": ["ts = TIMESTAMP'2024-01-15 10:30:00'", "ts < TIMESTAMP'1970-01-01 00:00:00'",
+           "ts >= TIMESTAMP'2025-03-09 00:00:00'", "ts > TIMESTAMP'2024-02-29 23:59:59.999998'",
+           "ts = TIMESTAMP'1582-10-10 12:00:00'", "ts < DATE'2024-03-01'", "ts IS NOT NULL"],
+    "ntz": ["ntz = TIMESTAMP_NTZ'2024-01-15 10:30:00'", "ntz < TIMESTAMP_NTZ'1970-01-01 00:00:00'",
+            "ntz >= TIMESTAMP_NTZ'2025-03-09 02:30:00'", "ntz = TIMESTAMP_NTZ'1582-10-10 12:00:00'",
+            "ntz IS NULL"],
+    "dec": ["dec = 1.50", "dec < 0", "dec = -0.01", "dec > 9999999.98", "dec = 0", "dec IS NULL"],
+    "x": ["x = 0.0", "x = -0.0", "x <> 0.0", "isnan(x)", "x = CAST('NaN' AS DOUBLE)", "x > 1.0", "x < 0",
+          "x = CAST('Infinity' AS DOUBLE)", "x IS NULL"],
+    "b": ["b", "NOT b", "b = false", "b IS NULL"],
+    "bin": ["bin = X'0102'", "bin = X''", "bin > X'01'", "bin IS NULL"],
+    "st": ["st.a = 100", "st.b = 'x'", "st.b = '😀'", "st.b IS NULL", "st IS NULL", "st.d = DATE'1582-10-10'",
+           "st.d > DATE'2000-01-01'", "st.a > 1 AND s IS NOT NULL"],
+}
+PROJECTIONS = ("SELECT id, st.b, st.d, st.a FROM {t}", "SELECT st.b, st.d FROM {t} WHERE st.b = 'x'")
+
+
+def filter_query(group: str) -> str:
+    """One query of the filters of ``group``, each branch tagged with its filter text."""
+    return " UNION ALL ".join(
+        "SELECT '{}' AS filter, * FROM {{t}} WHERE {}".format(f.replace("'", "\\'"), f) for f in FILTERS[group])
+
+
+def typed_table(spec: str, *groups: str, time_zone: str = "UTC", name: str = "", known: str | None = None) -> Case:
+    """The edge-value table partitioned by ``spec``, written by INSERT VALUES and INSERT SELECT,
+    queried by the filters of ``groups`` and the nested projections."""
+    return Case(name or f"partitioned by {spec} [{time_zone}]",
+                setup=(f"CREATE TABLE {{t}} ({COLUMNS}) PARTITIONED BY ({spec})",
+                       f"INSERT INTO {{t}} VALUES {ROWS_1}",
+                       f"INSERT INTO {{t}} SELECT * FROM VALUES {ROWS_2}"),
+                queries=(*(filter_query(g) for g in groups), *PROJECTIONS), time_zone=time_zone, known=known)
+
+
+# Each transform both systems support, with the filters over its source column (and nested ones)
+TRANSFORMS = {
+    "id": ["id"], "i": ["i"], "s": ["s"], "d": ["d"], "ts": ["ts"], "ntz": ["ntz"], "dec": ["dec"], "b": ["b"],
+    "years(ts)": ["ts"], "months(ts)": ["ts"], "days(ts)": ["ts"], "hours(ts)": ["ts"],
+    "years(d)": ["d"], "months(d)": ["d"], "days(d)": ["d"], "days(ntz)": ["ntz"],
+    "bucket(4, id)": ["id"], "bucket(3, s)": ["s"], "bucket(2, d)": ["d"], "bucket(4, dec)": ["dec"],
+    "bucket(3, ts)": ["ts"], "truncate(3, s)": ["s"], "truncate(4, id)": ["id"], "s, bucket(2, id)": ["s", "id"],
+}
+SIMPLE = "CREATE TABLE {t} (id BIGINT, p STRING, v INT) PARTITIONED BY (p)"
+SIMPLE_ROWS = "INSERT INTO {t} VALUES (1, 'a', 10), (2, 'a', 20), (3, 'b', 30), (4, 'c', NULL), (5, NULL, 50)"
+DYNAMIC = {"spark.sql.sources.partitionOverwriteMode": "dynamic"}
+
+
+def df_step(label, write):
+    """A DataFrameStep writing ``SELECT id, p, v FROM VALUES (6, 'a', 60), (7, 'd', 70)`` with ``write(df, t)``."""
+    def run(spark, names):
+        write(spark.sql("SELECT * FROM VALUES (6L, 'a', 60), (7L, 'd', 70) AS s(id, p, v)"), names["t"])
+    return DataFrameStep(label, run)
+
+
+def failing_df_step(label, write):
+    """A DataFrameStep whose DataFrame fails at run time (assert_true on its second row)."""
+    def run(spark, names):
+        write(spark.sql("SELECT id, CAST(id AS STRING) AS p, CAST(id AS INT) AS v FROM range(3) "
+                        "WHERE assert_true(id < 1) IS NULL"), names["t"])
+    return DataFrameStep(label, run)
+
+
+CASES = [
+    *(typed_table(spec, *groups, "st") for spec, groups in TRANSFORMS.items()),
+    typed_table("truncate(10, i)", "i", known="iceberg-truncate-overflow"),
+    typed_table("truncate(100, dec)", "dec", known="iceberg-truncate-overflow"),
+    typed_table("bucket(2, id)", *FILTERS, name="every filter [UTC]"),
+    typed_table("bucket(2, id)", *FILTERS, time_zone="America/Los_Angeles", name="every filter [America/Los_Angeles]"),
+    typed_table("hours(ts)", "ts", "ntz", time_zone="America/Los_Angeles"),
+    typed_table("days(ts)", "ts", time_zone="Asia/Kolkata"),
+    # DDL
+    Case("ctas", ("CREATE TABLE {t} PARTITIONED BY (p) AS SELECT id, CAST(id % 3 AS STRING) AS p FROM range(10)",),
+         ("SELECT p, count(*) FROM {t} GROUP BY p",)),
+    Case("replace table as select", (SIMPLE, SIMPLE_ROWS,
+                                      "REPLACE TABLE {t} PARTITIONED BY (bucket(2, id)) AS SELECT id, v FROM {t} WHERE v > 10",
+                                      "INSERT INTO {t} VALUES (9, 90)")),
+    Case("create or replace", (SIMPLE, SIMPLE_ROWS, "CREATE OR REPLACE TABLE {t} (a INT, b STRING) PARTITIONED BY (b)",
+                               "INSERT INTO {t} VALUES (1, 'x')")),
+    Case("failed replace keeps the table", (SIMPLE, SIMPLE_ROWS,
+                                            "REPLACE TABLE {t} AS SELECT id, assert_true(id < 2) AS v FROM range(5)")),
+    Case("refused create or replace keeps the table",
+         (SIMPLE, SIMPLE_ROWS, "CREATE OR REPLACE TABLE {t} (id BIGINT) PARTITIONED BY (bucket(0, id))")),
+    Case("alter add, rename, drop column, widen int, properties", (
+        SIMPLE, SIMPLE_ROWS, "ALTER TABLE {t} ADD COLUMN c STRING", "INSERT INTO {t} VALUES (6, 'a', 60, 'x')",
+        "ALTER TABLE {t} RENAME COLUMN c TO c2", "INSERT INTO {t} VALUES (7, 'e', 70, 'y')",
+        "ALTER TABLE {t} DROP COLUMN c2", "ALTER TABLE {t} SET TBLPROPERTIES ('owner.note' = 'x')",
+        "ALTER TABLE {t} ALTER COLUMN v TYPE BIGINT", "INSERT INTO {t} VALUES (8, 'f', 5000000000)"),
+        ("SELECT * FROM {t} WHERE v > 20", "SELECT p, sum(v) FROM {t} GROUP BY p")),
+    Case("widened int written into an old partition", (
+        SIMPLE, SIMPLE_ROWS, "ALTER TABLE {t} ALTER COLUMN v TYPE BIGINT", "INSERT INTO {t} VALUES (8, 'a', 5000000000)"),
+        ("SELECT * FROM {t} WHERE v = 5000000000",)),
+    Case("add struct column, old partition written without it", (
+        SIMPLE, SIMPLE_ROWS, "ALTER TABLE {t} ADD COLUMN st STRUCT<a: INT, b: STRING>",
+        "INSERT INTO {t} (id, p, v) VALUES (6, 'a', 60)", "INSERT INTO {t} VALUES (7, 'a', 70, named_struct('a', 1, 'b', 'q'))"),
+        ("SELECT id, st.b FROM {t}", "SELECT id FROM {t} WHERE st.a = 1")),
+    Case("partition columns whose names need quoting", (
+        "CREATE TABLE {t} (`c-1` STRING, `my c` INT, v INT) PARTITIONED BY (`c-1`, `my c`)",
+        "INSERT INTO {t} VALUES ('a', 1, 10), ('b-2', 2, 20)"),
+        ("SELECT v FROM {t} WHERE `c-1` = 'b-2'", "SELECT v FROM {t} WHERE `my c` = 1")),
+    Case("map columns", (
+        "CREATE TABLE {t} (id BIGINT, p STRING, m MAP<STRING, INT>, ms MAP<STRING, STRUCT<x: INT, y: STRING>>) PARTITIONED BY (p)",
+        "INSERT INTO {t} VALUES (1, 'a', map('k', 1), map('k', named_struct('x', 1, 'y', 'one'))), (2, 'b', NULL, NULL)"),
+        ("SELECT id, m['k'], ms['k'].y FROM {t}",)),
+    Case("nested: struct in struct, array of structs", (
+        "CREATE TABLE {t} (id BIGINT, p STRING, st STRUCT<a: INT, b: INT, d: DATE, in: STRUCT<x: STRING, y: DOUBLE>>, "
+        "arr ARRAY<STRUCT<x: INT, y: STRING>>) PARTITIONED BY (p)",
+        "INSERT INTO {t} VALUES (1, 'a', named_struct('a', 1, 'b', 100, 'd', DATE'2024-05-06', 'in', named_struct('x', 'p', 'y', 0.5)),"
+        " array(named_struct('x', 1, 'y', 'u'), named_struct('x', 2, 'y', 'w'))),"
+        " (2, 'b', named_struct('a', 2, 'b', 200, 'd', DATE'1999-12-31', 'in', NULL), array())"),
+        ("SELECT st.b FROM {t}", "SELECT id FROM {t} WHERE st.b = 100", "SELECT st.d, st.in.y FROM {t}",
+         "SELECT id, arr[0].y, transform(arr, e -> e.x) FROM {t}", "SELECT id FROM {t} WHERE st.in.x = 'p'")),
+    # DML
+    Case("insert overwrite static, whole table", (SIMPLE, SIMPLE_ROWS, "INSERT OVERWRITE {t} VALUES (9, 'a', 1)")),
+    Case("insert overwrite static partition", (SIMPLE, SIMPLE_ROWS, "INSERT OVERWRITE {t} PARTITION (p = 'a') SELECT 9, 1")),
+    Case("insert overwrite dynamic", (SIMPLE, SIMPLE_ROWS, "INSERT OVERWRITE {t} VALUES (9, 'a', 1), (10, 'd', 2)"),
+         conf=DYNAMIC),
+    Case("insert overwrite dynamic by day", (
+        "CREATE TABLE {t} (id BIGINT, ts TIMESTAMP) PARTITIONED BY (days(ts))",
+        "INSERT INTO {t} VALUES (1, TIMESTAMP'2025-01-15 10:00:00'), (2, TIMESTAMP'2025-02-15 11:00:00'), (3, TIMESTAMP'2025-02-16 00:00:00')",
+        "INSERT OVERWRITE {t} VALUES (4, TIMESTAMP'2025-02-15 12:00:00')"), conf=DYNAMIC),
+    Case("insert overwrite dynamic by month", (
+        "CREATE TABLE {t} (id BIGINT, ts TIMESTAMP) PARTITIONED BY (months(ts))",
+        "INSERT INTO {t} VALUES (1, TIMESTAMP'2024-02-15 10:00:00'), (2, TIMESTAMP'2025-02-01 11:00:00'), (3, TIMESTAMP'2025-03-01 00:00:00')",
+        "INSERT OVERWRITE {t} VALUES (4, TIMESTAMP'2025-02-20 12:00:00')"), conf=DYNAMIC),
+    Case("writeTo append, overwrite, overwritePartitions", (
+        SIMPLE, SIMPLE_ROWS, df_step("writeTo.append", lambda df, t: df.writeTo(t).append()),
+        df_step("writeTo.overwrite(p = 'b')", lambda df, t: df.where("p = 'a'").writeTo(t).overwrite(F.expr("p = 'b'"))),
+        df_step("writeTo.overwritePartitions", lambda df, t: df.writeTo(t).overwritePartitions()))),
+    Case("writeTo createOrReplace", (
+        SIMPLE, SIMPLE_ROWS,
+        df_step("writeTo.partitionedBy(p).createOrReplace", lambda df, t: df.writeTo(t).partitionedBy(F.col("p")).createOrReplace()))),
+    Case("writeTo create partitioned by bucket", (
+        df_step("writeTo.partitionedBy(bucket(3, id)).create",
+                lambda df, t: df.writeTo(t).partitionedBy(F.partitioning.bucket(3, "id")).create()),)),
+    Case("saveAsTable create, append, overwrite", (
+        df_step("saveAsTable", lambda df, t: df.write.partitionBy("p").saveAsTable(t)),
+        df_step("saveAsTable append", lambda df, t: df.write.mode("append").saveAsTable(t)),
+        df_step("saveAsTable errorifexists", lambda df, t: df.write.saveAsTable(t)),
+        df_step("saveAsTable overwrite", lambda df, t: df.where("id = 7").write.mode("overwrite").partitionBy("p").saveAsTable(t)))),
+    Case("failed saveAsTable overwrite keeps the table", (
+        SIMPLE, SIMPLE_ROWS, failing_df_step("saveAsTable overwrite (fails)",
+                                     lambda df, t: df.write.mode("overwrite").partitionBy("p").saveAsTable(t)))),
+    Case("insertInto append and overwrite", (
+        SIMPLE, SIMPLE_ROWS, df_step("insertInto", lambda df, t: df.write.insertInto(t)),
+        df_step("insertInto overwrite", lambda df, t: df.where("p = 'd'").write.insertInto(t, overwrite=True)))),
+    Case("insertInto overwrite dynamic", (
+        SIMPLE, SIMPLE_ROWS, df_step("insertInto overwrite", lambda df, t: df.write.insertInto(t, overwrite=True))),
+         conf=DYNAMIC),
+    Case("delete by partition, by row, by both", (
+        SIMPLE, SIMPLE_ROWS, "DELETE FROM {t} WHERE p = 'a'", "DELETE FROM {t} WHERE v > 40",
+        "INSERT INTO {t} VALUES (6, 'b', 60), (7, 'b', 70)", "DELETE FROM {t} WHERE p = 'b' AND id >= 7",
+        "DELETE FROM {t} WHERE p IS NULL OR v IS NULL")),
+    Case("delete on bucket and days", (
+        "CREATE TABLE {t} (id BIGINT, ts TIMESTAMP) PARTITIONED BY (bucket(3, id), days(ts))",
+        "INSERT INTO {t} SELECT id, timestamp_seconds(1735689600 + id * 40000) FROM range(40)",
+        "DELETE FROM {t} WHERE ts < TIMESTAMP'2025-01-05 00:00:00'", "DELETE FROM {t} WHERE id IN (20, 21, 22)")),
+    # queries across tables
+    Case("joins, aggregations, windows", (
+        SIMPLE, SIMPLE_ROWS, "CREATE TABLE {u} (id BIGINT, w STRING) PARTITIONED BY (bucket(2, id))",
+        "INSERT INTO {u} VALUES (1, 'one'), (3, 'three'), (3, 'three again'), (9, 'nine')"), (
+        "SELECT t.id, t.p, u.w FROM {t} t JOIN {u} u ON t.id = u.id",
+        "SELECT t.id, u.w FROM {t} t LEFT JOIN {u} u ON t.id = u.id WHERE t.p <> 'c'",
+        "SELECT p, count(*), sum(v), avg(v), min(id), max(id) FROM {t} GROUP BY p",
+        "SELECT id, p, row_number() OVER (PARTITION BY p ORDER BY id), sum(v) OVER (ORDER BY id), lag(v) OVER (ORDER BY id) FROM {t}",
+        "SELECT p, count(DISTINCT v) FROM {t} GROUP BY ROLLUP (p)",
+        "SELECT * FROM {t} WHERE id IN (SELECT id FROM {u})")),
+    # intentional differences (KNOWN_DIFFERENCES): must differ, else the entry is stale
+    Case("identity partition on double", ("CREATE TABLE {t} (id BIGINT, x DOUBLE) PARTITIONED BY (x)",
+                                          "INSERT INTO {t} VALUES (1, 0.5)"), known="float-partition-values"),
+    Case("bucket on double", ("CREATE TABLE {t} (id BIGINT, x DOUBLE) PARTITIONED BY (bucket(4, x))",
+                              "INSERT INTO {t} VALUES (1, 0.5)"), known="bucket-on-double"),
+    Case("unpartitioned table", ("CREATE TABLE {t} (id BIGINT, v INT)", "INSERT INTO {t} VALUES (1, 2)"),
+         known="unpartitioned-tables"),
+    Case("delete with a condition Lance cannot evaluate", (SIMPLE, SIMPLE_ROWS, "DELETE FROM {t} WHERE id % 2 = 0"),
+         known="delete-conditions"),
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def iceberg_catalog(spark):
+    if not ICEBERG_JAR.is_file():
+        pytest.fail(f"Iceberg runtime jar not found at {ICEBERG_JAR}: run `make test` or `make bench` to fetch it")
+
+
+def assert_same(spark, case: Case, ns: str) -> None:
+    found = compare(spark, case, ns)
+    if case.known:
+        reason, link = KNOWN_DIFFERENCES[case.known]
+        assert found, f"{case.name}: expected to differ from Iceberg ({reason} {link}), but did not"
+    else:
+        assert not found, f"{case.name}: {len(found)} differences from Iceberg:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_same_as_iceberg(spark, ns, case):
+    assert_same(spark, case, ns)
+
+
+SEEDS = range(int(os.environ["LANCEPART_DIFF_SEEDS"])) if os.environ.get("LANCEPART_DIFF_SEEDS") else (1, 2, 3, 4)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_tables_same_as_iceberg(spark, ns, seed):
+    assert_same(spark, random_case(seed), ns)
