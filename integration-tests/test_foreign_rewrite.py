@@ -79,7 +79,8 @@ def test_partition_values_are_kept_as_text_in_row_metadata(spark, root, ns):
               "PARTITIONED BY (days(ts), amount, flag)")
     spark.sql(f"INSERT INTO {t} VALUES (1, TIMESTAMP'2025-12-10 23:30:00', 12.50, true)")
     leaf = lance.dataset(str(root / ns / "t" / "__manifest")).to_table(filter="object_type = 'table'").to_pylist()[0]
-    assert json.loads(leaf["metadata"]) == {"partition.ts_day": "10", "partition.amount": "12.50",
+    assert json.loads(leaf["metadata"]) == {"partition.ts_year": "2025", "partition.ts_month": "12",
+                                            "partition.ts_day": "10", "partition.amount": "12.50",
                                             "partition.flag": "true", "read_version": "1"}
     assert leaf["partition_field_ts_day"] == 10 and leaf["partition_field_amount"] == decimal.Decimal("12.50")
 

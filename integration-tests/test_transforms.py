@@ -34,7 +34,7 @@ def table(spark):
         {"field_id": "hash16", "expression": "abs(murmur3(col0)) % 16", "sources": ["n"], "result_type": "int"},
     ])
     spark.sql(f"""CREATE TABLE lance.tr.t (id INT, ts TIMESTAMP, d DATE, s STRING, n INT, dec DECIMAL(6, 2))
-        PARTITIONED BY (years(ts), months(d), days(d), hours(ts), bucket(4, n), bucket(8, s, n),
+        PARTITIONED BY (years(ts), lance_month(d), lance_day(d), lance_hour(ts), bucket(4, n), bucket(8, s, n),
                         truncate(3, s), truncate(n, 5), truncate(10, dec))
         TBLPROPERTIES ('lancepart.partition-expressions' = '{expressions}')""")
     spark.createDataFrame(ROWS, "id INT, ts TIMESTAMP, d DATE, s STRING, n INT, dec DECIMAL(6, 2)") \
@@ -68,7 +68,7 @@ def test_ddl_maps_to_spec_fields(spark, root, table):
         "hash16": "abs(murmur3(col0)) % 16"}
     described = dict((r.col_name, r.data_type) for r in spark.sql(f"DESCRIBE TABLE {table}").collect())
     assert [described[f"Part {i}"] for i in range(5)] == [
-        "lance_year(ts)", "lance_month(d)", "lance_day(d)", "lance_hour(ts)", "lance_bucket(4, n)"]
+        "years(ts)", "lance_month(d)", "lance_day(d)", "lance_hour(ts)", "lance_bucket(4, n)"]
 
 
 def test_partition_values_match_an_independent_computation(admin, table):

@@ -2,9 +2,9 @@
 package lancepart.prune
 
 import lancepart.manifest.{ManifestStore, Naming}
-import lancepart.spec.{BoundField, BoundSpec, TableMetadata}
+import lancepart.spec.{BoundField, BoundSpec, CalendarRun, SchemaField, TableMetadata}
 import org.apache.spark.sql.sources._
-import org.apache.spark.sql.types.{DataType, StringType}
+import org.apache.spark.sql.types.{DataType, DateType, StringType}
 
 import scala.util.control.NonFatal
 
@@ -51,6 +51,8 @@ object ManifestFilter {
     /** At most this many value combinations are evaluated for a multi-source field. */
     private val MaxCombinations = 1024
 
+    private val calendarRuns = CalendarRun.group(spec.fields).filter(CalendarRun.isRun)
+
     def project(f: Filter): Option[Proj] = f match {
       case _: And => conjunction(flatten(f))
       case Or(l, r) => for (a <- project(l); b <- project(r)) yield Proj(s"(${a.sql}) OR (${b.sql})", a.exact && b.exact)
@@ -63,7 +65,8 @@ object ManifestFilter {
         case c @ (_: Or | _: Not) => project(c)
         case leaf => all(spec.fields.flatMap(onField(_, leaf)), spec.fields.exists(onField(_, leaf).exists(_.exact)))
       }
-      val extra = spec.fields.flatMap(f => calendarRange(f, conjuncts) ++ boundValues(f, conjuncts))
+      val extra = spec.fields.flatMap(f => calendarRange(f, conjuncts) ++ boundValues(f, conjuncts)) ++
+        calendarRuns.flatMap(runRange(_, conjuncts))
       all(singles.flatten ++ extra, exact = singles.forall(_.exists(_.exact)))
     }
 
@@ -116,25 +119,67 @@ object ManifestFilter {
       }
     }
 
-    /** month, day and hour are not monotonic: a range with both bounds becomes the set of
-     * field values it covers, when that set is not every value. */
+    /** month, day and hour fields outside a calendar run are not monotonic: a range with both
+     * bounds becomes the set of field values it covers, when that set is not every value. */
     private def calendarRange(f: BoundField, conjuncts: Seq[Filter]): Option[Proj] = {
-      val kind = f.field.transform.map(_.kind).filter(k => k == "month" || k == "day" || k == "hour")
+      val kind = f.field.transform.map(_.kind)
+        .filter(k => (k == "month" || k == "day" || k == "hour") && !calendarRuns.exists(_.contains(f)))
       for {
         k <- kind
         s <- f.source
         col <- columnOf(f)
-        on = (a: String) => sourceOf(a).contains(s.id)
-        lo <- bound(conjuncts.collect { case GreaterThan(a, v) if on(a) => v; case GreaterThanOrEqual(a, v) if on(a) => v }, s.dataType, max = true)
-        hi <- bound(conjuncts.collect { case LessThan(a, v) if on(a) => v; case LessThanOrEqual(a, v) if on(a) => v }, s.dataType, max = false)
+        lo <- lowerBound(s, conjuncts)
+        hi <- upperBound(s, conjuncts)
         covered <- CalendarRanges.covered(k, lo, hi, s.dataType)
         sql <- LanceSql.in(col, covered.toSeq.sorted, f.valueType)
       } yield Proj(sql, exact = false)
     }
 
-    /** The tightest of several bounds, as a Long (days or microseconds). */
-    private def bound(values: Seq[Any], dt: DataType, max: Boolean): Option[Long] = {
-      val longs = values.map(LanceSql.internal(_, dt)).collect { case Some(i: Int) => i.toLong; case Some(l: Long) => l }
+    /** A calendar run orders its partitions in time as (year, month, ...) tuples: bounds on its
+     * column become tuple bounds, and IN a set of tuples (`=` is exact on each field already). */
+    private def runRange(run: Seq[BoundField], conjuncts: Seq[Filter]): Option[Proj] = {
+      val s = run.head.source.get
+      val columns = run.flatMap(columnOf)
+      if (columns.size != run.size) return None
+      def tuple(v: Any): Seq[Any] = run.map(_.compute(IndexedSeq(v)))
+      def internal(v: Long): Any = if (s.dataType == DateType) v.toInt else v
+      def compare(op: String, values: Seq[Any]): String = columns.zip(values).foldRight("") {
+        case ((c, v), "") => s"$c $op= $v"
+        case ((c, v), rest) => s"$c $op $v OR ($c = $v AND ($rest))"
+      }
+      val lower = lowerBound(s, conjuncts).map(v => compare(">", tuple(internal(v))))
+      val upper = upperBound(s, conjuncts).map(v => compare("<", tuple(internal(v))))
+      val points = conjuncts.collect { case In(a, vs) if sourceOf(a).contains(s.id) && vs.exists(_ != null) =>
+        vs.toSeq.filter(_ != null).map(LanceSql.internal(_, s.dataType))
+      }.filter(_.forall(_.isDefined)).map { vs =>
+        vs.flatten.map(tuple).distinct.map(t => columns.zip(t).map { case (c, v) => s"$c = $v" }.mkString("(", " AND ", ")"))
+          .mkString(" OR ")
+      }
+      all((lower ++ upper ++ points).toSeq.map(Proj(_, exact = false)), exact = false)
+    }
+
+    /** The tightest lower bound on column `s` in `conjuncts`, as days (dates) or microseconds
+     * (timestamps), inclusive: `s > v` is `s >= v + 1`. */
+    private def lowerBound(s: SchemaField, conjuncts: Seq[Filter]): Option[Long] = {
+      val on = (a: String) => sourceOf(a).contains(s.id)
+      bound(conjuncts.collect { case GreaterThan(a, v) if on(a) => (v, 1L); case GreaterThanOrEqual(a, v) if on(a) => (v, 0L) },
+        s.dataType, max = true)
+    }
+
+    /** The tightest upper bound on column `s`, inclusive: `s < v` is `s <= v - 1`. */
+    private def upperBound(s: SchemaField, conjuncts: Seq[Filter]): Option[Long] = {
+      val on = (a: String) => sourceOf(a).contains(s.id)
+      bound(conjuncts.collect { case LessThan(a, v) if on(a) => (v, -1L); case LessThanOrEqual(a, v) if on(a) => (v, 0L) },
+        s.dataType, max = false)
+    }
+
+    /** The tightest of several bounds (value, step to make it inclusive), as a Long; None when
+     * one is not a date or timestamp or its step overflows. */
+    private def bound(values: Seq[(Any, Long)], dt: DataType, max: Boolean): Option[Long] = {
+      val longs = values.flatMap { case (v, step) =>
+        LanceSql.internal(v, dt).collect { case i: Int => i.toLong; case l: Long => l }
+          .flatMap(l => scala.util.Try(Math.addExact(l, step)).toOption)
+      }
       if (longs.isEmpty || longs.size != values.size) None else Some(if (max) longs.max else longs.min)
     }
 

@@ -1,14 +1,14 @@
 // PARTITIONED BY <-> partition specs: Spark's DDL transforms and expression fields become spec
-// fields with stable, readable field ids; spec fields become Spark transforms for DESCRIBE and for
-// the write's required distribution.
+// fields with stable, readable field ids; spec fields become Spark transforms for DESCRIBE and SHOW
+// CREATE TABLE (which CREATE TABLE reads back as the same fields) and for the write's distribution.
 package lancepart.spark
 
 import com.fasterxml.jackson.databind.JsonNode
 import lancepart.spark.functions.PartitionFunctions
-import lancepart.spec.{BoundField, BoundSpec, Json, NamespaceSchema, PartitionField, PartitionSpec, SchemaField, SpecEvolution}
+import lancepart.spec.{BoundField, BoundSpec, CalendarRun, Json, NamespaceSchema, PartitionField, PartitionSpec, SchemaField, SpecEvolution}
 import lancepart.transform.Transform
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, Literal, NamedReference, Transform => SparkTransform}
-import org.apache.spark.sql.types.DataType
+import org.apache.spark.sql.types.{DataType, IntegerType, StringType}
 
 import scala.jdk.CollectionConverters._
 
@@ -20,28 +20,62 @@ object DdlPartitioning {
   /** A partition item: a PARTITIONED BY transform, or an expression field's JSON object. */
   type Item = Either[SparkTransform, JsonNode]
 
-  /** Spec v1 from `PARTITIONED BY` transforms followed by the table property's expression fields. */
+  /** The transform that places an expression field of the table property among the others:
+   * `lance_expression('<field_id>', <its sources>...)`, as DESCRIBE shows it. */
+  val ExpressionTransform = "lance_expression"
+
+  /** Spark's calendar transforms: each is a calendar run, the spec's calendar fields from year
+   * down to its own unit (`days(ts)` is year, month and day: one partition per calendar day). */
+  private val CalendarTransforms = Seq("years", "months", "days", "hours")
+
+  /** Spec v1 from `PARTITIONED BY` transforms and the table property's expression fields: those
+   * a `lance_expression` transform names take its place, the others follow the transforms. */
   def spec(table: String, schema: NamespaceSchema, transforms: Seq[SparkTransform], expressions: Option[String]): PartitionSpec = {
     val property = expressions.toSeq.flatMap(json => jsonArray(json, s"table $table: property '$ExpressionsProperty'"))
-    PartitionSpec(1, fields(table, schema, transforms.map(Left(_)) ++ property.map(Right(_))).map(_.field))
+    val items: Seq[Item] = transforms.map { t =>
+      if (t.name() == ExpressionTransform) Right(placedExpression(table, t, property)) else Left(t)
+    }
+    val placed = items.collect { case Right(node) => node }
+    PartitionSpec(1, fields(table, schema, items ++ property.filterNot(placed.contains).map(Right(_))).map(_.field))
+  }
+
+  private def placedExpression(table: String, t: SparkTransform, property: Seq[JsonNode]): JsonNode = {
+    val what = s"table $table: '${t.describe()}'"
+    val (fieldId, sources) = t.arguments().toSeq match {
+      case (l: Literal[_]) +: refs if l.dataType() == StringType && refs.forall(_.isInstanceOf[NamedReference]) =>
+        (l.value().toString, refs.map(_.asInstanceOf[NamedReference].fieldNames().mkString(".")))
+      case _ => throw new IllegalArgumentException(s"$what needs an expression field's id and then its source columns")
+    }
+    val node = property.find(n => Option(n.get("field_id")).exists(_.asText() == fieldId)).getOrElse(
+      throw new IllegalArgumentException(s"$what names expression field '$fieldId', which property '$ExpressionsProperty' does not define"))
+    val defined = Option(node.get("sources")).toSeq.flatMap(_.elements().asScala.map(_.asText()))
+    if (defined != sources) {
+      throw new IllegalArgumentException(s"$what names the sources ${sources.mkString(", ")}, but expression field " +
+        s"'$fieldId' has ${defined.mkString(", ")}")
+    }
+    node
   }
 
   /** The fields of `items`, in order; expression fields name their own ids. */
   def fields(table: String, schema: NamespaceSchema, items: Seq[Item]): Seq[SpecEvolution.Requested] = {
-    val fields = items.map {
-      case Left(t) => SpecEvolution.Requested(fromTransform(table, schema, t), explicitId = false)
-      case Right(node) => SpecEvolution.Requested(expressionField(table, schema, node), explicitId = true)
+    val fields = items.flatMap {
+      case Left(t) => fromTransform(table, schema, t).map(SpecEvolution.Requested(_, explicitId = false))
+      case Right(node) => Seq(SpecEvolution.Requested(expressionField(table, schema, node), explicitId = true))
     }
     if (fields.isEmpty) {
       throw new IllegalArgumentException(s"table $table: a partitioned namespace needs PARTITIONED BY (column, ...)")
     }
     fields.groupBy(_.field.fieldId).collectFirst { case (fid, fs) if fs.size > 1 => fid }.foreach { fid =>
-      throw new IllegalArgumentException(s"table $table: partition field '$fid' appears twice")
+      throw new IllegalArgumentException(s"table $table: partition field '$fid' appears twice (years, months, days " +
+        "and hours(col) each add the calendar fields from year down to their unit; lance_year, lance_month, lance_day " +
+        "and lance_hour(col) add that field alone)")
     }
     fields
   }
 
-  private def fromTransform(table: String, schema: NamespaceSchema, t: SparkTransform): PartitionField = {
+  /** The fields of one transform: Spark's (identity, years ... hours, bucket, truncate) or a
+   * catalog function's name for the spec transform itself (`lance_day(ts)`: day of month alone). */
+  private def fromTransform(table: String, schema: NamespaceSchema, t: SparkTransform): Seq[PartitionField] = {
     val args = t.arguments().toSeq
     val columns = args.collect { case r: NamedReference => column(table, schema, r) }
     val ints = args.collect { case l: Literal[_] => l.value() }.map {
@@ -55,20 +89,23 @@ object DdlPartitioning {
       case Seq(c) => c
       case _ => throw new IllegalArgumentException(s"table $table: '${t.describe()}' needs exactly one column")
     }
+    def calendar(kind: String) = field(s"${one().name}_$kind", Transform(kind), IntegerType)
+    val loneCalendar = Transform.Calendar.map(k => PartitionFunctions.nameOf(k) -> k).toMap
     (t.name(), ints) match {
-      case ("identity", Seq()) => field(one().name, Transform(Transform.Identity), one().dataType)
-      case (calendar @ ("years" | "months" | "days" | "hours"), Seq()) =>
-        val kind = calendar.stripSuffix("s")
-        field(s"${one().name}_$kind", Transform(kind), org.apache.spark.sql.types.IntegerType)
-      case ("bucket", Seq(n)) if columns.size == 1 =>
-        field(s"${one().name}_bucket_$n", Transform("bucket", numBuckets = Some(n)), org.apache.spark.sql.types.IntegerType)
-      case ("bucket", Seq(n)) =>
-        field(s"${columns.map(_.name).mkString("_")}_bucket_$n", Transform("multi_bucket", numBuckets = Some(n)),
-          org.apache.spark.sql.types.IntegerType)
-      case ("truncate", Seq(w)) => field(s"${one().name}_trunc_$w", Transform("truncate", width = Some(w)), one().dataType)
+      case ("identity", Seq()) => Seq(field(one().name, Transform(Transform.Identity), one().dataType))
+      case (name, Seq()) if CalendarTransforms.contains(name) =>
+        Transform.Calendar.take(CalendarTransforms.indexOf(name) + 1).map(calendar)
+      case (name, Seq()) if loneCalendar.contains(name) => Seq(calendar(loneCalendar(name)))
+      case ("bucket" | "lance_bucket", Seq(n)) if columns.size == 1 =>
+        Seq(field(s"${one().name}_bucket_$n", Transform("bucket", numBuckets = Some(n)), IntegerType))
+      case ("bucket" | "lance_multi_bucket", Seq(n)) if columns.nonEmpty =>
+        Seq(field(s"${columns.map(_.name).mkString("_")}_bucket_$n", Transform("multi_bucket", numBuckets = Some(n)), IntegerType))
+      case ("truncate" | "lance_truncate", Seq(w)) =>
+        Seq(field(s"${one().name}_trunc_$w", Transform("truncate", width = Some(w)), one().dataType))
       case _ => throw new IllegalArgumentException(
         s"table $table: unsupported partition transform '${t.describe()}' (use col, identity(col), years, months, " +
-          "days, hours, bucket(N, col, ...), truncate(W, col), or an expression field)")
+          "days, hours, bucket(N, col, ...), truncate(W, col), lance_year, lance_month, lance_day, lance_hour(col) " +
+          "for one calendar field alone, or an expression field)")
     }
   }
 
@@ -128,13 +165,33 @@ object DdlPartitioning {
       case Some(t) =>
         val params = (t.numBuckets ++ t.width).map(p => Expressions.literal(Int.box(p)): Expression).toSeq
         Expressions.apply(PartitionFunctions.nameOf(t.kind), (params ++ cols): _*)
-      case None => Expressions.apply("lance_expression", (Expressions.literal(f.fieldId): Expression) +: cols: _*)
+      case None => Expressions.apply(ExpressionTransform, (Expressions.literal(f.fieldId): Expression) +: cols: _*)
     }
   }
 
-  /** The current spec as Spark transforms (DESCRIBE's partition information). */
-  def transforms(spec: BoundSpec): Array[SparkTransform] = spec.fields.map(expressionOf).map {
-    case t: SparkTransform => t
-    case r: NamedReference => Expressions.identity(r.fieldNames().mkString("."))
+  /** The current spec as PARTITIONED BY transforms (DESCRIBE, SHOW CREATE TABLE), which CREATE
+   * TABLE reads back as the same fields, given [[expressionsProperty]]: a calendar run is
+   * years ... hours(col), every other field the catalog function of its transform. */
+  def transforms(spec: BoundSpec): Array[SparkTransform] = CalendarRun.group(spec.fields).map {
+    case run if CalendarRun.isRun(run) => Expressions.apply(CalendarTransforms(run.size - 1), Expressions.column(run.head.source.get.name))
+    case Seq(f) => expressionOf(f) match {
+      case t: SparkTransform => t
+      case r: NamedReference => Expressions.identity(r.fieldNames().mkString("."))
+    }
   }.toArray
+
+  /** [[ExpressionsProperty]] holding the expression fields of `spec`, if it has any. */
+  def expressionsProperty(spec: BoundSpec): Option[String] = {
+    val fields = spec.fields.filter(_.field.expression.isDefined)
+    if (fields.isEmpty) None
+    else Some(fields.map { f =>
+      val node = Json.obj()
+      node.put("field_id", f.fieldId)
+      node.put("expression", f.field.expression.get)
+      val sources = node.putArray("sources")
+      f.sources.foreach(s => sources.add(s.map(_.name).orNull))
+      node.put("result_type", f.valueType.sql)
+      Json.write(node)
+    }.mkString("[", ",", "]"))
+  }
 }

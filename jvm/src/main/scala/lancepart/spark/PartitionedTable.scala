@@ -37,14 +37,17 @@ class PartitionedTable(
 
   override def schema(): StructType = manifest.meta.schema.sparkSchema
 
-  /** The current spec's fields, with lancepart's function names for non-identity transforms. */
+  /** The current spec's fields as PARTITIONED BY transforms (see [[DdlPartitioning.transforms]]). */
   override def partitioning(): Array[Transform] = DdlPartitioning.transforms(manifest.meta.currentSpec)
 
+  /** Also the current spec's expression fields as CREATE TABLE takes them, so that SHOW CREATE
+   * TABLE's statement makes the same spec. */
   override def properties(): util.Map[String, String] =
     (manifest.meta.properties - "schema" +
       (TableCatalog.PROP_LOCATION -> store.tableUri) +
       ("format" -> "lance-partitioned-namespace") +
-      ("manifest_version" -> manifest.version.toString)).asJava
+      ("manifest_version" -> manifest.version.toString) ++
+      DdlPartitioning.expressionsProperty(manifest.meta.currentSpec).map(DdlPartitioning.ExpressionsProperty -> _)).asJava
 
   override def capabilities(): util.Set[TableCapability] =
     util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,

@@ -5,7 +5,7 @@ import lancepart.manifest.{Lance, ManifestRow}
 import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spark.PartitionedTable
 import lancepart.spark.functions.{CalendarKey, PartitionFunctions}
-import lancepart.spec.BoundField
+import lancepart.spec.{BoundField, CalendarRun}
 import lancepart.transform.Transform
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions}
@@ -51,22 +51,12 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
       read.forall(_.fields.exists(_.fieldId == f.fieldId)) && f.sources.size == 1 && f.source.isDefined &&
         f.field.transform.exists(t => t.isIdentity || t.kind == "bucket" || Transform.Calendar.contains(t.kind))
     }
-    common.foldLeft(Seq.empty[Seq[BoundField]]) { (groups, f) =>
-      val kind = f.field.transform.get.kind
-      groups.lastOption match {
-        case Some(run) if isCalendarRun(run) && run.head.source == f.source &&
-            Transform.Calendar.lift(run.size).contains(kind) => groups.init :+ (run :+ f)
-        case _ => groups :+ Seq(f)
-      }
-    }
+    CalendarRun.group(common)
   }
-
-  private def isCalendarRun(group: Seq[BoundField]): Boolean =
-    group.head.field.transform.exists(_.kind == Transform.Calendar.head)
 
   private def keyOf(row: ManifestRow): InternalRow = InternalRow.fromSeq(keys.map { group =>
     val values = group.map(f => row.values.getOrElse(f.fieldId, null))
-    if (isCalendarRun(group)) CalendarKey.combine(values) else values.head
+    if (CalendarRun.isRun(group)) CalendarKey.combine(values) else values.head
   })
 
   override def outputPartitioning(): Partitioning =
@@ -76,7 +66,7 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
   private def keyExpression(group: Seq[BoundField]): Expression = {
     val column = group.head.source.get.name
     group.head.field.transform.get match {
-      case _ if isCalendarRun(group) => Expressions.apply(CalendarKey.name(group.size), Expressions.column(column))
+      case _ if CalendarRun.isRun(group) => Expressions.apply(CalendarKey.name(group.size), Expressions.column(column))
       case t if t.isIdentity => Expressions.identity(column)
       case t if t.kind == "bucket" => Expressions.bucket(t.numBuckets.get, column)
       case t => Expressions.apply(PartitionFunctions.nameOf(t.kind), Expressions.column(column))
