@@ -92,8 +92,8 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    new LeafReaderFactory(readSchema.fieldNames.toSeq.map(n => meta.schema.byName(n, caseSensitive = true).get),
-      leafFilters, table.storage)
+    new LeafReaderFactory(readSchema.fields.toSeq.map(f => meta.schema.byName(f.name, caseSensitive = true).get
+      .copy(dataType = f.dataType)), leafFilters, table.storage)
 }
 
 object PartitionedScan {
