@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode
 import lancepart.spark.functions.PartitionFunctions
 import lancepart.spec.{BoundField, BoundSpec, Json, NamespaceSchema, PartitionField, PartitionSpec, SchemaField, SpecEvolution}
 import lancepart.transform.Transform
+import org.apache.spark.sql.catalyst.util.QuotingUtils
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, Literal, NamedReference, Transform => SparkTransform}
 import org.apache.spark.sql.types.DataType
 
@@ -120,9 +121,12 @@ object DdlPartitioning {
     case column => Expressions.identity(column)
   }
 
+  /** A reference to top-level column `name`, whatever characters it holds. */
+  def column(name: String): NamedReference = Expressions.column(QuotingUtils.quoteIdentifier(name))
+
   /** The Spark expression a field's value follows: for distribution, ordering and DESCRIBE. */
   def expressionOf(f: BoundField): Expression = {
-    val cols = f.sources.flatten.map(s => Expressions.column(s.name): Expression)
+    val cols = f.sources.flatten.map(s => column(s.name): Expression)
     f.field.transform match {
       case Some(t) if t.isIdentity => cols.head
       case Some(t) =>
@@ -135,6 +139,6 @@ object DdlPartitioning {
   /** The current spec as Spark transforms (DESCRIBE's partition information). */
   def transforms(spec: BoundSpec): Array[SparkTransform] = spec.fields.map(expressionOf).map {
     case t: SparkTransform => t
-    case r: NamedReference => Expressions.identity(r.fieldNames().mkString("."))
+    case r: NamedReference => Expressions.identity(QuotingUtils.quoted(r.fieldNames()))
   }.toArray
 }
