@@ -158,6 +158,8 @@ object LanceSql {
       case And(l, r) => for (ls <- render(l, target); rs <- render(r, target)) yield s"($ls) AND ($rs)"
       case Or(l, r) => for (ls <- render(l, target); rs <- render(r, target)) yield s"($ls) OR ($rs)"
       case Not(c) => render(c, target).map(s => s"NOT ($s)")
+      case AlwaysTrue => Some("true")
+      case AlwaysFalse => Some("false")
       case _ => None
     }
   }
