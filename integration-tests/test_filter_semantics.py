@@ -62,10 +62,16 @@ def tables(spark):
 
 
 def ids(df, predicate):
-    return sorted(r.id for r in df.where(predicate).select("id").collect())
+    try:
+        return sorted(r.id for r in df.where(predicate).select("id").collect())
+    except Exception as e:
+        raise AssertionError(f"{predicate}: {str(e).splitlines()[0][:300]}") from None
 
 
 def literal(column, value):
+    """Dates and timestamps go in as ISO text (py4j cannot pass year 1)."""
+    if isinstance(value, (dt.date, dt.datetime)):
+        value = value.isoformat()
     return F.lit(value).cast(SCHEMA[column].dataType)
 
 
