@@ -1,17 +1,37 @@
 // Spark V1 filters and values rendered as Lance SQL filter text (DataFusion dialect).
 package lancepart.prune
 
-import java.time.LocalDate
-
 import org.apache.spark.sql.catalyst.CatalystTypeConverters
 import org.apache.spark.sql.sources._
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 object LanceSql {
-  /** `name` quoted for Lance SQL, or None when it cannot be quoted safely. */
+  /** `name` quoted for Lance SQL, or None when it cannot be quoted safely (a backtick, or a
+   * character lance-core's JNI cannot pass: see [[string]]). */
   def column(name: String): Option[String] =
-    if (name.contains("`") || name.isEmpty) None else Some(s"`$name`")
+    if (name.contains("`") || name.isEmpty || !name.codePoints().allMatch(passesJni)) None else Some(s"`$name`")
+
+  /**
+   * lance-core's JNI reads filter text as modified UTF-8 and rejects what it encodes differently
+   * from UTF-8 (NUL, characters outside the Basic Multilingual Plane): those go through `chr`.
+   */
+  private def passesJni(codePoint: Int): Boolean = codePoint != 0 && codePoint < Character.MIN_SUPPLEMENTARY_CODE_POINT
+
+  /** `s` as a Lance SQL string expression, or None when it holds a lone surrogate (not text). */
+  def string(s: String): Option[String] = {
+    val codePoints = s.codePoints().toArray.toSeq
+    if (codePoints.exists(c => c >= Character.MIN_SURROGATE && c <= Character.MAX_SURROGATE)) None
+    else if (codePoints.forall(passesJni)) Some(quote(s))
+    else {
+      val runs = codePoints.foldLeft(Vector.empty[Either[Int, String]]) {
+        case (acc :+ Right(text), c) if passesJni(c) => acc :+ Right(text + new String(Character.toChars(c)))
+        case (acc, c) if passesJni(c) => acc :+ Right(new String(Character.toChars(c)))
+        case (acc, c) => acc :+ Left(c)
+      }
+      Some(runs.map { case Right(text) => quote(text); case Left(c) => s"chr($c)" }.mkString("(", " || ", ")"))
+    }
+  }
 
   /**
    * A filter value (Spark's external form: String, java.sql.Date or LocalDate, Timestamp or
@@ -52,27 +72,58 @@ object LanceSql {
     case (n: Byte, ByteType) => Some(n.toString)
     case (n: Short, ShortType) => Some(n.toString)
     case (n: Int, IntegerType) => Some(n.toString)
-    case (n: Long, LongType) => Some(n.toString)
-    case (d: Double, DoubleType) if !d.isNaN && !d.isInfinite => Some(d.toString)
-    case (s: UTF8String, StringType) => Some(quote(s.toString))
-    case (d: Int, DateType) => Some(s"DATE '${LocalDate.ofEpochDay(d)}'")
-    case (t: Long, TimestampType) => Some(s"arrow_cast($t, 'Timestamp(Microsecond, Some(\"UTC\"))')")
-    case (t: Long, TimestampNTZType) => Some(s"arrow_cast($t, 'Timestamp(Microsecond, None)')")
+    case (n: Long, LongType) => Some(long(n))
+    case (d: Double, DoubleType) if d.isNaN => None
+    case (d: Double, DoubleType) if d.isInfinite => Some(s"CAST('${if (d > 0) "inf" else "-inf"}' AS DOUBLE)")
+    case (d: Double, DoubleType) => Some(d.toString)
+    case (s: UTF8String, StringType) if UTF8String.fromString(s.toString) == s => string(s.toString)
+    case (d: Int, DateType) => Some(s"arrow_cast($d, 'Date32')")
+    case (t: Long, TimestampType) => Some(s"arrow_cast(${long(t)}, 'Timestamp(Microsecond, Some(\"UTC\"))')")
+    case (t: Long, TimestampNTZType) => Some(s"arrow_cast(${long(t)}, 'Timestamp(Microsecond, None)')")
     case (d: Decimal, t: DecimalType) => Some(s"CAST('${d.toJavaBigDecimal.toPlainString}' AS DECIMAL(${t.precision}, ${t.scale}))")
     case _ => None
   }
 
+  /** The parser reads `-9223372036854775808` as minus a number too large for a BIGINT. */
+  private def long(n: Long): String = if (n == Long.MinValue) s"(${Long.MinValue + 1} - 1)" else n.toString
+
   def quote(s: String): String = "'" + s.replace("'", "''") + "'"
+
+  /**
+   * `column op v` with Spark's semantics for internal value `v` of type `dt`. Lance orders
+   * doubles by IEEE total order (-0.0 < 0.0, NaN = NaN, NaNs with the sign bit below every
+   * number); Spark has -0.0 = 0.0 and every NaN equal and above every number.
+   */
+  def compare(column: String, op: String, v: Any, dt: DataType): Option[String] = (op, v) match {
+    case ("=", _) => equal(column, v, dt)
+    case (_, d: Double) if dt == DoubleType && d.isNaN =>
+      op match { case ">=" => Some(s"isnan($column)"); case "<" => Some(s"NOT isnan($column)"); case _ => None }
+    case (_, d: Double) if dt == DoubleType =>
+      val bound = if (d == 0.0) (if (op == "<" || op == ">=") "-0.0" else "0.0") else literal(d, dt).get
+      if (op.startsWith("<")) Some(s"($column $op $bound AND NOT isnan($column))") else Some(s"($column $op $bound OR isnan($column))")
+    case _ => literal(v, dt).map(l => s"$column $op $l")
+  }
+
+  /** `column = v` with Spark's equality (on doubles: -0.0 = 0.0, NaN = NaN). */
+  private def equal(column: String, v: Any, dt: DataType): Option[String] = (v, dt) match {
+    case (d: Double, DoubleType) if d.isNaN => Some(s"isnan($column)")
+    case (d: Double, DoubleType) if d == 0.0 => Some(s"($column = 0.0 OR $column = -0.0)")
+    case _ => literal(v, dt).map(l => s"$column = $l")
+  }
 
   /** `column IN (...)` over internal values; NULLs become `OR column IS NULL`. */
   def in(column: String, values: Seq[Any], dt: DataType): Option[String] = {
     val (nulls, present) = values.distinct.partition(_ == null)
-    val lits = present.map(literal(_, dt))
-    if (lits.exists(_.isEmpty)) None
-    else {
-      val parts = (if (lits.nonEmpty) Seq(s"$column IN (${lits.flatten.mkString(", ")})") else Seq.empty) ++
-        (if (nulls.nonEmpty) Seq(s"$column IS NULL") else Seq.empty)
-      Some(if (parts.isEmpty) "false" else parts.mkString(" OR "))
+    val tests =
+      if (dt == DoubleType) present.map(equal(column, _, dt))
+      else if (present.isEmpty) Seq.empty
+      else {
+        val lits = present.map(literal(_, dt))
+        Seq(Option.when(lits.forall(_.isDefined))(s"$column IN (${lits.flatten.mkString(", ")})"))
+      }
+    Option.when(tests.forall(_.isDefined)) {
+      val parts = tests.flatten ++ (if (nulls.nonEmpty) Seq(s"$column IS NULL") else Seq.empty)
+      if (parts.isEmpty) "false" else parts.mkString(" OR ")
     }
   }
 
@@ -82,7 +133,7 @@ object LanceSql {
    */
   def render(filter: Filter, target: String => Option[(String, DataType)]): Option[String] = {
     def cmp(attr: String, op: String, v: Any): Option[String] =
-      for ((c, dt) <- target(attr) if v != null; iv <- internal(v, dt); l <- literal(iv, dt)) yield s"$c $op $l"
+      for ((c, dt) <- target(attr) if v != null; iv <- internal(v, dt); sql <- compare(c, op, iv, dt)) yield sql
     filter match {
       case EqualTo(a, v) => cmp(a, "=", v)
       case EqualNullSafe(a, null) => target(a).map { case (c, _) => s"$c IS NULL" }
@@ -96,15 +147,19 @@ object LanceSql {
       case In(a, vs) =>
         target(a).flatMap { case (c, dt) =>
           val values = vs.toSeq.filter(_ != null).map(internal(_, dt))
-          if (values.exists(_.isEmpty)) None else in(c, values.flatten, dt)
+          // With a NULL in the list, a value not in it gives NULL (not false), as in Spark.
+          if (values.exists(_.isEmpty)) None
+          else in(c, values.flatten, dt).map(sql => if (vs.contains(null)) s"($sql) OR NULL" else sql)
         }
       case IsNull(a) => target(a).map { case (c, _) => s"$c IS NULL" }
       case IsNotNull(a) => target(a).map { case (c, _) => s"$c IS NOT NULL" }
       case StringStartsWith(a, p) =>
-        target(a).collect { case (c, StringType) => s"starts_with($c, ${quote(p)})" }
+        target(a).collect { case (c, StringType) => c }.flatMap(c => string(p).map(l => s"starts_with($c, $l)"))
       case And(l, r) => for (ls <- render(l, target); rs <- render(r, target)) yield s"($ls) AND ($rs)"
       case Or(l, r) => for (ls <- render(l, target); rs <- render(r, target)) yield s"($ls) OR ($rs)"
       case Not(c) => render(c, target).map(s => s"NOT ($s)")
+      case AlwaysTrue => Some("true")
+      case AlwaysFalse => Some("false")
       case _ => None
     }
   }

@@ -21,7 +21,7 @@ object ManifestFilter {
     val perVersion = meta.specs.map { spec =>
       val scope = s"${ManifestStore.ObjectId} LIKE 'v${spec.id}${Naming.Delimiter}%'"
       val projector = new SpecProjector(spec, meta)
-      projector.conjunction(filters.flatMap(flatten)).fold(scope)(p => s"($scope AND ${p.sql})")
+      projector.conjunction(filters.flatMap(flatten)).fold(scope)(p => s"($scope AND (${p.sql}))")
     }
     s"${ManifestStore.ObjectType} = '${Naming.TableType}' AND (${perVersion.mkString(" OR ")})"
   }
@@ -80,10 +80,8 @@ object ManifestFilter {
       val source = f.source.filter(s => sourceOf(attr).contains(s.id))
       (f.field.transform, source, columnOf(f)) match {
         case (Some(t), Some(_), Some(col)) if t.isIdentity =>
-          // `x IN (1, NULL)` renders as `x IN (1)`: the same rows pass, but its negation differs.
-          val nullInList = leaf match { case In(_, vs) => vs.contains(null); case _ => false }
           LanceSql.render(leaf, a => if (sourceOf(a) == source.map(_.id)) Some(col -> f.valueType) else None)
-            .map(Proj(_, exact = !nullInList))
+            .map(Proj(_, exact = true))
         case (Some(t), Some(s), Some(col)) => transformed(f, t.kind, t.width, s.dataType, col, leaf)
         case _ => None
       }
@@ -114,7 +112,7 @@ object ManifestFilter {
         case StringStartsWith(_, prefix) if kind == "truncate" && sourceType == StringType =>
           val w = width.get
           if (prefix.codePointCount(0, prefix.length) >= w) cmp(prefix, "=")
-          else Some(Proj(s"starts_with($col, ${LanceSql.quote(prefix)})", exact = false))
+          else LanceSql.string(prefix).map(p => Proj(s"starts_with($col, $p)", exact = false))
         case _ => None
       }
     }

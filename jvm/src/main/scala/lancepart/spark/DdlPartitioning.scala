@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode
 import lancepart.spark.functions.PartitionFunctions
 import lancepart.spec.{BoundField, BoundSpec, CalendarRun, Json, NamespaceSchema, PartitionField, PartitionSpec, SchemaField, SpecEvolution}
 import lancepart.transform.Transform
+import org.apache.spark.sql.catalyst.util.QuotingUtils
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, Literal, NamedReference, Transform => SparkTransform}
 import org.apache.spark.sql.types.{DataType, IntegerType, StringType}
 
@@ -157,9 +158,12 @@ object DdlPartitioning {
     case column => Expressions.identity(column)
   }
 
+  /** A reference to top-level column `name`, whatever characters it holds. */
+  def column(name: String): NamedReference = Expressions.column(QuotingUtils.quoteIdentifier(name))
+
   /** The Spark expression a field's value follows: for distribution, ordering and DESCRIBE. */
   def expressionOf(f: BoundField): Expression = {
-    val cols = f.sources.flatten.map(s => Expressions.column(s.name): Expression)
+    val cols = f.sources.flatten.map(s => column(s.name): Expression)
     f.field.transform match {
       case Some(t) if t.isIdentity => cols.head
       case Some(t) =>
@@ -173,10 +177,10 @@ object DdlPartitioning {
    * TABLE reads back as the same fields, given [[expressionsProperty]]: a calendar run is
    * years ... hours(col), every other field the catalog function of its transform. */
   def transforms(spec: BoundSpec): Array[SparkTransform] = CalendarRun.group(spec.fields).map {
-    case run if CalendarRun.isRun(run) => Expressions.apply(CalendarTransforms(run.size - 1), Expressions.column(run.head.source.get.name))
+    case run if CalendarRun.isRun(run) => Expressions.apply(CalendarTransforms(run.size - 1), column(run.head.source.get.name))
     case Seq(f) => expressionOf(f) match {
       case t: SparkTransform => t
-      case r: NamedReference => Expressions.identity(r.fieldNames().mkString("."))
+      case r: NamedReference => Expressions.identity(QuotingUtils.quoted(r.fieldNames()))
     }
   }.toArray
 

@@ -4,14 +4,15 @@ package lancepart.spark
 import java.util
 
 import lancepart.manifest.{Manifest, ManifestStore, TableFiles}
+import lancepart.prune.V2Predicates
 import lancepart.spark.read.PartitionedScanBuilder
 import lancepart.spark.write.{PartitionedWriteBuilder, RowRemoval}
 import lancepart.txn.{Committer, PartitionDirectory, TableWrite}
-import org.apache.spark.sql.connector.catalog.{SupportsDelete, SupportsRead, SupportsWrite, Table, TableCapability, TableCatalog}
+import org.apache.spark.sql.connector.catalog.{SupportsDeleteV2, SupportsRead, SupportsWrite, Table, TableCapability, TableCatalog}
 import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
-import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -27,7 +28,7 @@ class PartitionedTable(
     val manifest: Manifest,
     val storage: Map[String, String],
     val reportPartitioning: Boolean,
-    commitAttempts: Int) extends Table with SupportsRead with SupportsWrite with SupportsDelete {
+    commitAttempts: Int) extends Table with SupportsRead with SupportsWrite with SupportsDeleteV2 {
 
   override def name(): String = tableName
 
@@ -61,12 +62,14 @@ class PartitionedTable(
   def committer: Committer =
     new Committer(store, files, LeafSchema.arrow(manifest.meta.schema), storage, commitAttempts)
 
-  override def canDeleteWhere(filters: Array[Filter]): Boolean = RowRemoval.supports(this, filters.toSeq)
+  override def canDeleteWhere(predicates: Array[Predicate]): Boolean =
+    V2Predicates.toFilters(predicates.toSeq).exists(RowRemoval.supports(this, _))
 
   /** DELETE FROM: whole partitions as a metadata change when the condition is on identity
    * partition columns only, otherwise row deletions in the partition tables that may match. */
-  override def deleteWhere(filters: Array[Filter]): Unit = {
-    val removal = RowRemoval.plan(this, filters.toSeq)
+  override def deleteWhere(predicates: Array[Predicate]): Unit = {
+    val removal = RowRemoval.plan(this, V2Predicates.toFilters(predicates.toSeq).getOrElse(
+      throw new UnsupportedOperationException(s"table $tableName: cannot delete where ${predicates.mkString(" AND ")}")))
     val tx = TableWrite(manifest, PartitionDirectory.empty(manifest.meta.currentSpec), Seq.empty, removal.removed, removal.deletes)
     if (!tx.isEmpty) committer.commit(tx)
   }

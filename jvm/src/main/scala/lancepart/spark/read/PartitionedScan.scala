@@ -3,11 +3,12 @@ package lancepart.spark.read
 
 import lancepart.manifest.{Lance, ManifestRow}
 import lancepart.prune.{LanceSql, ManifestFilter}
-import lancepart.spark.PartitionedTable
+import lancepart.spark.{DdlPartitioning, PartitionedTable}
 import lancepart.spark.functions.{CalendarKey, PartitionFunctions}
 import lancepart.spec.{BoundField, CalendarRun}
 import lancepart.transform.Transform
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.util.QuotingUtils
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions}
 import org.apache.spark.sql.connector.read.{Batch, HasPartitionKey, InputPartition, LocalScan, PartitionReaderFactory, Scan, SupportsReportPartitioning}
 import org.apache.spark.sql.connector.read.partitioning.{KeyGroupedPartitioning, Partitioning, UnknownPartitioning}
@@ -64,12 +65,13 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
     else new KeyGroupedPartitioning(keys.map(keyExpression).toArray, leaves.map(keyOf).distinct.size)
 
   private def keyExpression(group: Seq[BoundField]): Expression = {
-    val column = group.head.source.get.name
+    val name = group.head.source.get.name
+    val column = DdlPartitioning.column(name)
     group.head.field.transform.get match {
-      case _ if CalendarRun.isRun(group) => Expressions.apply(CalendarKey.name(group.size), Expressions.column(column))
-      case t if t.isIdentity => Expressions.identity(column)
-      case t if t.kind == "bucket" => Expressions.bucket(t.numBuckets.get, column)
-      case t => Expressions.apply(PartitionFunctions.nameOf(t.kind), Expressions.column(column))
+      case _ if CalendarRun.isRun(group) => Expressions.apply(CalendarKey.name(group.size), column)
+      case t if t.isIdentity => Expressions.identity(QuotingUtils.quoteIdentifier(name))
+      case t if t.kind == "bucket" => Expressions.bucket(t.numBuckets.get, QuotingUtils.quoteIdentifier(name))
+      case t => Expressions.apply(PartitionFunctions.nameOf(t.kind), column)
     }
   }
 

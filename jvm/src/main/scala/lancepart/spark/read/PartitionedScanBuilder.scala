@@ -1,29 +1,32 @@
 // Scan planning inputs: filters (for pruning and leaf pushdown) and the columns the query needs.
 package lancepart.spark.read
 
-import lancepart.prune.{LanceSql, ManifestFilter}
+import lancepart.prune.{LanceSql, ManifestFilter, V2Predicates}
 import lancepart.spark.PartitionedTable
 import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountStar}
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownFilters, SupportsPushDownRequiredColumns}
+import org.apache.spark.sql.connector.expressions.filter.Predicate
+import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters}
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveStringMap)
-    extends ScanBuilder with SupportsPushDownFilters with SupportsPushDownRequiredColumns
+    extends ScanBuilder with SupportsPushDownV2Filters with SupportsPushDownRequiredColumns
     with SupportsPushDownAggregates {
   private val pruning = options.getBoolean(PartitionedScanBuilder.PruningOption, true)
-  private var filters: Array[Filter] = Array.empty
+  /** The predicates Spark offered that have a V1 form, with that form. */
+  private var pushed: Array[(Predicate, Filter)] = Array.empty
   private var required: StructType = table.schema()
   private var countStar = false
 
   /**
-   * Spark evaluates every filter again after the scan, except those that pruning answers
+   * Spark evaluates every predicate again after the scan, except those that pruning answers
    * exactly (identity partition columns): Lance's leaf filters only narrow what is read.
+   * Predicates are taken in V2 form for their exact literals (see [[V2Predicates]]).
    */
-  override def pushFilters(filters: Array[Filter]): Array[Filter] = {
-    this.filters = filters
-    if (pruning) filters.filterNot(ManifestFilter.isExact(table.manifest.meta, _)) else filters
+  override def pushPredicates(predicates: Array[Predicate]): Array[Predicate] = {
+    pushed = predicates.flatMap(p => V2Predicates.toFilter(p).map(p -> _))
+    predicates.filterNot(p => pruning && pushed.exists { case (q, f) => (q eq p) && ManifestFilter.isExact(table.manifest.meta, f) })
   }
 
   /** COUNT(*) with no grouping, when no filter is left for Spark: answered from Lance metadata
@@ -38,17 +41,17 @@ class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveSt
   private def isCountStar(aggregation: Aggregation): Boolean =
     aggregation.groupByExpressions().isEmpty && aggregation.aggregateExpressions().toSeq.forall(_.isInstanceOf[CountStar])
 
-  /** Filters that reach the manifest or the leaf scans, shown by EXPLAIN. */
-  override def pushedFilters(): Array[Filter] = {
-    val schema = table.schema()
-    filters.filter(f => LanceSql.render(f, PartitionedScan.leafColumn(schema)).isDefined)
+  /** Predicates that reach the manifest or the leaf scans, shown by EXPLAIN. */
+  override def pushedPredicates(): Array[Predicate] = {
+    val column = PartitionedScan.leafColumn(table.schema())
+    pushed.collect { case (p, f) if LanceSql.render(f, column).isDefined => p }
   }
 
   override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
 
   /** Read option `pruning=false` scans every partition table (for comparisons and debugging). */
   override def build(): Scan = {
-    val scan = new PartitionedScan(table, required, filters.toSeq, pruning)
+    val scan = new PartitionedScan(table, required, pushed.map(_._2).toSeq, pruning)
     if (countStar) scan.countScan else scan
   }
 }

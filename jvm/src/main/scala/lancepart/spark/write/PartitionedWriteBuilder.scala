@@ -4,10 +4,12 @@
 package lancepart.spark.write
 
 import lancepart.manifest.Naming
+import lancepart.prune.V2Predicates
 import lancepart.spark.{DdlPartitioning, PartitionedTable}
 import lancepart.txn.{LeafWrite, PartitionDirectory, TableWrite}
 import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
+import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.sources.Filter
 
@@ -19,12 +21,17 @@ case class OverwriteWhere(filters: Seq[Filter]) extends WriteMode
 case object OverwritePartitions extends WriteMode
 
 class PartitionedWriteBuilder(table: PartitionedTable, info: LogicalWriteInfo)
-    extends WriteBuilder with SupportsOverwrite with SupportsDynamicOverwrite {
+    extends WriteBuilder with SupportsOverwriteV2 with SupportsDynamicOverwrite {
   private var mode: WriteMode = AppendRows
 
-  override def canOverwrite(filters: Array[Filter]): Boolean = RowRemoval.supports(table, filters.toSeq)
+  override def canOverwrite(predicates: Array[Predicate]): Boolean =
+    V2Predicates.toFilters(predicates.toSeq).exists(RowRemoval.supports(table, _))
 
-  override def overwrite(filters: Array[Filter]): WriteBuilder = { mode = OverwriteWhere(filters.toSeq); this }
+  override def overwrite(predicates: Array[Predicate]): WriteBuilder = {
+    mode = OverwriteWhere(V2Predicates.toFilters(predicates.toSeq).getOrElse(throw new UnsupportedOperationException(
+      s"table ${table.name()}: cannot overwrite where ${predicates.mkString(" AND ")}")))
+    this
+  }
 
   override def overwriteDynamicPartitions(): WriteBuilder = { mode = OverwritePartitions; this }
 
@@ -35,7 +42,7 @@ class PartitionedWrite(table: PartitionedTable, info: LogicalWriteInfo, mode: Wr
     extends Write with RequiresDistributionAndOrdering {
   /** Rows cluster and sort by each field's value; an expression field by its source columns. */
   private val clustering: Array[Expression] = table.manifest.meta.currentSpec.fields.flatMap { f =>
-    if (f.field.expression.isDefined) f.sources.flatten.map(s => Expressions.column(s.name): Expression)
+    if (f.field.expression.isDefined) f.sources.flatten.map(s => DdlPartitioning.column(s.name): Expression)
     else Seq(DdlPartitioning.expressionOf(f))
   }.distinct.toArray
 

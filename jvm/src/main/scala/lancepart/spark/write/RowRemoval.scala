@@ -7,7 +7,7 @@ import lancepart.manifest.ManifestRow
 import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spark.PartitionedTable
 import lancepart.spark.read.PartitionedScan
-import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
+import org.apache.spark.sql.sources.{AlwaysFalse, AlwaysTrue, Filter}
 
 /** `removed`: partitions removed whole; `deletes`: leaves and the Lance SQL predicate of their rows to delete. */
 case class RowRemoval(removed: Map[String, ManifestRow], deletes: Map[String, (ManifestRow, String)])
@@ -25,6 +25,7 @@ object RowRemoval {
   def plan(table: PartitionedTable, all: Seq[Filter]): RowRemoval = {
     val meta = table.manifest.meta
     val filters = significant(all)
+    if (filters.contains(AlwaysFalse)) return RowRemoval(Map.empty, Map.empty)
     val candidates = table.store.rows(table.manifest, ManifestFilter.tables(meta, filters))
     if (filters.forall(ManifestFilter.isExact(meta, _))) RowRemoval(candidates.map(r => r.objectId -> r).toMap, Map.empty)
     else {
