@@ -41,7 +41,7 @@ class PartitionedTable(
   override def partitioning(): Array[Transform] = DdlPartitioning.transforms(manifest.meta.currentSpec)
 
   override def properties(): util.Map[String, String] =
-    (manifest.meta.properties - "schema" +
+    (manifest.meta.properties - "schema" ++ manifest.meta.tableProperties +
       (TableCatalog.PROP_LOCATION -> store.tableUri) +
       ("format" -> "lance-partitioned-namespace") +
       ("manifest_version" -> manifest.version.toString)).asJava
