@@ -3,7 +3,7 @@ package lancepart.manifest
 
 import java.util.Collections
 
-import lancepart.prune.LanceSql
+import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spec.{BoundField, FormatException, PartitionField, TableMetadata}
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.VectorSchemaRoot
@@ -218,9 +218,9 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
   /** See [[ManifestRepair]]. */
   def repair(progress: Progress): Int = ManifestRepair.run(this, progress)
 
-  /** Number of partition tables at `manifest.version`. */
+  /** Number of partition tables at `manifest.version` (of the spec versions it declares). */
   def tableCount(manifest: Manifest): Long =
-    Lance.using(Lance.open(uri, storage, Some(manifest.version)))(_.countRows(s"$ObjectType = 'table'"))
+    Lance.using(Lance.open(uri, storage, Some(manifest.version)))(_.countRows(ManifestFilter.tables(manifest.meta, Seq.empty)))
 
   /**
    * One atomic `__manifest` commit: rows whose object_id exists are replaced, others inserted
