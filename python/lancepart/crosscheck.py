@@ -63,7 +63,9 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
                      if f["metadata"].get("lancepart:deprecated") != "true"]
     names_by_id = {int(f["metadata"]["lance:field_id"]): f["name"] for f in schema_fields}
     identity_sources = _identity_sources(meta, names_by_id)
-    leaves = manifest.to_table(filter="object_type = 'table'").to_pylist()
+    # rows of spec versions the metadata does not declare (a REPLACE being staged) are no part of the table
+    declared = " OR ".join(f"object_id LIKE 'v{k[len('partition_spec_v'):]}$%'" for k in meta if k.startswith("partition_spec_v"))
+    leaves = manifest.to_table(filter=f"object_type = 'table' AND ({declared})").to_pylist()
     strong = meta.get("transaction.mode") == "strong"
     parts = []
     for leaf in iterate(leaves, f"pylance read of {table}", len(leaves), progress, unit="table"):

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ArrayNode
 import lancepart.manifest.{JsonValues, ManifestStore, Naming, Progress}
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
-import lancepart.prune.LanceSql
+import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spec.Json
 import lancepart.transform.ExprEval
 import org.apache.spark.sql.SparkSession
@@ -102,7 +102,7 @@ object AdminApi {
   def partitions(spark: SparkSession, catalog: String, name: String): String = {
     val table = load(spark, catalog, name)
     val meta = table.manifest.meta
-    val rows = table.store.rows(table.manifest, s"${ManifestStore.ObjectType} = '${Naming.TableType}'")
+    val rows = table.store.rows(table.manifest, ManifestFilter.tables(table.manifest.meta, Seq.empty))
     val out: ArrayNode = Json.mapper.createArrayNode()
     rows.sortBy(_.objectId).foreach { row =>
       val n = out.addObject()

@@ -3,7 +3,7 @@ package lancepart.manifest
 
 import java.util.Collections
 
-import lancepart.prune.LanceSql
+import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spec.{BoundField, FormatException, PartitionField, TableMetadata}
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.VectorSchemaRoot
@@ -38,13 +38,15 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
 
   /** Creates `__manifest` with the table's metadata and the `v<N>` row of its spec. */
   def create(meta: TableMetadata): Unit = {
-    val schema = arrowSchema(meta.allFields)
-    val created = Dataset.write().allocator(Lance.allocator).schema(schema).uri(uri)
-      .mode(WriteParams.WriteMode.CREATE).storageOptions(storage.asJava).execute()
-    created.close()
-    updateMetadata(meta.properties)
+    createEmpty(meta.allFields)
+    updateMetadata(meta.stored)
     upsert(Seq(ManifestRow(meta.currentSpec.namespace, Naming.NamespaceType, None, None, Map.empty)))
   }
+
+  /** Creates `__manifest` with the columns of `fields` and no metadata: no table yet. */
+  def createEmpty(fields: Seq[BoundField]): Unit =
+    Dataset.write().allocator(Lance.allocator).schema(arrowSchema(fields)).uri(uri)
+      .mode(WriteParams.WriteMode.CREATE).storageOptions(storage.asJava).execute().close()
 
   /**
    * Adds `next`'s newest spec to a table whose metadata was `current`: first the spec's new
@@ -53,18 +55,56 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
    */
   def evolve(current: TableMetadata, next: TableMetadata): Unit = {
     val spec = next.currentSpec
-    Lance.using(Lance.open(uri, storage)) { ds =>
-      val present = ds.getSchema.getFields.asScala.map(_.getName).toSet
-      val added = next.allFields.filterNot(f => present(f.column))
-        .map(f => ArrowBridge.toArrowField(f.column, f.valueType, nullable = true))
-      if (added.nonEmpty) ds.addColumns(added.asJava)
-    }
+    addColumns(next.allFields)
     val stored = properties()
     if (stored.contains(spec.spec.key) || stored.get(TableMetadata.SchemaKey) != current.properties.get(TableMetadata.SchemaKey)) {
       throw new IllegalStateException(s"table $table changed while ${spec.spec.key} was being added; retry")
     }
     updateMetadata(Map(spec.spec.key -> spec.spec.toJson))
     upsert(Seq(ManifestRow(spec.namespace, Naming.NamespaceType, None, None, Map.empty)))
+  }
+
+  /** Adds the `partition_field_*` columns of `fields` that `__manifest` lacks (all NULL); rows
+   * and metadata do not change. */
+  def addColumns(fields: Seq[BoundField]): Unit = Lance.using(Lance.open(uri, storage)) { ds =>
+    val present = ds.getSchema.getFields.asScala.map(_.getName).toSet
+    val added = fields.filterNot(f => present(f.column)).map(f => ArrowBridge.toArrowField(f.column, f.valueType, nullable = true))
+    if (added.nonEmpty) ds.addColumns(added.asJava)
+  }
+
+  /** The Spark type of every `partition_field_*` column, by field id (columns of every spec
+   * any version of the table declared). */
+  def partitionColumnTypes(): Map[String, DataType] = Lance.using(Lance.open(uri, storage))(ds => partitionTypes(ds.getSchema))
+
+  private def partitionTypes(schema: Schema): Map[String, DataType] = schema.getFields.asScala.collect {
+    case f if f.getName.startsWith(PartitionField.ColumnPrefix) =>
+      f.getName.stripPrefix(PartitionField.ColumnPrefix) -> ArrowBridge.fromArrowField(f)
+  }.toMap
+
+  /** Spec versions any `v<N>` namespace row names, declared or not (a staged replace's rows). */
+  def specVersionsInRows(): Set[Int] = Lance.using(Lance.open(uri, storage)) { ds =>
+    scan(ds, s"$ObjectType = '${Naming.NamespaceType}' AND $ObjectId NOT LIKE '%${Naming.Delimiter}%'", Seq(ObjectId))
+      .flatMap(r => Naming.specVersion(r(ObjectId).toString)).toSet
+  }
+
+  /**
+   * Replaces the whole table metadata with `next` in one commit, refused when it is no longer
+   * `expected` (the stored map a staged CREATE or REPLACE started from). Rows of spec versions
+   * `next` does not declare are no part of the table from then on.
+   */
+  def publish(expected: Map[String, String], next: Map[String, String]): Unit =
+    Lance.using(Lance.open(uri, storage)) { ds =>
+      if (ds.getTableMetadata.asScala.toMap != expected) throw new IllegalStateException(
+        s"table $table changed while it was being created or replaced; nothing was changed, retry")
+      val update = UpdateConfig.builder()
+        .tableMetadataUpdates(UpdateMap.builder().updates(next.asJava).replace(true).build()).build()
+      Lance.using(ds.newTransactionBuilder().operation(update).build())(_.commit().close())
+    }
+
+  /** Deletes every row of spec versions `versions` (their namespaces, leaves and records). */
+  def deleteSpecVersions(versions: Seq[Int]): Unit = if (versions.nonEmpty) {
+    val predicate = versions.map(v => s"$ObjectId = 'v$v' OR $ObjectId LIKE 'v$v${Naming.Delimiter}%'").mkString(" OR ")
+    Lance.using(Lance.open(uri, storage))(_.delete(predicate))
   }
 
   /** Stores `next` as the table's schema (one table-metadata commit); refused when the stored
@@ -110,6 +150,9 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
         versions.headOption.fold("-")(_.getDataTime.toInstant.toString))
     at.map(_.getId).max
   }
+
+  /** The latest manifest version. */
+  def latestVersion(): Long = Lance.using(Lance.open(uri, storage))(_.version())
 
   /** Every manifest version, oldest first. */
   def versions(): Seq[Long] = Lance.using(Lance.open(uri, storage))(_.listVersions().asScala.map(_.getId).toSeq)
@@ -175,9 +218,9 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
   /** See [[ManifestRepair]]. */
   def repair(progress: Progress): Int = ManifestRepair.run(this, progress)
 
-  /** Number of partition tables at `manifest.version`. */
+  /** Number of partition tables at `manifest.version` (of the spec versions it declares). */
   def tableCount(manifest: Manifest): Long =
-    Lance.using(Lance.open(uri, storage, Some(manifest.version)))(_.countRows(s"$ObjectType = 'table'"))
+    Lance.using(Lance.open(uri, storage, Some(manifest.version)))(_.countRows(ManifestFilter.tables(manifest.meta, Seq.empty)))
 
   /**
    * One atomic `__manifest` commit: rows whose object_id exists are replaced, others inserted
@@ -208,10 +251,7 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
 
   private def mergeInsert(ds: Dataset, rows: Seq[ManifestRow], removed: Seq[String], retries: Int): Long = {
     val schema = ds.getSchema
-    val types = schema.getFields.asScala.collect {
-      case f if f.getName.startsWith(PartitionField.ColumnPrefix) =>
-        f.getName.stripPrefix(PartitionField.ColumnPrefix) -> ArrowBridge.fromArrowField(f)
-    }.toMap
+    val types = partitionTypes(schema)
     Lance.using(VectorSchemaRoot.create(schema, Lance.allocator)) { root =>
       root.allocateNew()
       rows.zipWithIndex.foreach { case (row, i) =>

@@ -4,7 +4,7 @@ package lancepart.spark
 
 import java.util
 
-import lancepart.manifest.{ManifestStore, Progress}
+import lancepart.manifest.{ManifestConflict, ManifestRow, ManifestStore, Naming, Progress}
 import lancepart.spark.functions.PartitionFunctions
 import lancepart.spec.{FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata, TransactionMode}
 import lancepart.storage.Directories
@@ -16,13 +16,15 @@ import org.apache.spark.sql.connector.catalog.functions.UnboundFunction
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
 import lancepart.spark.procedures.EvolvePartitionSpec
 import org.apache.spark.sql.connector.expressions.Transform
-import org.apache.spark.sql.types.{StructField, StructType}
+import org.apache.spark.sql.types.{DataType, StructField, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import scala.annotation.tailrec
+import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
-class PartitionedCatalog extends TableCatalog with SupportsNamespaces with FunctionCatalog with ProcedureCatalog {
+class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces with FunctionCatalog with ProcedureCatalog {
   private var catalogName: String = _
   private var warehouse: Warehouse = _
   private var reportPartitioning: Boolean = true
@@ -103,17 +105,89 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
       columns: Array[Column],
       partitions: Array[Transform],
       properties: util.Map[String, String]): Table = {
+    requireCreatable(ident)
+    val meta = tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty)
+    warehouse.store(ident, qualified(ident)).create(meta)
+    loadTable(ident)
+  }
+
+  private def requireCreatable(ident: Identifier): Unit = {
     val uri = warehouse.tableUri(ident)
     if (ident.namespace().nonEmpty) requireNamespace(ident.namespace())
     if (warehouse.isTable(uri)) throw new TableAlreadyExistsException(ident)
     if (warehouse.exists(s"$uri/${ManifestStore.DirName}")) {
       throw new IllegalStateException(s"table ${qualified(ident)}: $uri already holds a __manifest that is not a partitioned namespace")
     }
+  }
+
+  /** The metadata of a new table from CREATE or REPLACE: spec version `specId`, `mode` unless
+   * the properties set one, field ids that clash with `columnTypes` (see [[PartitionedCatalog.newTable]]). */
+  private def tableMetadata(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
+                            properties: util.Map[String, String], specId: Int, mode: TransactionMode,
+                            columnTypes: Map[String, DataType]): TableMetadata = {
     val struct = StructType(columns.map(c => StructField(c.name(), c.dataType(), c.nullable())))
-    val schema = NamespaceSchema.fromSpark(struct)
-    val meta = PartitionedCatalog.newTable(qualified(ident), schema, partitions, properties)
-    warehouse.store(ident, qualified(ident)).create(meta)
-    loadTable(ident)
+    val user = TableProperties.atCreate(qualified(ident), warehouse.tableUri(ident), properties.asScala.toMap)
+    PartitionedCatalog.newTable(qualified(ident), NamespaceSchema.fromSpark(struct), partitions, properties,
+      specId, mode, user, columnTypes)
+  }
+
+  // ---- staged CREATE TABLE AS SELECT, REPLACE TABLE, CREATE OR REPLACE TABLE ----
+
+  /** CTAS: `__manifest` is created without metadata (no table yet); the write commits its rows,
+   * the metadata commit then makes the table appear with them. */
+  override def stageCreate(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
+                           properties: util.Map[String, String]): StagedTable = {
+    requireCreatable(ident)
+    val meta = tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty)
+    val store = warehouse.store(ident, qualified(ident))
+    store.createEmpty(meta.allFields)
+    staged(store, meta, replaced = None)
+  }
+
+  override def stageReplace(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
+                            properties: util.Map[String, String]): StagedTable = loadTable(ident) match {
+    case t: PartitionedTable => replacing(t, ident, columns, partitions, properties, commitAttempts)
+    case _ => throw new NoSuchTableException(ident)
+  }
+
+  override def stageCreateOrReplace(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
+                                    properties: util.Map[String, String]): StagedTable =
+    if (tableExists(ident)) stageReplace(ident, columns, partitions, properties)
+    else stageCreate(ident, columns, partitions, properties)
+
+  /**
+   * Stages the replacement of `current`: its spec gets the version after every one the metadata
+   * or a `v<N>` row names, reserved by that row in a commit that also rewrites the current spec's
+   * row, so two statements never stage under one version. The transaction mode stays unless the
+   * statement sets one. Nothing readers see changes until the staged table commits.
+   */
+  @tailrec private def replacing(current: PartitionedTable, ident: Identifier, columns: Array[Column],
+                                 partitions: Array[Transform], properties: util.Map[String, String],
+                                 attempts: Int): StagedTable = {
+    val store = current.store
+    val stored = store.properties()
+    val old = TableMetadata.fromProperties(stored, store.table)
+    val specId = (old.specs.map(_.id) ++ store.specVersionsInRows()).max + 1
+    val meta = tableMetadata(ident, columns, partitions, properties, specId, old.mode, store.partitionColumnTypes())
+    store.addColumns(meta.allFields)
+    val version = store.latestVersion()
+    // a spec version another statement reserved since specId was chosen is taken: choose again
+    val reserved = store.properties() == stored && store.specVersionsInRows().forall(_ < specId) && (try {
+      store.commit(version, Seq(old.currentSpec.namespace, meta.currentSpec.namespace)
+        .map(ManifestRow(_, Naming.NamespaceType, None, None, Map.empty)), Seq.empty)
+      true
+    } catch { case _: ManifestConflict => false })
+    if (reserved) staged(store, meta, Some((stored, old.specs.map(_.id))))
+    else if (attempts > 1) replacing(current, ident, columns, partitions, properties, attempts - 1)
+    else throw new IllegalStateException(
+      s"table ${store.table}: other writers kept changing it while REPLACE was being staged; nothing was changed, retry")
+  }
+
+  private def staged(store: ManifestStore, meta: TableMetadata, replaced: Option[(Map[String, String], Seq[Int])]): StagedTable = {
+    val view = StagedPartitionedTable.view(store, meta, warehouse.storage)
+    val table = new PartitionedTable(store.table, view, warehouse.files(store.tableUri), view.load(),
+      warehouse.storage, reportPartitioning, commitAttempts)
+    new StagedPartitionedTable(table, replaced, () => warehouse.delete(store.tableUri))
   }
 
   /**
@@ -134,8 +208,11 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
   override def alterTable(ident: Identifier, changes: TableChange*): Table = {
     val table = loadTable(ident).asInstanceOf[PartitionedTable]
     val current = table.manifest.meta
-    val (properties, columns) = changes.partition(_.isInstanceOf[TableChange.SetProperty])
-    properties.foreach { case c: TableChange.SetProperty => setProperty(table, c.property(), c.value()) }
+    val (properties, columns) = changes.partition(c => c.isInstanceOf[TableChange.SetProperty] || c.isInstanceOf[TableChange.RemoveProperty])
+    properties.foreach {
+      case c: TableChange.SetProperty => setProperty(table, c.property(), c.value())
+      case c: TableChange.RemoveProperty => removeProperty(table, c.property())
+    }
     if (columns.isEmpty) return loadTable(ident)
     def top(names: Array[String], change: TableChange): String = names match {
       case Array(n) => n
@@ -174,11 +251,27 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
     case _ => throw new NoSuchTableException(ident)
   }
 
-  /** `ALTER TABLE ... SET TBLPROPERTIES`: only `transaction.mode`, and only from weak to strong
-   * (data committed in strong mode is in detached versions that weak readers would not see). */
-  private def setProperty(table: PartitionedTable, key: String, value: String): Unit = {
-    if (key != TransactionMode.Key) throw new UnsupportedOperationException(
-      s"table ${table.name()}: property '$key' cannot be set; the only table property is ${TransactionMode.Key}")
+  /** `ALTER TABLE ... SET TBLPROPERTIES` and `COMMENT ON TABLE`: user properties are kept in the
+   * table metadata; LOCATION can only be the table's own. */
+  private def setProperty(table: PartitionedTable, key: String, value: String): Unit =
+    if (key == TransactionMode.Key) setMode(table, value)
+    else if (key == TableCatalog.PROP_LOCATION) TableProperties.checkLocation(table.name(), table.store.tableUri, value)
+    else {
+      TableProperties.checkSettable(table.name(), key)
+      table.store.updateMetadata(Map(TableMetadata.PropertyPrefix + key -> value))
+    }
+
+  /** `ALTER TABLE ... UNSET TBLPROPERTIES`: removes a user property. */
+  private def removeProperty(table: PartitionedTable, key: String): Unit = {
+    if (key == TransactionMode.Key) throw new UnsupportedOperationException(
+      s"table ${table.name()}: ${TransactionMode.Key} cannot be unset; it is 'weak' or 'strong'")
+    TableProperties.checkSettable(table.name(), key)
+    table.store.removeMetadata(TableMetadata.PropertyPrefix + key)
+  }
+
+  /** `transaction.mode` goes only from weak to strong (data committed in strong mode is in
+   * detached versions that weak readers would not see). */
+  private def setMode(table: PartitionedTable, value: String): Unit = {
     val mode = TransactionMode.parse(value, table.name())
     if (table.manifest.meta.mode == TransactionMode.Strong && mode == TransactionMode.Weak) {
       throw new UnsupportedOperationException(s"table ${table.name()}: ${TransactionMode.Key} cannot go from strong " +
@@ -218,10 +311,22 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
     Map(SupportsNamespaces.PROP_LOCATION -> warehouse.uri(namespace.toSeq)).asJava
   }
 
+  /** A namespace is a directory: it keeps no properties (Spark's owner is not stored) and a
+   * LOCATION can only be its own directory. */
   override def createNamespace(namespace: Array[String], metadata: util.Map[String, String]): Unit = {
+    val uri = warehouse.uri(namespace.toSeq)
+    val kept = metadata.asScala.toMap - SupportsNamespaces.PROP_OWNER
+    kept.get(SupportsNamespaces.PROP_LOCATION).filter(_.stripPrefix("file:").stripSuffix("/") != uri).foreach { l =>
+      throw new UnsupportedOperationException(s"namespace ${namespace.mkString(".")}: LOCATION '$l' is not supported: " +
+        s"namespaces of catalog $catalogName are the directories <root>/<namespace>, here $uri")
+    }
+    val properties = kept - SupportsNamespaces.PROP_LOCATION
+    if (properties.nonEmpty) throw new UnsupportedOperationException(
+      s"namespace ${namespace.mkString(".")}: ${properties.keys.toSeq.sorted.mkString(", ")} cannot be kept: namespaces of " +
+        s"catalog $catalogName are plain directories without a comment or properties")
     if (namespaceExists(namespace)) throw new NamespaceAlreadyExistsException(namespace)
     if (namespace.length > 1) requireNamespace(namespace.init)
-    warehouse.mkdirs(warehouse.uri(namespace.toSeq))
+    warehouse.mkdirs(uri)
   }
 
   override def alterNamespace(namespace: Array[String], changes: NamespaceChange*): Unit =
@@ -282,10 +387,28 @@ object PartitionedCatalog {
   /** Spec v1 for CREATE TABLE, bound and checked: every partition value must have a type that
    * the manifest can hold and prune on. */
   def newTable(table: String, schema: NamespaceSchema, partitions: Array[Transform],
-               properties: util.Map[String, String]): TableMetadata = {
+               properties: util.Map[String, String], specId: Int = 1, defaultMode: TransactionMode = TransactionMode.Weak,
+               tableProperties: Map[String, String] = Map.empty, columnTypes: Map[String, DataType] = Map.empty): TableMetadata = {
     val spec = DdlPartitioning.spec(table, schema, partitions.toSeq, Option(properties.get(DdlPartitioning.ExpressionsProperty)))
-    val mode = Option(properties.get(TransactionMode.Key)).fold[TransactionMode](TransactionMode.Weak)(TransactionMode.parse(_, table))
-    checked(TableMetadata.create(table, schema, spec, mode))
+    val mode = Option(properties.get(TransactionMode.Key)).fold(defaultMode)(TransactionMode.parse(_, table))
+    checked(unclashed(TableMetadata.create(table, schema, spec.copy(id = specId), mode, tableProperties), columnTypes))
+  }
+
+  /** `meta` with each field whose `partition_field_<id>` column `__manifest` already has with
+   * another type (a replaced table's columns stay) renamed `<id>_2`, `<id>_3`, ... */
+  private def unclashed(meta: TableMetadata, columnTypes: Map[String, DataType]): TableMetadata = {
+    val spec = meta.currentSpec
+    val taken = mutable.Set.from(columnTypes.keys ++ spec.fields.map(_.fieldId))
+    val fields = spec.fields.map { f =>
+      if (columnTypes.get(f.fieldId).forall(_ == f.valueType)) f.field
+      else {
+        val id = Iterator.from(2).map(n => s"${f.fieldId}_$n").find(!taken(_)).get
+        taken += id
+        f.field.copy(fieldId = id)
+      }
+    }
+    if (fields == spec.fields.map(_.field)) meta
+    else TableMetadata.create(meta.table, meta.schema, spec.spec.copy(fields = fields), meta.mode, meta.tableProperties)
   }
 
   /** `meta` when every value of its newest spec has a type the manifest can hold and prune on. */

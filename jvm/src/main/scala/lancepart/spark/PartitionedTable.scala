@@ -44,7 +44,7 @@ class PartitionedTable(
   /** Also the current spec's expression fields as CREATE TABLE takes them, so that SHOW CREATE
    * TABLE's statement makes the same spec. */
   override def properties(): util.Map[String, String] =
-    (manifest.meta.properties - "schema" +
+    (manifest.meta.properties - "schema" ++ manifest.meta.tableProperties +
       (TableCatalog.PROP_LOCATION -> store.tableUri) +
       ("format" -> "lance-partitioned-namespace") +
       ("manifest_version" -> manifest.version.toString) ++

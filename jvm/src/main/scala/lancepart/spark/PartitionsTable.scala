@@ -5,7 +5,8 @@ package lancepart.spark
 
 import java.util
 
-import lancepart.manifest.{Lance, ManifestStore, Naming}
+import lancepart.manifest.Lance
+import lancepart.prune.ManifestFilter
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability}
 import org.apache.spark.sql.connector.read.{LocalScan, ScanBuilder}
@@ -36,7 +37,7 @@ class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
   }
 
   private def partitionRows(): Array[InternalRow] = {
-    val rows = table.store.rows(table.manifest, s"${ManifestStore.ObjectType} = '${Naming.TableType}'")
+    val rows = table.store.rows(table.manifest, ManifestFilter.tables(table.manifest.meta, Seq.empty))
     rows.sortBy(_.objectId).map { row =>
       val (count, size) = Lance.using(Lance.open(table.store.leafUri(row), table.storage, table.manifest.pinnedVersion(row))) { ds =>
         (ds.countRows(), ds.calculateDataSize())

@@ -38,7 +38,13 @@ class Warehouse(val root: String, val storage: Map[String, String], directories:
   def children(uri: String): Seq[String] =
     directories.childDirectories(uri).filterNot(n => n.startsWith(".") || n.startsWith("_"))
 
-  def mkdirs(uri: String): Unit = directories.mkdirs(uri)
+  /** Creates directory `uri`; fails, naming it, when it does not exist afterwards. */
+  def mkdirs(uri: String): Unit = {
+    try directories.mkdirs(uri)
+    catch { case NonFatal(e) => throw new IllegalStateException(s"could not create directory $uri: ${e.getMessage}", e) }
+    if (!directories.exists(uri)) throw new IllegalStateException(
+      s"could not create directory $uri (is the catalog root a writable directory?)")
+  }
 
   def delete(uri: String): Boolean = directories.delete(uri)
 }

@@ -24,8 +24,10 @@ case class BoundSpec(spec: PartitionSpec, fields: Seq[BoundField]) {
   def namespace: String = spec.namespace
 }
 
+/** `tableProperties` are the user's: COMMENT and custom TBLPROPERTIES (stored with a prefix). */
 case class TableMetadata(table: String, schema: NamespaceSchema, specs: Seq[BoundSpec],
-                         mode: TransactionMode = TransactionMode.Weak) {
+                         mode: TransactionMode = TransactionMode.Weak,
+                         tableProperties: Map[String, String] = Map.empty) {
   require(specs.nonEmpty, s"table $table has no partition spec")
 
   /** The spec that new writes use: the highest version. */
@@ -38,6 +40,10 @@ case class TableMetadata(table: String, schema: NamespaceSchema, specs: Seq[Boun
     specs.map(s => s.spec.key -> s.spec.toJson).toMap + (TableMetadata.SchemaKey -> schema.json) +
       (TransactionMode.Key -> mode.name)
 
+  /** The whole `__manifest` table metadata: [[properties]] and the user's table properties. */
+  def stored: Map[String, String] =
+    properties ++ tableProperties.map { case (k, v) => TableMetadata.PropertyPrefix + k -> v }
+
   /** This metadata with `spec` added as the newest version, checked as a stored spec is. */
   def withSpec(spec: PartitionSpec): TableMetadata = {
     val all = specs :+ TableMetadata.bindChecked(spec, schema, table)
@@ -48,6 +54,8 @@ case class TableMetadata(table: String, schema: NamespaceSchema, specs: Seq[Boun
 
 object TableMetadata {
   val SchemaKey = "schema"
+  /** Prefix of the user's table properties in the `__manifest` table metadata. */
+  val PropertyPrefix = "property."
 
   /** Types a partition value may have: exact equality and a literal form in Lance filters. */
   def isSupportedPartitionType(dt: DataType): Boolean = dt match {
@@ -68,13 +76,14 @@ object TableMetadata {
       .map { case (k, v) => bind(PartitionSpec.parse(v, k, table), schema, table) }
     if (specs.isEmpty) throw new FormatException(s"table $table: no partition_spec_v<N> property")
     checkFieldIdsAgree(specs, table)
-    TableMetadata(table, schema, specs.sortBy(_.id), TransactionMode.of(props, table))
+    val user = props.collect { case (k, v) if k.startsWith(PropertyPrefix) => k.stripPrefix(PropertyPrefix) -> v }
+    TableMetadata(table, schema, specs.sortBy(_.id), TransactionMode.of(props, table), user)
   }
 
   /** Metadata of a new table, checked exactly as a stored spec is when loaded. */
   def create(table: String, schema: NamespaceSchema, spec: PartitionSpec,
-             mode: TransactionMode = TransactionMode.Weak): TableMetadata =
-    TableMetadata(table, schema, Seq(bindChecked(spec, schema, table)), mode)
+             mode: TransactionMode = TransactionMode.Weak, tableProperties: Map[String, String] = Map.empty): TableMetadata =
+    TableMetadata(table, schema, Seq(bindChecked(spec, schema, table)), mode, tableProperties)
 
   /** `spec` bound after a JSON round trip, so a new spec passes every check a stored one does. */
   private[spec] def bindChecked(spec: PartitionSpec, schema: NamespaceSchema, table: String): BoundSpec =

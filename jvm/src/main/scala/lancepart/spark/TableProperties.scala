@@ -1,0 +1,43 @@
+// What CREATE and ALTER TABLE say about a table besides columns and partitioning: COMMENT and
+// custom TBLPROPERTIES are kept as table metadata; LOCATION and reserved keys are checked.
+package lancepart.spark
+
+import lancepart.spec.{PartitionSpec, TableMetadata, TransactionMode}
+import org.apache.spark.sql.connector.catalog.TableCatalog
+
+object TableProperties {
+  /** Keys Spark adds that describe the statement, not the table; they are not stored. */
+  private val StatementKeys = Set(TableCatalog.PROP_PROVIDER, TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION)
+  /** Keys the table reports itself (see [[PartitionedTable.properties]]). */
+  private val Reported = Set(TableMetadata.SchemaKey, "format", "manifest_version")
+
+  /** The user's properties of a new table from CREATE's `properties`: the format's own keys
+   * (transaction mode, expression fields) are read elsewhere, LOCATION must be the table's own. */
+  def atCreate(table: String, tableUri: String, properties: Map[String, String]): Map[String, String] =
+    properties.filter { case (key, value) =>
+      if (key == TableCatalog.PROP_LOCATION) { checkLocation(table, tableUri, value); false }
+      else !StatementKeys(key) && key != TransactionMode.Key && key != DdlPartitioning.ExpressionsProperty && {
+        checkSettable(table, key)
+        true
+      }
+    }
+
+  /** Refuses `key` when it cannot be a user property of `table`, saying why. */
+  def checkSettable(table: String, key: String): Unit = {
+    val reason =
+      if (Reported(key) || key.startsWith(PartitionSpec.KeyPrefix)) Some("it is reserved for the table's format metadata")
+      else if (key == DdlPartitioning.ExpressionsProperty) Some(
+        s"expression partition fields are set at CREATE TABLE; later specs come from ${PartitionedCatalog.FunctionNamespace}.evolve_partition_spec")
+      else if (StatementKeys(key)) Some("it is set by Spark for CREATE TABLE and is not stored")
+      else None
+    reason.foreach(r => throw new IllegalArgumentException(s"table $table: property '$key' cannot be set: $r"))
+  }
+
+  /** A LOCATION is accepted only when it is where the catalog keeps the table. */
+  def checkLocation(table: String, tableUri: String, location: String): Unit = {
+    def plain(uri: String) = uri.stripPrefix("file://").stripPrefix("file:").stripSuffix("/")
+    if (plain(location) != plain(tableUri)) throw new IllegalArgumentException(
+      s"table $table: LOCATION '$location' is not supported: tables of this catalog live at " +
+        s"<root>/<namespace>/<table>, here $tableUri")
+  }
+}
