@@ -50,7 +50,7 @@ def test_alter_table_set_unset_and_comment_on(spark, root, ns):
     assert sorted(tuple(r) for r in spark.sql(f"SELECT * FROM {t}").collect()) == [(1, "a"), (2, "b")]
 
 
-@pytest.mark.parametrize("key", ["schema", "partition_spec_v1", "format", "manifest_version"])
+@pytest.mark.parametrize("key", ["schema", "partition_spec_v1", "partition_spec_v7"])
 def test_reserved_properties_are_refused(spark, root, ns, key):
     t = f"lance.{ns}.t"
     with pytest.raises(Exception, match=rf"property '{key}' cannot be set: it is reserved"):

@@ -7,6 +7,7 @@ import lancepart.manifest.{Manifest, ManifestStore, TableFiles}
 import lancepart.prune.V2Predicates
 import lancepart.spark.read.PartitionedScanBuilder
 import lancepart.spark.write.{PartitionedWriteBuilder, RowRemoval}
+import lancepart.spec.TransactionMode
 import lancepart.txn.{Committer, PartitionDirectory, TableWrite}
 import org.apache.spark.sql.connector.catalog.{SupportsDeleteV2, SupportsRead, SupportsWrite, Table, TableCapability, TableCatalog}
 import org.apache.spark.sql.connector.expressions.Transform
@@ -43,11 +44,13 @@ class PartitionedTable(
 
   /** Also the current spec's expression fields as CREATE TABLE takes them, so that SHOW CREATE
    * TABLE's statement makes the same spec. */
+  /** What CREATE TABLE takes back (SHOW CREATE TABLE prints these): the user's properties, the
+   * location, the transaction mode and expression fields. The format's own metadata (schema,
+   * partition specs, manifest version) is shown by DESCRIBE's partitioning and `Admin.describe`. */
   override def properties(): util.Map[String, String] =
-    (manifest.meta.properties - "schema" ++ manifest.meta.tableProperties +
+    (manifest.meta.tableProperties +
       (TableCatalog.PROP_LOCATION -> store.tableUri) +
-      ("format" -> "lance-partitioned-namespace") +
-      ("manifest_version" -> manifest.version.toString) ++
+      (TransactionMode.Key -> manifest.meta.mode.name) ++
       DdlPartitioning.expressionsProperty(manifest.meta.currentSpec).map(DdlPartitioning.ExpressionsProperty -> _)).asJava
 
   override def capabilities(): util.Set[TableCapability] =

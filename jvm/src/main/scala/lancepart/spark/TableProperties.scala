@@ -8,8 +8,8 @@ import org.apache.spark.sql.connector.catalog.TableCatalog
 object TableProperties {
   /** Keys Spark adds that describe the statement, not the table; they are not stored. */
   private val StatementKeys = Set(TableCatalog.PROP_PROVIDER, TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION)
-  /** Keys the table reports itself (see [[PartitionedTable.properties]]). */
-  private val Reported = Set(TableMetadata.SchemaKey, "format", "manifest_version")
+  /** Keys of the format's own `__manifest` metadata besides the partition specs. */
+  private val Reserved = Set(TableMetadata.SchemaKey)
 
   /** The user's properties of a new table from CREATE's `properties`: the format's own keys
    * (transaction mode, expression fields) are read elsewhere, LOCATION must be the table's own. */
@@ -25,7 +25,7 @@ object TableProperties {
   /** Refuses `key` when it cannot be a user property of `table`, saying why. */
   def checkSettable(table: String, key: String): Unit = {
     val reason =
-      if (Reported(key) || key.startsWith(PartitionSpec.KeyPrefix)) Some("it is reserved for the table's format metadata")
+      if (Reserved(key) || key.startsWith(PartitionSpec.KeyPrefix)) Some("it is reserved for the table's format metadata")
       else if (key == DdlPartitioning.ExpressionsProperty) Some(
         s"expression partition fields are set at CREATE TABLE; later specs come from ${PartitionedCatalog.FunctionNamespace}.evolve_partition_spec")
       else if (StatementKeys(key)) Some("it is set by Spark for CREATE TABLE and is not stored")
