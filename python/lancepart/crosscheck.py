@@ -174,13 +174,13 @@ def _diff(left: list[dict], right: list[dict]) -> tuple[Counter, Counter]:
 
 
 def _freeze(value: Any) -> Any:
-    """``value`` (a row, a struct, a list or a scalar) as a hashable value that equals another
+    """``value`` (a row, a struct, a list, a map or a scalar) as a hashable value that equals another
     exactly when the stored values are the same: NaN as ``_NAN`` (all NaNs are one value, as in
     Spark), -0.0 as ``_NEGATIVE_ZERO`` (a distinct stored value, though Spark's ``=`` holds it
     equal to 0.0: both sides read the bits the file holds, so a reader that changes them is wrong)."""
     if isinstance(value, dict):
         return tuple((k, _freeze(v)) for k, v in value.items())
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):  # a map's entries come as (key, value) tuples
         return tuple(_freeze(v) for v in value)
     if isinstance(value, float):
         if math.isnan(value):

@@ -37,9 +37,10 @@ def test_same_rows_holds_every_nan_equal():
     assert not _same_rows(a, pa.table({"x": pa.array([_nan(), 1.0, 3.0]), "f": a.column("f")}))
 
 
-def test_same_rows_holds_nan_equal_inside_structs_and_lists():
+def test_same_rows_holds_nan_equal_inside_structs_lists_and_maps():
     def nested(values):
-        return pa.table({"st": [{"a": v} for v in values], "arr": [[v, 0.5] for v in values]})
+        return pa.table({"st": [{"a": v} for v in values], "arr": [[v, 0.5] for v in values],
+                         "m": pa.array([[("k", v)] for v in values], pa.map_(pa.string(), pa.float64()))})
 
     assert _same_rows(nested([_nan(), 1.0]), nested([1.0, _nan()]))
     assert not _same_rows(nested([_nan(), 1.0]), nested([1.0, 2.0]))
