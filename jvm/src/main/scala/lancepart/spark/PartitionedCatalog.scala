@@ -6,7 +6,7 @@ import java.util
 
 import lancepart.manifest.{ManifestStore, Progress}
 import lancepart.spark.functions.PartitionFunctions
-import lancepart.spec.{FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata, TransactionMode}
+import lancepart.spec.{ArrowJsonType, FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata, TransactionMode}
 import lancepart.storage.Directories
 import lancepart.txn.{Committer, Vacuum, VacuumResult}
 import org.apache.spark.sql.SparkSession
@@ -109,6 +109,7 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
     if (warehouse.exists(s"$uri/${ManifestStore.DirName}")) {
       throw new IllegalStateException(s"table ${qualified(ident)}: $uri already holds a __manifest that is not a partitioned namespace")
     }
+    columns.foreach(c => ArrowJsonType.requireWritable(qualified(ident), c.name(), c.dataType()))
     val struct = StructType(columns.map(c => StructField(c.name(), c.dataType(), c.nullable())))
     val schema = NamespaceSchema.fromSpark(struct)
     val meta = PartitionedCatalog.newTable(qualified(ident), schema, partitions, properties)
@@ -148,6 +149,7 @@ class PartitionedCatalog extends TableCatalog with SupportsNamespaces with Funct
           s"table ${qualified(ident)}: new column '${c.fieldNames().mkString(".")}' must be nullable (existing rows read it as NULL)")
         if (c.position() != null || c.defaultValue() != null) throw new UnsupportedOperationException(
           s"table ${qualified(ident)}: ADD COLUMN with a position or a default is not supported")
+        ArrowJsonType.requireWritable(qualified(ident), c.fieldNames().mkString("."), c.dataType())
         SchemaEvolution.AddColumn(top(c.fieldNames(), c), c.dataType())
       case c: TableChange.RenameColumn => SchemaEvolution.RenameColumn(top(c.fieldNames(), c), c.newName())
       case c: TableChange.DeleteColumn => SchemaEvolution.DropColumn(top(c.fieldNames(), c))
