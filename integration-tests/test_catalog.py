@@ -84,3 +84,25 @@ def test_admin_uses_the_sessions_catalog_instance(spark, tmp_path):
     assert described["location"].rstrip("/").endswith(f"{first.name}/ns/t")
     assert spark.sql("SHOW TABLES IN pinned.ns").count() == 1
     assert not second.exists()
+
+
+@pytest.mark.parametrize("call", [
+    lambda a, t: a.repair(t),
+    lambda a, t: a.vacuum(t),
+    lambda a, t: a.describe(t),
+    lambda a, t: a.describe_namespace(t, ["v1"]),
+    lambda a, t: a.partitions(t),
+    lambda a, t: a.evolve_partition_spec(t, ["p"]),
+    lambda a, t: a.create_table(t + "_new", "id BIGINT, p STRING", ["p"]),
+    lambda a, t: a.drop_table(t),
+], ids=["repair", "vacuum", "describe", "describe_namespace", "partitions", "evolve_partition_spec",
+        "create_table", "drop_table"])
+def test_admin_as_the_first_call_of_a_new_session(spark, ns, call):
+    # A new session loads its catalogs on first use, reading their settings through the thread's
+    # active session; repair and vacuum run on a worker thread, which has none.
+    import lancepart
+
+    spark.sql(f"CREATE TABLE lance.{ns}.t (id BIGINT, p STRING) PARTITIONED BY (p)")
+    spark.sql(f"INSERT INTO lance.{ns}.t VALUES (1, 'a')")
+    fresh = spark.newSession()
+    call(lancepart.Admin(fresh), f"{ns}.t")

@@ -3,6 +3,7 @@ TYPE; leaves are not rewritten by ALTER, reads follow the consistency rules, and
 leaf before new rows land in it."""
 
 import datetime as dt
+import decimal
 import json
 
 import lance
@@ -81,10 +82,40 @@ def test_widened_column_reads_old_partitions_and_takes_wide_values(spark, root, 
         (1, 1.5), (2, 2.5), (3, 0.25), (5000000000, 1e300)]
     lancepart.crosscheck(spark, events)
     manifest_version = lance.dataset(str(root / ns / "e" / "__manifest")).version
-    with pytest.raises(Exception, match=r"stores column 'id' as INT; the value 6000000000 of the widened namespace column does not fit"):
+    with pytest.raises(Exception, match=r"stores column 'id' as INT; the value 6000000000 of the widened namespace "
+                                        r"column does not fit it.*dynamic INSERT OVERWRITE"):
         spark.sql(f"INSERT INTO {events} VALUES (6000000000, DATE'2025-12-10', 'US', 1.0)")
     assert lance.dataset(str(root / ns / "e" / "__manifest")).version == manifest_version
     assert 6000000000 not in [r.id for r in spark.table(events).collect()]
+
+
+@pytest.mark.parametrize("mode", ["weak", "strong"])
+def test_dynamic_overwrite_puts_wide_values_into_an_old_partition(spark, ns, mode):
+    # the remedy the refusal above names: the partition's rows and the new ones, rewritten in the
+    # namespace's types; later writes then take wide values too
+    t = f"lance.{ns}.w"
+    spark.sql(f"CREATE TABLE {t} (id INT, p STRING, dec DECIMAL(5, 2), f FLOAT) PARTITIONED BY (p) "
+              f"TBLPROPERTIES ('transaction.mode' = '{mode}')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 123.45, 0.5), (2, 'a', NULL, NULL), (3, 'b', -0.01, 1.5)")
+    for column, wide in [("id", "BIGINT"), ("dec", "DECIMAL(20, 2)"), ("f", "DOUBLE")]:
+        spark.sql(f"ALTER TABLE {t} ALTER COLUMN {column} TYPE {wide}")
+    new_row = "SELECT 5000000000, 'a', 123456789012345678.91BD, 0.1D"
+    with pytest.raises(Exception, match=r"does not fit it.*dynamic INSERT OVERWRITE"):
+        spark.sql(f"INSERT INTO {t} {new_row}")
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    try:
+        spark.sql(f"INSERT OVERWRITE {t} SELECT * FROM {t} WHERE p = 'a' UNION ALL {new_row}")
+    finally:
+        spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+    spark.sql(f"INSERT INTO {t} VALUES (6000000000, 'a', 1.25, 1e300)")
+    expected = spark.createDataFrame([
+        (1, "a", decimal.Decimal("123.45"), 0.5), (2, "a", None, None), (3, "b", decimal.Decimal("-0.01"), 1.5),
+        (5000000000, "a", decimal.Decimal("123456789012345678.91"), 0.1), (6000000000, "a", decimal.Decimal("1.25"), 1e300),
+    ], "id BIGINT, p STRING, dec DECIMAL(20, 2), f DOUBLE")
+    back = spark.table(t)
+    assert back.schema == expected.schema
+    assert back.exceptAll(expected).count() == 0 and expected.exceptAll(back).count() == 0
+    lancepart.crosscheck(spark, t)
 
 
 @pytest.mark.parametrize("statement,message", [

@@ -11,11 +11,13 @@ partition's identity value (or NULL), as the spec's schema rules say.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections import Counter
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql import SparkSession
 
 from lancepart.progress import iterate
@@ -138,15 +140,32 @@ def _catalog_root(spark: SparkSession, catalog: str) -> tuple[str, dict[str, str
 
 def _same_rows(a: pa.Table, b: pa.Table) -> bool:
     """Equal as multisets of rows: sorted by every column and compared in Arrow when the types
-    sort, row by row in Python otherwise."""
+    sort, row by row in Python otherwise. Floating-point values compare as stored values (see
+    ``_freeze``): every NaN equals every NaN, and -0.0 differs from 0.0."""
     if a.num_rows != b.num_rows:
         return False
     keys = [(name, "ascending") for name in a.column_names]
     try:
-        return a.sort_by(keys).equals(b.sort_by(keys))
+        return _float_bits(a).sort_by(keys).equals(_float_bits(b).sort_by(keys))
     except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
         only_a, only_b = _diff(a.to_pylist(), b.to_pylist())
         return not only_a and not only_b
+
+
+def _float_bits(table: pa.Table) -> pa.Table:
+    """``table`` with each top-level floating-point column as the bits of its values, every NaN
+    made the same NaN first: Arrow's equality holds NaN unequal to itself and -0.0 equal to 0.0."""
+    for i, field in enumerate(table.schema):
+        bits_type = _BITS.get(field.type)
+        if bits_type is not None:
+            column = table.column(i)
+            same_nan = pc.if_else(pc.is_nan(column), pa.scalar(float("nan"), field.type), column)
+            bits = pa.chunked_array([chunk.view(bits_type) for chunk in same_nan.chunks], bits_type)
+            table = table.set_column(i, field.name, bits)
+    return table
+
+
+_BITS = {pa.float32(): pa.int32(), pa.float64(): pa.int64()}
 
 
 def _diff(left: list[dict], right: list[dict]) -> tuple[Counter, Counter]:
@@ -157,8 +176,31 @@ def _diff(left: list[dict], right: list[dict]) -> tuple[Counter, Counter]:
 
 
 def _freeze(value: Any) -> Any:
+    """``value`` (a row, a struct, a list, a map or a scalar) as a hashable value that equals another
+    exactly when the stored values are the same: NaN as ``_NAN`` (all NaNs are one value, as in
+    Spark), -0.0 as ``_NEGATIVE_ZERO`` (a distinct stored value, though Spark's ``=`` holds it
+    equal to 0.0: both sides read the bits the file holds, so a reader that changes them is wrong)."""
     if isinstance(value, dict):
         return tuple((k, _freeze(v)) for k, v in value.items())
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):  # a map's entries come as (key, value) tuples
         return tuple(_freeze(v) for v in value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return _NAN
+        if value == 0.0 and math.copysign(1.0, value) < 0:
+            return _NEGATIVE_ZERO
     return value
+
+
+class _FloatMarker:
+    """A float value Python's ``==`` does not tell apart as a crosscheck must; shown as ``text``."""
+
+    def __init__(self, text: str):
+        self._text = text
+
+    def __repr__(self) -> str:
+        return self._text
+
+
+_NAN = _FloatMarker("nan")
+_NEGATIVE_ZERO = _FloatMarker("-0.0")

@@ -23,7 +23,7 @@ object AdminApi {
    * several fields may use the same column. `propertiesJson` is a JSON object of table properties.
    */
   def createTable(spark: SparkSession, catalog: String, name: String, schemaJson: String,
-                  partitionByJson: String, propertiesJson: String): String = {
+                  partitionByJson: String, propertiesJson: String): String = inSession(spark) {
     val schema = DataType.fromJson(schemaJson) match {
       case s: StructType => s
       case other => throw new IllegalArgumentException(s"schema must be a struct, got ${other.sql}")
@@ -38,7 +38,7 @@ object AdminApi {
   }
 
   /** Adds the next partition spec version; `fieldsJson` is as `partitionByJson` of [[createTable]]. */
-  def evolvePartitionSpec(spark: SparkSession, catalog: String, name: String, fieldsJson: String): String = {
+  def evolvePartitionSpec(spark: SparkSession, catalog: String, name: String, fieldsJson: String): String = inSession(spark) {
     catalogOf(spark, catalog).evolvePartitionSpec(identifier(catalog, name), partitionItems(fieldsJson))
     describe(spark, catalog, name)
   }
@@ -48,7 +48,7 @@ object AdminApi {
     DdlPartitioning.items(Json.parse(json, "partition fields").elements().asScala.toSeq
       .map(n => if (n.isTextual) n.asText() else Json.write(n)))
 
-  def describe(spark: SparkSession, catalog: String, name: String): String = {
+  def describe(spark: SparkSession, catalog: String, name: String): String = inSession(spark) {
     val table = load(spark, catalog, name)
     val meta = table.manifest.meta
     val out = Json.obj()
@@ -75,7 +75,7 @@ object AdminApi {
    * Appendix E): `v<N>` gives `partition_spec`; a partition namespace gives
    * `partition.<field_id>` for its own level. `pathJson` is a JSON array such as `["v1", "k7m2..."]`.
    */
-  def describeNamespace(spark: SparkSession, catalog: String, name: String, pathJson: String): String = {
+  def describeNamespace(spark: SparkSession, catalog: String, name: String, pathJson: String): String = inSession(spark) {
     val table = load(spark, catalog, name)
     val path = Json.parse(pathJson, "namespace path").elements().asScala.map(_.asText()).toSeq
     val objectId = Naming.objectId(path)
@@ -99,7 +99,7 @@ object AdminApi {
   }
 
   /** One object per partition table: ids, spec, partition values, location, version, row count. */
-  def partitions(spark: SparkSession, catalog: String, name: String): String = {
+  def partitions(spark: SparkSession, catalog: String, name: String): String = inSession(spark) {
     val table = load(spark, catalog, name)
     val meta = table.manifest.meta
     val rows = table.store.rows(table.manifest, ManifestFilter.tables(table.manifest.meta, Seq.empty))
@@ -136,11 +136,12 @@ object AdminApi {
     Json.write(out)
   }
 
-  def dropTable(spark: SparkSession, catalog: String, name: String): Boolean =
+  def dropTable(spark: SparkSession, catalog: String, name: String): Boolean = inSession(spark) {
     catalogOf(spark, catalog).dropTable(identifier(catalog, name))
+  }
 
   /** Restores `partition_field_*` / `read_version` columns another client dropped; JSON `{"restored_rows": n}`. */
-  def repair(spark: SparkSession, catalog: String, name: String, progress: Progress): String = {
+  def repair(spark: SparkSession, catalog: String, name: String, progress: Progress): String = inSession(spark) {
     val out = Json.obj()
     out.put("restored_rows", catalogOf(spark, catalog).repair(identifier(catalog, name), progress))
     Json.write(out)
@@ -148,7 +149,7 @@ object AdminApi {
 
   /** Removes files failed writes left, last modified more than `olderThanSeconds` ago; JSON
    * `{"removed_directories": [...], "removed_files": [...]}` (paths relative to the table). */
-  def vacuum(spark: SparkSession, catalog: String, name: String, olderThanSeconds: Double, progress: Progress): String = {
+  def vacuum(spark: SparkSession, catalog: String, name: String, olderThanSeconds: Double, progress: Progress): String = inSession(spark) {
     val cutoff = System.currentTimeMillis() - (olderThanSeconds * 1000).toLong
     val result = catalogOf(spark, catalog).vacuum(identifier(catalog, name), cutoff, progress)
     val out = Json.obj()
@@ -161,6 +162,22 @@ object AdminApi {
 
   private def load(spark: SparkSession, catalog: String, name: String): PartitionedTable =
     catalogOf(spark, catalog).loadTable(identifier(catalog, name)).asInstanceOf[PartitionedTable]
+
+  /**
+   * Runs `body` with `spark` as the thread's active session, restoring the thread's own after.
+   * Spark reads settings through the active session (SQLConf.get), its catalog manager too when it
+   * loads a catalog on first use; a py4j call may come on a thread that has none (the Python Admin
+   * runs repair and vacuum on a worker thread), where every `spark.sql.catalog.*` setting is unset.
+   */
+  private def inSession[T](spark: SparkSession)(body: => T): T = {
+    val previous = SparkSession.getActiveSession
+    SparkSession.setActiveSession(spark)
+    try body
+    finally previous match {
+      case Some(session) => SparkSession.setActiveSession(session)
+      case None => SparkSession.clearActiveSession()
+    }
+  }
 
   /** The session's own instance of catalog `catalog` (Spark's catalog manager creates one per session). */
   private def catalogOf(spark: SparkSession, catalog: String): PartitionedCatalog = {

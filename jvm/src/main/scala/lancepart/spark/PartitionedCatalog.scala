@@ -6,7 +6,7 @@ import java.util
 
 import lancepart.manifest.{ManifestConflict, ManifestRow, ManifestStore, Naming, Progress}
 import lancepart.spark.functions.PartitionFunctions
-import lancepart.spec.{FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata, TransactionMode}
+import lancepart.spec.{ArrowJsonType, FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata, TransactionMode}
 import lancepart.storage.Directories
 import lancepart.txn.{Committer, Vacuum, VacuumResult}
 import org.apache.spark.sql.SparkSession
@@ -125,6 +125,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   private def tableMetadata(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
                             properties: util.Map[String, String], specId: Int, mode: TransactionMode,
                             columnTypes: Map[String, DataType]): TableMetadata = {
+    columns.foreach(c => ArrowJsonType.requireWritable(qualified(ident), c.name(), c.dataType()))
     val struct = StructType(columns.map(c => StructField(c.name(), c.dataType(), c.nullable())))
     val user = TableProperties.atCreate(qualified(ident), warehouse.tableUri(ident), properties.asScala.toMap)
     PartitionedCatalog.newTable(qualified(ident), NamespaceSchema.fromSpark(struct), partitions, properties,
@@ -225,6 +226,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
           s"table ${qualified(ident)}: new column '${c.fieldNames().mkString(".")}' must be nullable (existing rows read it as NULL)")
         if (c.position() != null || c.defaultValue() != null) throw new UnsupportedOperationException(
           s"table ${qualified(ident)}: ADD COLUMN with a position or a default is not supported")
+        ArrowJsonType.requireWritable(qualified(ident), c.fieldNames().mkString("."), c.dataType())
         SchemaEvolution.AddColumn(top(c.fieldNames(), c), c.dataType())
       case c: TableChange.RenameColumn => SchemaEvolution.RenameColumn(top(c.fieldNames(), c), c.newName())
       case c: TableChange.DeleteColumn => SchemaEvolution.DropColumn(top(c.fieldNames(), c))

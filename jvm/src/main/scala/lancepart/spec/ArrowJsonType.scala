@@ -58,6 +58,23 @@ object ArrowJsonType {
   private def children(node: JsonNode, what: => String): Seq[JsonNode] =
     if (node.has("fields")) Json.array(node, "fields", what) else Seq.empty
 
+  /**
+   * Refuses a new column `column` of `table` whose type holds a MAP at any depth: Lance stores maps
+   * only in file format 2.2+, and lancepart writes partition tables in Lance's default format, 2.1
+   * (every data file of a table must have one format version; see docs/format.md).
+   */
+  def requireWritable(table: String, column: String, dt: DataType): Unit = {
+    def holdsMap(t: DataType): Boolean = t match {
+      case _: MapType => true
+      case ArrayType(element, _) => holdsMap(element)
+      case StructType(fields) => fields.exists(f => holdsMap(f.dataType))
+      case _ => false
+    }
+    if (holdsMap(dt)) throw new UnsupportedOperationException(s"table $table: column '$column' has type ${dt.sql}; " +
+      "MAP columns are not supported: Lance stores maps only in file format 2.2+, and lancepart writes partition " +
+      "tables in file format 2.1. Store the entries as ARRAY<STRUCT<key: ..., value: ...>> instead")
+  }
+
   /** JsonArrowDataType node of a Spark type; nested fields get ids from `nextId`. */
   def fromSpark(dt: DataType, nextId: () => Int): ObjectNode = {
     val node = Json.obj()

@@ -102,7 +102,10 @@ class LeafDataWriter(
       case (x: Decimal, t: DecimalType) if x.clone().changePrecision(t.precision, t.scale) => Decimal(x.toJavaBigDecimal, t.precision, t.scale)
       case (x, t) if t == types(ordinals(i)) => x
       case (x, t) => throw new IllegalArgumentException(s"partition table $uri stores column '${layout(i)._1.getName}' as " +
-        s"${t.sql}; the value $x of the widened namespace column does not fit it")
+        s"${t.sql}; the value $x of the widened namespace column does not fit it, and lance-core cannot widen a column " +
+        "in place (its Java API ignores a cast in alterColumns). Rewrite the partition with a dynamic INSERT OVERWRITE " +
+        "(spark.sql.sources.partitionOverwriteMode=dynamic) that includes the new rows: it writes a new partition table " +
+        "in the namespace's types")
     }
   }
 
