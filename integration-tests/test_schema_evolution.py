@@ -76,45 +76,88 @@ def test_widened_column_reads_old_partitions_and_takes_wide_values(spark, root, 
     spark.sql(f"ALTER TABLE {events} ALTER COLUMN amount TYPE DOUBLE")
     assert spark.table(events).schema["id"].dataType.simpleString() == "bigint"
     assert sorted((r.id, r.amount) for r in spark.table(events).collect()) == [(1, 1.5), (2, 2.5)]
-    # a new partition stores the wide type; an old one takes values that fit its narrower column
+    # a new partition stores the wide type; an old one is rewritten in it
     spark.sql(f"INSERT INTO {events} VALUES (5000000000, DATE'2026-01-01', 'US', 1e300), (3, DATE'2025-12-10', 'US', 0.25)")
     assert sorted((r.id, r.amount) for r in spark.table(events).collect()) == [
         (1, 1.5), (2, 2.5), (3, 0.25), (5000000000, 1e300)]
     lancepart.crosscheck(spark, events)
-    manifest_version = lance.dataset(str(root / ns / "e" / "__manifest")).version
-    with pytest.raises(Exception, match=r"stores column 'id' as INT; the value 6000000000 of the widened namespace "
-                                        r"column does not fit it.*dynamic INSERT OVERWRITE"):
-        spark.sql(f"INSERT INTO {events} VALUES (6000000000, DATE'2025-12-10', 'US', 1.0)")
-    assert lance.dataset(str(root / ns / "e" / "__manifest")).version == manifest_version
-    assert 6000000000 not in [r.id for r in spark.table(events).collect()]
 
 
-@pytest.mark.parametrize("mode", ["weak", "strong"])
-def test_dynamic_overwrite_puts_wide_values_into_an_old_partition(spark, ns, mode):
-    # the remedy the refusal above names: the partition's rows and the new ones, rewritten in the
-    # namespace's types; later writes then take wide values too
-    t = f"lance.{ns}.w"
-    spark.sql(f"CREATE TABLE {t} (id INT, p STRING, dec DECIMAL(5, 2), f FLOAT) PARTITIONED BY (p) "
-              f"TBLPROPERTIES ('transaction.mode' = '{mode}')")
-    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 123.45, 0.5), (2, 'a', NULL, NULL), (3, 'b', -0.01, 1.5)")
-    for column, wide in [("id", "BIGINT"), ("dec", "DECIMAL(20, 2)"), ("f", "DOUBLE")]:
-        spark.sql(f"ALTER TABLE {t} ALTER COLUMN {column} TYPE {wide}")
-    new_row = "SELECT 5000000000, 'a', 123456789012345678.91BD, 0.1D"
-    with pytest.raises(Exception, match=r"does not fit it.*dynamic INSERT OVERWRITE"):
-        spark.sql(f"INSERT INTO {t} {new_row}")
-    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
-    try:
-        spark.sql(f"INSERT OVERWRITE {t} SELECT * FROM {t} WHERE p = 'a' UNION ALL {new_row}")
-    finally:
-        spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
-    spark.sql(f"INSERT INTO {t} VALUES (6000000000, 'a', 1.25, 1e300)")
-    expected = spark.createDataFrame([
-        (1, "a", decimal.Decimal("123.45"), 0.5), (2, "a", None, None), (3, "b", decimal.Decimal("-0.01"), 1.5),
-        (5000000000, "a", decimal.Decimal("123456789012345678.91"), 0.1), (6000000000, "a", decimal.Decimal("1.25"), 1e300),
-    ], "id BIGINT, p STRING, dec DECIMAL(20, 2), f DOUBLE")
+def partition_tables(spark, t):
+    """Partition value of p -> (object id, location) of its partition table."""
+    return {r.p: (r.object_id, r.location) for r in spark.table(f"{t}.partitions").collect()}
+
+
+def same_rows(spark, t, expected):
     back = spark.table(t)
     assert back.schema == expected.schema
     assert back.exceptAll(expected).count() == 0 and expected.exceptAll(back).count() == 0
+
+
+@pytest.mark.parametrize("mode", ["weak", "strong"])
+def test_wide_values_go_into_partitions_written_before_the_widening(spark, ns, mode):
+    # lance-core cannot widen a partition table's column in place: a write into a partition whose
+    # table is narrower rewrites it (its rows widened, then the new ones) as a new partition table
+    # under the same object id; later writes append to that one
+    t = f"lance.{ns}.w"
+    spark.sql(f"CREATE TABLE {t} (id INT, p STRING, dec DECIMAL(10, 2), f FLOAT) PARTITIONED BY (p) "
+              f"TBLPROPERTIES ('transaction.mode' = '{mode}')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 12345678.91, 0.5), (2, 'a', NULL, NULL), (-2147483648, 'b', -0.01, 1.5), "
+              f"(4, 'c', 1.00, -2.0)")
+    for column, wide in [("id", "BIGINT"), ("dec", "DECIMAL(20, 2)"), ("f", "DOUBLE")]:
+        spark.sql(f"ALTER TABLE {t} ALTER COLUMN {column} TYPE {wide}")
+    before = partition_tables(spark, t)
+    spark.sql(f"INSERT INTO {t} VALUES (5000000000, 'a', 123456789012345678.91, 0.1D), (6, 'b', 1.25, 3.5)")
+    rewritten = partition_tables(spark, t)
+    for p in ["a", "b"]:  # same partition, new partition table (b's new row fits its old types: rewritten too)
+        assert rewritten[p][0] == before[p][0] and rewritten[p][1] != before[p][1]
+    assert rewritten["c"] == before["c"]
+    spark.sql(f"INSERT INTO {t} VALUES (6000000000, 'a', 99999999999999.99, 1e300)")
+    assert partition_tables(spark, t) == rewritten  # a plain append: no second rewrite
+    expected = spark.createDataFrame([
+        (1, "a", decimal.Decimal("12345678.91"), 0.5), (2, "a", None, None),
+        (-2147483648, "b", decimal.Decimal("-0.01"), 1.5), (4, "c", decimal.Decimal("1.00"), -2.0),
+        (5000000000, "a", decimal.Decimal("123456789012345678.91"), 0.1), (6, "b", decimal.Decimal("1.25"), 3.5),
+        (6000000000, "a", decimal.Decimal("99999999999999.99"), 1e300),
+    ], "id BIGINT, p STRING, dec DECIMAL(20, 2), f DOUBLE")
+    same_rows(spark, t, expected)
+    assert spark.table(t).where("p = 'c'").collect() == expected.where("p = 'c'").collect()
+    lancepart.crosscheck(spark, t)
+
+
+def test_strong_mode_rewrites_a_partition_that_predates_add_and_rename_column(spark, ns):
+    # a strong-mode write reads a partition table at its read_version and cannot alter it there
+    t = f"lance.{ns}.s"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, p STRING, v INT) PARTITIONED BY (p) TBLPROPERTIES ('transaction.mode' = 'strong')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 10), (2, 'b', 20)")
+    spark.sql(f"ALTER TABLE {t} ADD COLUMN note STRING")
+    spark.sql(f"ALTER TABLE {t} RENAME COLUMN v TO value")
+    before = partition_tables(spark, t)
+    spark.sql(f"INSERT INTO {t} VALUES (3, 'a', 30, 'new')")
+    rewritten = partition_tables(spark, t)
+    assert rewritten["a"][0] == before["a"][0] and rewritten["a"][1] != before["a"][1]
+    assert rewritten["b"] == before["b"]
+    spark.sql(f"INSERT INTO {t} VALUES (4, 'a', 40, NULL)")
+    assert partition_tables(spark, t) == rewritten
+    expected = spark.createDataFrame([(1, "a", 10, None), (2, "b", 20, None), (3, "a", 30, "new"), (4, "a", 40, None)],
+                                     "id BIGINT, p STRING, value INT, note STRING")
+    same_rows(spark, t, expected)
+    lancepart.crosscheck(spark, t)
+
+
+def test_a_rewrite_is_not_combined_with_deleting_rows_from_the_partition(spark, ns):
+    # INSERT INTO ... REPLACE WHERE on a non-partition column deletes rows in the partition table;
+    # the rewrite copied them, so the write is refused at commit and changes nothing
+    t = f"lance.{ns}.r"
+    spark.sql(f"CREATE TABLE {t} (id INT, p STRING) PARTITIONED BY (p)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'a')")
+    spark.sql(f"ALTER TABLE {t} ALTER COLUMN id TYPE BIGINT")
+    with pytest.raises(Exception, match=r"must be rewritten .* cannot combine with deleting rows from it"):
+        spark.sql(f"INSERT INTO {t} REPLACE WHERE id = 2 VALUES (5000000000, 'a')")
+    assert sorted(r.id for r in spark.table(t).collect()) == [1, 2]
+    spark.sql(f"DELETE FROM {t} WHERE id = 2")
+    spark.sql(f"INSERT INTO {t} VALUES (5000000000, 'a')")
+    assert sorted(r.id for r in spark.table(t).collect()) == [1, 5000000000]
     lancepart.crosscheck(spark, t)
 
 

@@ -22,6 +22,11 @@ case class BoundField(field: PartitionField, sources: Seq[Option[SchemaField]], 
 case class BoundSpec(spec: PartitionSpec, fields: Seq[BoundField]) {
   def id: Int = spec.id
   def namespace: String = spec.namespace
+
+  /** A leaf's values of the identity fields' source columns, by column name, from its partition
+   * values (by field id). */
+  def identityValues(values: Map[String, Any]): Map[String, Any] =
+    fields.filter(_.field.isIdentity).flatMap(f => f.source.map(s => s.name -> values.getOrElse(f.fieldId, null))).toMap
 }
 
 /** `tableProperties` are the user's: COMMENT and custom TBLPROPERTIES (stored with a prefix). */

@@ -120,6 +120,11 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
         val plan = if (w.replaces) {
           (before, after) match {
             case (Some(b), Some(a)) if sameLeaf(b, a) =>
+              // A rewrite (a leaf replaced with its rows and new ones) has copied the rows a delete would remove.
+              if (tx.deletes.contains(a.objectId)) throw new UnsupportedOperationException(s"table ${store.table}: " +
+                s"partition ${describe(a.objectId, a.values)} must be rewritten (a column widened or, in strong mode, " +
+                "added or renamed since it was written), which this write cannot combine with deleting rows from it; " +
+                "DELETE the rows first, then write the new ones; this write did not change __manifest")
               replacedIds += a.objectId
               LeafPlan(LeafTarget(a.objectId, w.location, isNew = true, None, a.values, Seq.empty))
             case (None, None) =>

@@ -34,8 +34,7 @@ case class PartitionDirectory(
   def resolve(values: Seq[Any]): LeafTarget = {
     val named = fieldIds.zip(values).toMap
     leaves.get(values) match {
-      case Some(row) if replaceAll || replacing(row.objectId) =>
-        LeafTarget(row.objectId, Naming.location(row.objectId, seed), isNew = true, row.readVersion, named, Seq.empty, replaces = true)
+      case Some(row) if replaceAll || replacing(row.objectId) => replacement(values)
       case Some(row) => LeafTarget(row.objectId, row.location.get, isNew = false, row.readVersion, named, Seq.empty)
       case None =>
         var parent = s"v$specId"
@@ -51,6 +50,14 @@ case class PartitionDirectory(
         val objectId = Naming.objectId(Seq(parent, Naming.LeafName))
         LeafTarget(objectId, Naming.location(objectId), isNew = true, None, named, created.result(), replaces = isOverwrite)
     }
+  }
+
+  /** The leaf that replaces the existing leaf of partition `values`: a new leaf at a new location
+   * under the same object id (what an overwrite of the partition writes). */
+  def replacement(values: Seq[Any]): LeafTarget = {
+    val row = leaves(values)
+    LeafTarget(row.objectId, Naming.location(row.objectId, seed), isNew = true, row.readVersion,
+      fieldIds.zip(values).toMap, Seq.empty, replaces = true)
   }
 
   private def render(v: Any): String = if (v == null) "\u0000null" else s"${v.getClass.getName}:$v"

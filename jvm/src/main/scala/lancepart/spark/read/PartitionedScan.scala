@@ -78,10 +78,7 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
   override def planInputPartitions(): Array[InputPartition] = leaves.map { row =>
     val spec = row.specVersion.flatMap(v => meta.specs.find(_.id == v)).getOrElse(
       throw new IllegalStateException(s"table ${table.name()}: partition table ${row.objectId} has no known spec version"))
-    val identityValues = spec.fields.filter(_.field.isIdentity).flatMap { f =>
-      f.source.map(s => s.name -> row.values.getOrElse(f.fieldId, null))
-    }.toMap
-    LeafPartition(table.store.leafUri(row), table.manifest.pinnedVersion(row), identityValues, keyOf(row)): InputPartition
+    LeafPartition(table.store.leafUri(row), table.manifest.pinnedVersion(row), spec.identityValues(row.values), keyOf(row)): InputPartition
   }.toArray
 
   /** COUNT(*) over the selected partition tables from their manifests' row counts (at the

@@ -1,10 +1,11 @@
 // Before new rows land in an existing partition table, make it hold every readable namespace
 // column under its current name (spec schema rules: writes never drop a value). Adds and renames
-// are metadata-only Lance commits. A column widened in the namespace keeps its narrower type in
-// the leaf (lance-core's Java API does not cast columns): values are narrowed exactly or refused.
+// are metadata-only Lance commits. A leaf that stores a column at a narrower type than the
+// namespace (a widening since it was written) cannot take the rows: lance-core's Java API does
+// not cast columns, so the write rewrites the partition instead. So does a strong-mode write into
+// a leaf that needs any change: it is read at its read_version, and lance-core's Java API commits
+// schema changes only on the main branch, never detached.
 // Lance takes fragments only in the table's own column order, so the result is that order.
-// In strong mode the leaf is read at its read_version and cannot be aligned: lance-core's Java
-// API commits schema changes only on the main branch, never detached.
 package lancepart.spark.write
 
 import lancepart.manifest.Lance
@@ -18,21 +19,25 @@ import scala.jdk.CollectionConverters._
 
 object LeafAlignment {
   /** The leaf's fields after alignment, in order, each with the namespace column it stores
-   * (None for a leaf-only column, which new rows leave NULL). `pinned` is the version a
+   * (None for a leaf-only column, which new rows leave NULL); None when the leaf cannot take rows
+   * of the namespace's columns and the partition is to be rewritten. `pinned` is the version a
    * strong-mode write appends to (None in weak mode: the latest, which is aligned in place). */
   def align(uri: String, schema: NamespaceSchema, storage: Map[String, String],
-            pinned: Option[Long]): Seq[(Field, Option[SchemaField])] = {
-    val unchanged = Lance.using(Lance.open(uri, storage, pinned)) { ds =>
+            pinned: Option[Long]): Option[Seq[(Field, Option[SchemaField])]] = {
+    Lance.using(Lance.open(uri, storage, pinned)) { ds =>
       val leaf = ds.getSchema
       val found = schema.active.map(c => c -> LeafSchema.find(leaf, c))
-      val alterations = found.collect { case (c, Some(f)) =>
+      val narrower = found.exists { case (c, f) => f.exists { f =>
         val leafType = ArrowBridge.fromArrowField(f)
         if (!SchemaEvolution.isWidening(leafType, c.dataType)) {
           throw new IllegalStateException(s"partition table $uri: column '${f.getName}' has type ${leafType.sql}; " +
             s"values of namespace column '${c.name}' (${c.dataType.sql}) cannot be stored in it")
         }
-        if (f.getName != c.name) Some(new ColumnAlteration.Builder(f.getName).rename(c.name).build()) else None
-      }.flatten
+        leafType != c.dataType
+      }}
+      val renames = found.collect { case (c, Some(f)) if f.getName != c.name =>
+        new ColumnAlteration.Builder(f.getName).rename(c.name).build()
+      }
       // A leaf column of a dropped namespace column steps aside when a new column takes its name.
       val missingNames = found.collect { case (c, None) => c.name }.toSet
       val displaced = leaf.getFields.asScala.toSeq.collect {
@@ -40,18 +45,15 @@ object LeafAlignment {
           .rename(s"${f.getName}_deprecated_${Option(f.getMetadata.get(LeafSchema.FieldIdKey)).getOrElse("untagged")}").build()
       }
       val missing = found.collect { case (c, None) => LeafSchema.tagged(c) }
-      if (pinned.isDefined && (alterations.nonEmpty || displaced.nonEmpty || missing.nonEmpty)) {
-        val columns = (alterations.map(_.getPath) ++ displaced.map(_.getPath) ++ missing.map(_.getName)).mkString(", ")
-        throw new UnsupportedOperationException(s"partition table $uri predates schema changes of its namespace " +
-          s"(columns: $columns) and transaction.mode=strong cannot align it: lance-core commits schema changes only " +
-          "on the main branch, never detached. Rewrite the partition with a dynamic INSERT OVERWRITE " +
-          "(spark.sql.sources.partitionOverwriteMode=dynamic), which writes it in the namespace's columns")
+      val unchanged = renames.isEmpty && displaced.isEmpty && missing.isEmpty
+      if (narrower || (pinned.isDefined && !unchanged)) None
+      else if (unchanged) Some(layout(leaf, schema))
+      else {
+        if (renames.nonEmpty || displaced.nonEmpty) ds.alterColumns((renames ++ displaced).asJava)
+        if (missing.nonEmpty) ds.addColumns(missing.asJava)
+        Some(Lance.using(Lance.open(uri, storage, None))(latest => layout(latest.getSchema, schema)))
       }
-      if (alterations.nonEmpty || displaced.nonEmpty) ds.alterColumns((alterations ++ displaced).asJava)
-      if (missing.nonEmpty) ds.addColumns(missing.asJava)
-      if (alterations.isEmpty && displaced.isEmpty && missing.isEmpty) Some(layout(leaf, schema)) else None
     }
-    unchanged.getOrElse(Lance.using(Lance.open(uri, storage, pinned))(ds => layout(ds.getSchema, schema)))
   }
 
   private def layout(leaf: Schema, schema: NamespaceSchema): Seq[(Field, Option[SchemaField])] =

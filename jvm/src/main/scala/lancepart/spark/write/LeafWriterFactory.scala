@@ -5,15 +5,14 @@ package lancepart.spark.write
 
 import lancepart.manifest.Lance
 import lancepart.spark.LeafSchema
-import lancepart.spec.{NamespaceSchema, SchemaField, TableMetadata, TransactionMode}
+import lancepart.spark.read.{LeafPartition, LeafReader}
+import lancepart.spec.{BoundSpec, NamespaceSchema, SchemaField, TableMetadata, TransactionMode}
 import lancepart.txn.{LeafTarget, LeafWrite, PartitionDirectory}
 import org.apache.arrow.vector.VectorSchemaRoot
 import org.apache.arrow.vector.types.pojo.{Field, Schema}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory, WriterCommitMessage}
 import org.apache.spark.sql.execution.arrow.ArrowWriter
-import org.apache.spark.sql.lancepart.ArrowBridge
-import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.lance.{Fragment, FragmentMetadata}
 
@@ -42,7 +41,7 @@ class LeafWriterFactory(
         case _ => null
       }.toIndexedSeq)
     }
-    new LeafDataWriter(tableUri, meta.schema, keyOf, directory, storage, meta.mode == TransactionMode.Strong)
+    new LeafDataWriter(tableUri, meta.schema, meta.currentSpec, keyOf, directory, storage, meta.mode == TransactionMode.Strong)
   }
 
   private def copy(v: Any): Any = v match {
@@ -54,58 +53,55 @@ class LeafWriterFactory(
 /**
  * Rows arrive in the namespace's readable columns. A new leaf gets them in that order; an existing
  * leaf is aligned first ([[LeafAlignment]]; in strong mode at its read_version) and rows are
- * rearranged into its column order, with NULL for its leaf-only columns.
+ * rearranged into its column order, with NULL for its leaf-only columns. A leaf that cannot be
+ * aligned (a column narrower than the namespace's, or strong mode and a schema change) is
+ * rewritten: a replacement leaf gets the old leaf's rows, read as the namespace's columns
+ * ([[LeafReader]]: widened, missing columns filled), then the new rows.
  */
 class LeafDataWriter(
     tableUri: String,
     schema: NamespaceSchema,
+    spec: BoundSpec,
     keyOf: InternalRow => Seq[Any],
     directory: PartitionDirectory,
     storage: Map[String, String],
     strong: Boolean) extends DataWriter[InternalRow] {
   private val active = schema.active
+  private val namespaceLayout: Seq[(Field, Option[SchemaField])] = active.map(c => LeafSchema.tagged(c) -> Some(c))
   private var current: Option[Target] = None
   private val written = mutable.LinkedHashMap.empty[String, (LeafTarget, mutable.ArrayBuffer[FragmentMetadata])]
 
   /** The partition being written: its leaf, its Arrow buffer and how input rows map onto it. */
-  private class Target(val key: Seq[Any], val leaf: LeafTarget) {
-    private val uri = s"$tableUri/${leaf.location}"
-    private val layout: Seq[(Field, Option[SchemaField])] =
-      if (leaf.isNew) active.map(c => LeafSchema.tagged(c) -> Some(c))
-      else LeafAlignment.align(uri, schema, storage, if (strong) leaf.baseVersion else None)
+  private class Target(val key: Seq[Any], val leaf: LeafTarget, layout: Seq[(Field, Option[SchemaField])]) {
     private val ordinals: Array[Int] = layout.map(_._2.fold(-1)(c => active.indexOf(c))).toArray
-    private val leafTypes: Array[DataType] = layout.map(l => ArrowBridge.fromArrowField(l._1)).toArray
     private val types = active.map(_.dataType).toArray
-    private val identity = ordinals.sameElements(active.indices) && leafTypes.sameElements(types)
+    private val identity = ordinals.sameElements(active.indices)
     val root: VectorSchemaRoot = VectorSchemaRoot.create(new Schema(layout.map(_._1).asJava), Lance.allocator)
     val arrow: ArrowWriter = ArrowWriter.create(root)
     var rows = 0
 
     def write(row: InternalRow): Unit = {
-      arrow.write(if (identity) row else InternalRow.fromSeq(ordinals.indices.map { i =>
-        val o = ordinals(i)
-        if (o < 0) null else narrow(row.get(o, types(o)), i)
-      }))
+      arrow.write(if (identity) row else InternalRow.fromSeq(ordinals.toSeq.map(o => if (o < 0) null else row.get(o, types(o)))))
       rows += 1
     }
+  }
 
-    /** A value of a widened namespace column, stored in the leaf's narrower column if it fits. */
-    private def narrow(v: Any, i: Int): Any = (v, leafTypes(i)) match {
-      case (null, _) => null
-      case (x: Long, IntegerType) if x.isValidInt => x.toInt
-      case (x: Long, ShortType) if x.isValidShort => x.toShort
-      case (x: Long, ByteType) if x.isValidByte => x.toByte
-      case (x: Int, ShortType) if x.isValidShort => x.toShort
-      case (x: Int, ByteType) if x.isValidByte => x.toByte
-      case (x: Short, ByteType) if x.isValidByte => x.toByte
-      case (x: Double, FloatType) if x.toFloat.toDouble == x || x.isNaN => x.toFloat
-      case (x: Decimal, t: DecimalType) if x.clone().changePrecision(t.precision, t.scale) => Decimal(x.toJavaBigDecimal, t.precision, t.scale)
-      case (x, t) if t == types(ordinals(i)) => x
-      case (x, t) => throw new IllegalArgumentException(s"partition table $uri stores column '${layout(i)._1.getName}' as " +
-        s"${t.sql}; the value $x of the widened namespace column does not fit it, and lance-core cannot widen a column " +
-        "in place (its Java API ignores a cast in alterColumns). Rewrite the partition with a dynamic INSERT OVERWRITE " +
-        "(spark.sql.sources.partitionOverwriteMode=dynamic) that includes the new rows: it writes a new partition table " +
-        "in the namespace's types")
+  /** The target of partition `key`: its leaf as it is, or a replacement holding its rows (once:
+   * the distribution Spark guarantees puts all rows of a partition into one task). */
+  private def open(key: Seq[Any]): Target = {
+    val leaf = directory.resolve(key)
+    val pinned = if (strong) leaf.baseVersion else None
+    if (leaf.isNew) new Target(key, leaf, namespaceLayout)
+    else LeafAlignment.align(s"$tableUri/${leaf.location}", schema, storage, pinned) match {
+      case Some(layout) => new Target(key, leaf, layout)
+      case None if written.contains(leaf.objectId) => new Target(key, written(leaf.objectId)._1, namespaceLayout)
+      case None =>
+        val t = new Target(key, directory.replacement(key), namespaceLayout)
+        val old = LeafPartition(s"$tableUri/${leaf.location}", pinned, spec.identityValues(leaf.values), InternalRow.empty)
+        val reader = new LeafReader(old, active, Seq.empty, storage)
+        try while (reader.next()) reader.get().rowIterator().asScala.foreach(add(t, _))
+        finally reader.close()
+        t
     }
   }
 
@@ -113,9 +109,12 @@ class LeafDataWriter(
     val key = keyOf(row)
     if (!current.exists(_.key == key)) {
       current.foreach(close)
-      current = Some(new Target(key, directory.resolve(key)))
+      current = Some(open(key))
     }
-    val t = current.get
+    add(current.get, row)
+  }
+
+  private def add(t: Target, row: InternalRow): Unit = {
     t.write(row)
     if (t.rows >= LeafDataWriter.MaxRows || t.arrow.sizeInBytes() >= LeafDataWriter.MaxBytes) flush(t)
   }
