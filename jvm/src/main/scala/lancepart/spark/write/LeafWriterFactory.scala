@@ -100,6 +100,7 @@ class LeafDataWriter(
         val old = LeafPartition(s"$tableUri/${leaf.location}", pinned, spec.identityValues(leaf.values), InternalRow.empty)
         val reader = new LeafReader(old, active, Seq.empty, storage)
         try while (reader.next()) reader.get().rowIterator().asScala.foreach(add(t, _))
+        catch { case e: Throwable => t.root.close(); throw e }
         finally reader.close()
         t
     }
