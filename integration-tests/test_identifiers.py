@@ -1,6 +1,8 @@
 """Column names that need quoting in SQL text (punctuation, spaces, non-ASCII, upper case) work as
 partition columns and as plain columns: CREATE, INSERT, pruned filters, reads and DELETE."""
 
+import re
+
 import pytest
 
 from conftest import tables_scanned
@@ -34,3 +36,20 @@ def test_case_insensitive_reference_to_an_upper_case_partition_column(spark, ns)
     assert tables_scanned(spark, query) == (1, 2)
     spark.sql(f"DELETE FROM {table} WHERE REGION = 'eu'")
     assert [r.id for r in spark.table(table).collect()] == [2]
+
+
+@pytest.mark.parametrize("name", ["a.b", "x\U0001F600"])
+def test_column_names_partition_tables_cannot_hold_are_refused(spark, root, ns, name):
+    """Lance refuses '.' in a top-level name, and lance-core cannot scan a column named with a
+    character outside the BMP: CREATE, ADD COLUMN and RENAME refuse them, changing nothing."""
+    t = f"lance.{ns}.t"
+    with pytest.raises(Exception, match=rf"column name '{re.escape(name)}' is not supported"):
+        spark.sql(f"CREATE TABLE {t} (id BIGINT, `{name}` INT) PARTITIONED BY (id)")
+    assert not (root / ns / "t").exists()
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, v INT) PARTITIONED BY (id)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 10)")
+    for change in (f"ADD COLUMN `{name}` INT", f"RENAME COLUMN v TO `{name}`"):
+        with pytest.raises(Exception, match=rf"column name '{re.escape(name)}' is not supported"):
+            spark.sql(f"ALTER TABLE {t} {change}")
+    assert spark.table(t).columns == ["id", "v"]
+    assert [tuple(r) for r in spark.table(t).collect()] == [(1, 10)]

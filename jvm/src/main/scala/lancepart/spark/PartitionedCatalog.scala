@@ -125,7 +125,10 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   private def tableMetadata(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
                             properties: util.Map[String, String], specId: Int, mode: TransactionMode,
                             columnTypes: Map[String, DataType]): TableMetadata = {
-    columns.foreach(c => ArrowJsonType.requireWritable(qualified(ident), c.name(), c.dataType()))
+    columns.foreach { c =>
+      NamespaceSchema.checkColumnName(qualified(ident), c.name())
+      ArrowJsonType.requireWritable(qualified(ident), c.name(), c.dataType())
+    }
     val struct = StructType(columns.map(c => StructField(c.name(), c.dataType(), c.nullable())))
     val user = TableProperties.atCreate(qualified(ident), warehouse.tableUri(ident), properties.asScala.toMap)
     PartitionedCatalog.newTable(qualified(ident), NamespaceSchema.fromSpark(struct), partitions, properties,

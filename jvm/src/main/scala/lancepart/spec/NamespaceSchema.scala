@@ -53,6 +53,18 @@ object NamespaceSchema {
     NamespaceSchema(fields, text)
   }
 
+  /** Refuses a top-level column name that partition tables cannot hold: Lance refuses a `.` in
+   * a top-level field name, and lance-core's Java API cannot scan a column whose name holds a
+   * character outside the Basic Multilingual Plane (its JNI passes names as modified UTF-8). */
+  def checkColumnName(table: String, name: String): Unit = {
+    val reason =
+      if (name.contains('.')) Some("Lance does not allow '.' in a top-level column name (use a struct field)")
+      else if (name.codePoints().anyMatch(Character.isSupplementaryCodePoint)) Some(
+        "lance-core cannot read a column whose name holds a character outside the Basic Multilingual Plane (such as an emoji)")
+      else None
+    reason.foreach(r => throw new IllegalArgumentException(s"table $table: column name '$name' is not supported: $r"))
+  }
+
   /** A new schema for `struct`: ids 0, 1, ... in pre-order, nested fields included. */
   def fromSpark(struct: StructType): NamespaceSchema = {
     var next = 0

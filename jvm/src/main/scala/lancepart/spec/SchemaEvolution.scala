@@ -34,12 +34,14 @@ object SchemaEvolution {
     }.get
     change match {
       case AddColumn(name, dt) =>
+        NamespaceSchema.checkColumnName(table, name)
         free(name)
         var next = schema.maxFieldId
         val nextId = () => { next += 1; next }
         fields.add(SchemaJson.fieldToJson(name, dt, nullable = true, nextId(), nextId))
       case RenameColumn(name, newName) =>
         val f = column(name)
+        NamespaceSchema.checkColumnName(table, newName)
         if (!f.name.equalsIgnoreCase(newName)) free(newName)
         node(f).put("name", newName)
       case DropColumn(name) =>
