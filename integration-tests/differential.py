@@ -43,7 +43,10 @@ KNOWN_DIFFERENCES = {
         f"{FORMAT_DOC}#transforms-spec-partition-transform"),
     "unpartitioned-tables": (
         "a table is a Lance partitioned namespace, so CREATE TABLE (and saveAsTable) needs PARTITIONED BY; "
-        "Iceberg creates unpartitioned tables.", f"{FORMAT_DOC}#partition-specs-spec-partition-spec"),
+        "Iceberg creates unpartitioned tables.", "docs/sql.md#create-table-and-partition-transforms"),
+    "map-columns": (
+        "lancepart refuses MAP columns at CREATE TABLE (Lance stores maps only in file format 2.2+, and "
+        "lancepart writes 2.1); Iceberg stores them.", "docs/sql.md#changing-the-schema"),
     "delete-conditions": (
         "DELETE takes conditions that Spark hands to the source as filters (partition drops, or rows Lance "
         "deletes); one with arithmetic such as id % 2 = 0 is refused. Iceberg rewrites the data files.",

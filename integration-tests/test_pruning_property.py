@@ -63,7 +63,7 @@ def cases(draw):
         if kind == "identity":
             fields.append((name, kind, [name], None))
         elif kind in ("year", "month", "day", "hour"):
-            fields.append((f"{kind}s({name})", kind, [name], None))
+            fields.append((f"lance_{kind}({name})", kind, [name], None))
         elif kind == "bucket":
             n = draw(st.sampled_from([2, 3, 8]))
             fields.append((f"bucket({n}, {name})", kind, [name], n))

@@ -101,7 +101,8 @@ def test_manifest_follows_the_spec(spark, root, ns):
     assert schema.field("read_version").type == pa.uint64()
     assert schema.field("partition_field_d").type == pa.date32()
     assert schema.field("partition_field_c").type == pa.string()
-    assert manifest.metadata.keys() == {"schema", "partition_spec_v1", "transaction.mode"}
+    # besides the format's keys, Spark's CREATE TABLE records the owner as a table property
+    assert manifest.metadata.keys() == {"schema", "partition_spec_v1", "transaction.mode", "property.owner"}
     assert manifest.metadata["transaction.mode"] == "weak"
     rows = {r["object_id"]: r for r in manifest.to_table().to_pylist()}
     assert rows["v1"]["object_type"] == "namespace"
