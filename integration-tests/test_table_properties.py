@@ -102,3 +102,34 @@ def test_namespace_comment_and_properties_are_refused(spark, root):
     with pytest.raises(Exception, match="LOCATION .* is not supported"):
         spark.sql(f"CREATE NAMESPACE lance.located LOCATION '{root}/elsewhere'")
     assert not any((root / n).exists() for n in ["commented", "propertied", "located"])
+
+
+def column_comments(spark, t):
+    return {f.name: f.metadata.get("comment") for f in spark.table(t).schema.fields}
+
+
+def test_column_comments_are_kept(spark, root, ns):
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT COMMENT 'the id', c STRING, st STRUCT<a: INT>) PARTITIONED BY (c)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', named_struct('a', 5))")
+    assert column_comments(spark, t) == {"id": "the id", "c": None, "st": None}
+    spark.sql(f"ALTER TABLE {t} ADD COLUMN v DOUBLE COMMENT 'a value'")
+    spark.sql(f"ALTER TABLE {t} ALTER COLUMN c COMMENT 'country'")
+    spark.sql(f"ALTER TABLE {t} ALTER COLUMN id COMMENT ''")
+    assert column_comments(spark, t) == {"id": None, "c": "country", "st": None, "v": "a value"}
+    assert 'COMMENT \'country\'' in spark.sql(f"SHOW CREATE TABLE {t}").collect()[0][0]
+    # comments are schema metadata only: rows and writes are unaffected
+    spark.sql(f"INSERT INTO {t} VALUES (2, 'b', NULL, 0.5)")
+    assert sorted(tuple(r) for r in spark.table(t).select("id", "c", "v").collect()) == [(1, "a", None), (2, "b", 0.5)]
+    lancepart.crosscheck(spark, t)
+
+
+def test_comments_inside_a_column_are_refused(spark, root, ns):
+    t = f"lance.{ns}.t"
+    with pytest.raises(Exception, match=r"field 'st.a' has a COMMENT, which lancepart does not keep"):
+        spark.sql(f"CREATE TABLE {t} (id BIGINT, st STRUCT<a: INT COMMENT 'x'>) PARTITIONED BY (id)")
+    assert not (root / ns / "t").exists()
+    spark.sql(f"CREATE TABLE {t} (id BIGINT) PARTITIONED BY (id)")
+    with pytest.raises(Exception, match=r"field 'arr.element.b' has a COMMENT"):
+        spark.sql(f"ALTER TABLE {t} ADD COLUMN arr ARRAY<STRUCT<b: INT COMMENT 'y'>>")
+    assert spark.table(t).columns == ["id"]

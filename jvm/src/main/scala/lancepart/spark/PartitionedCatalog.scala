@@ -129,9 +129,11 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       NamespaceSchema.checkColumnName(qualified(ident), c.name())
       ArrowJsonType.requireWritable(qualified(ident), c.name(), c.dataType())
     }
-    val struct = StructType(columns.map(c => StructField(c.name(), c.dataType(), c.nullable())))
+    val struct = StructType(columns.map { c =>
+      Option(c.comment()).foldLeft(StructField(c.name(), c.dataType(), c.nullable()))(_.withComment(_))
+    })
     val user = TableProperties.atCreate(qualified(ident), warehouse.tableUri(ident), properties.asScala.toMap)
-    PartitionedCatalog.newTable(qualified(ident), NamespaceSchema.fromSpark(struct), partitions, properties,
+    PartitionedCatalog.newTable(qualified(ident), NamespaceSchema.fromSpark(struct, qualified(ident)), partitions, properties,
       specId, mode, user, columnTypes)
   }
 
@@ -230,10 +232,12 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
         if (c.position() != null || c.defaultValue() != null) throw new UnsupportedOperationException(
           s"table ${qualified(ident)}: ADD COLUMN with a position or a default is not supported")
         ArrowJsonType.requireWritable(qualified(ident), c.fieldNames().mkString("."), c.dataType())
-        SchemaEvolution.AddColumn(top(c.fieldNames(), c), c.dataType())
+        SchemaEvolution.AddColumn(top(c.fieldNames(), c), c.dataType(), Option(c.comment()))
       case c: TableChange.RenameColumn => SchemaEvolution.RenameColumn(top(c.fieldNames(), c), c.newName())
       case c: TableChange.DeleteColumn => SchemaEvolution.DropColumn(top(c.fieldNames(), c))
       case c: TableChange.UpdateColumnType => SchemaEvolution.WidenColumn(top(c.fieldNames(), c), c.newDataType())
+      case c: TableChange.UpdateColumnComment =>
+        SchemaEvolution.CommentColumn(top(c.fieldNames(), c), Option(c.newComment()).filter(_.nonEmpty))
       case other => throw new UnsupportedOperationException(
         s"table ${qualified(ident)}: ALTER TABLE change ${other.getClass.getSimpleName} is not supported")
     }

@@ -5,10 +5,11 @@ import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.types._
 
-/** One top-level column of the namespace schema with its stable field id. A deprecated
- * (dropped) column keeps its id forever but is neither readable nor usable by new specs. */
-case class SchemaField(id: Int, name: String, dataType: DataType, nullable: Boolean, deprecated: Boolean = false) {
-  def sparkField: StructField = StructField(name, dataType, nullable)
+/** One top-level column of the namespace schema with its stable field id and its COMMENT. A
+ * deprecated (dropped) column keeps its id forever but is neither readable nor usable by new specs. */
+case class SchemaField(id: Int, name: String, dataType: DataType, nullable: Boolean, deprecated: Boolean = false,
+                       comment: Option[String] = None) {
+  def sparkField: StructField = comment.foldLeft(StructField(name, dataType, nullable))(_.withComment(_))
 }
 
 /**
@@ -36,6 +37,8 @@ case class NamespaceSchema(fields: Seq[SchemaField], json: String) {
 object NamespaceSchema {
   val FieldIdKey = "lance:field_id"
   val DeprecatedKey = "lancepart:deprecated"
+  /** Field metadata key of a column's COMMENT. */
+  val CommentKey = "comment"
   private val IdPattern = "\"lance:field_id\"\\s*:\\s*\"(\\d+)\"".r
 
   /** Parses the stored `schema` property of table `table`. */
@@ -44,13 +47,28 @@ object NamespaceSchema {
     val root = Json.requireObject(Json.parse(text, what), what)
     val fields = Json.array(root, "fields", what).map { f =>
       val (name, dt, nullable, id) = SchemaJson.fieldFromJson(f, what)
-      SchemaField(id, name, dt, nullable, Json.stringMap(f.get("metadata")).get(DeprecatedKey).contains("true"))
+      val metadata = Json.stringMap(f.get("metadata"))
+      SchemaField(id, name, dt, nullable, metadata.get(DeprecatedKey).contains("true"), metadata.get(CommentKey))
     }
     val dupIds = fields.groupBy(_.id).collect { case (id, fs) if fs.size > 1 => id }
     if (dupIds.nonEmpty) throw new FormatException(s"$what: field id ${dupIds.min} is used twice")
     val dupNames = fields.filterNot(_.deprecated).groupBy(_.name.toLowerCase).collect { case (n, fs) if fs.size > 1 => n }
     if (dupNames.nonEmpty) throw new FormatException(s"$what: column '${dupNames.min}' appears twice")
     NamespaceSchema(fields, text)
+  }
+
+  /** Refuses a COMMENT on a field inside column `column` (of type `dt`), which would be lost. */
+  def checkNoNestedComments(table: String, column: String, dt: DataType): Unit = dt match {
+    case StructType(fields) => fields.foreach { f =>
+      if (f.getComment().isDefined) throw new IllegalArgumentException(s"table $table: field '$column.${f.name}' has " +
+        "a COMMENT, which lancepart does not keep for fields inside a column (comments of top-level columns are kept)")
+      checkNoNestedComments(table, s"$column.${f.name}", f.dataType)
+    }
+    case ArrayType(element, _) => checkNoNestedComments(table, s"$column.element", element)
+    case MapType(k, v, _) =>
+      checkNoNestedComments(table, s"$column.key", k)
+      checkNoNestedComments(table, s"$column.value", v)
+    case _ =>
   }
 
   /** Refuses a top-level column name that partition tables cannot hold: Lance refuses a `.` in
@@ -65,16 +83,20 @@ object NamespaceSchema {
     reason.foreach(r => throw new IllegalArgumentException(s"table $table: column name '$name' is not supported: $r"))
   }
 
-  /** A new schema for `struct`: ids 0, 1, ... in pre-order, nested fields included. */
-  def fromSpark(struct: StructType): NamespaceSchema = {
+  /** A new schema for `struct`: ids 0, 1, ... in pre-order, nested fields included; top-level
+   * comments are kept, comments of nested fields are refused (the schema keeps them nowhere). */
+  def fromSpark(struct: StructType, table: String): NamespaceSchema = {
     var next = 0
     val nextId = () => { val id = next; next += 1; id }
     val root = Json.obj()
     val arr = root.putArray("fields")
     val fields = struct.fields.toSeq.map { f =>
+      checkNoNestedComments(table, f.name, f.dataType)
       val id = nextId()
-      arr.add(SchemaJson.fieldToJson(f.name, f.dataType, f.nullable, id, nextId))
-      SchemaField(id, f.name, f.dataType, f.nullable)
+      val node = SchemaJson.fieldToJson(f.name, f.dataType, f.nullable, id, nextId)
+      f.getComment().foreach(c => node.get("metadata").asInstanceOf[ObjectNode].put(CommentKey, c))
+      arr.add(node)
+      SchemaField(id, f.name, f.dataType, f.nullable, comment = f.getComment())
     }
     NamespaceSchema(fields, Json.write(root))
   }

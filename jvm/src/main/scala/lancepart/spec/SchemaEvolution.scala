@@ -1,5 +1,5 @@
 // Namespace schema evolution (spec: Schema; legacy proposal section 4): add, rename, drop (kept
-// as deprecated) and widen top-level columns, editing the stored JSON so that ids stay stable
+// as deprecated), widen and comment top-level columns, editing the stored JSON so that ids stay stable
 // and are never reused.
 package lancepart.spec
 
@@ -11,10 +11,12 @@ import scala.jdk.CollectionConverters._
 
 object SchemaEvolution {
   sealed trait Change
-  case class AddColumn(name: String, dataType: DataType) extends Change
+  case class AddColumn(name: String, dataType: DataType, comment: Option[String] = None) extends Change
   case class RenameColumn(name: String, newName: String) extends Change
   case class DropColumn(name: String) extends Change
   case class WidenColumn(name: String, dataType: DataType) extends Change
+  /** Sets (Some) or removes (None) a column's COMMENT. */
+  case class CommentColumn(name: String, comment: Option[String]) extends Change
 
   /** `meta`'s schema after `changes`, in order; errors name the table, column and reason. */
   def apply(meta: TableMetadata, changes: Seq[Change]): NamespaceSchema =
@@ -33,12 +35,15 @@ object SchemaEvolution {
       case n: ObjectNode if Json.stringMap(n.get("metadata")).get(NamespaceSchema.FieldIdKey).contains(f.id.toString) => n
     }.get
     change match {
-      case AddColumn(name, dt) =>
+      case AddColumn(name, dt, comment) =>
         NamespaceSchema.checkColumnName(table, name)
         free(name)
         var next = schema.maxFieldId
         val nextId = () => { next += 1; next }
-        fields.add(SchemaJson.fieldToJson(name, dt, nullable = true, nextId(), nextId))
+        NamespaceSchema.checkNoNestedComments(table, name, dt)
+        val added = SchemaJson.fieldToJson(name, dt, nullable = true, nextId(), nextId)
+        comment.foreach(c => added.get("metadata").asInstanceOf[ObjectNode].put(NamespaceSchema.CommentKey, c))
+        fields.add(added)
       case RenameColumn(name, newName) =>
         val f = column(name)
         NamespaceSchema.checkColumnName(table, newName)
@@ -60,6 +65,9 @@ object SchemaEvolution {
         }
         val n = node(f)
         n.set[JsonNode]("type", ArrowJsonType.fromSpark(dt, () => throw new IllegalStateException("primitive type")))
+      case CommentColumn(name, comment) =>
+        val metadata = node(column(name)).get("metadata").asInstanceOf[ObjectNode]
+        comment.fold(metadata.remove(NamespaceSchema.CommentKey))(metadata.put(NamespaceSchema.CommentKey, _))
     }
     NamespaceSchema.parse(Json.write(root), table)
   }

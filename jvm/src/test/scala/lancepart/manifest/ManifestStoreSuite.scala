@@ -11,7 +11,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 class ManifestStoreSuite extends AnyFunSuite {
   private val schema = NamespaceSchema.fromSpark(StructType(Seq(
-    StructField("id", LongType), StructField("d", DateType), StructField("c", StringType))))
+    StructField("id", LongType), StructField("d", DateType), StructField("c", StringType))), "t")
   private val spec = PartitionSpec(1, Seq(
     PartitionField("d", Seq(1), Some(Transform(Transform.Identity)), None, PartitionSpec.resultTypeJson(DateType)),
     PartitionField("c", Seq(2), Some(Transform(Transform.Identity)), None, PartitionSpec.resultTypeJson(StringType))))

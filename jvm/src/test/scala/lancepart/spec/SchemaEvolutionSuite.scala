@@ -9,7 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
 class SchemaEvolutionSuite extends AnyFunSuite {
   private val schema = NamespaceSchema.fromSpark(StructType(Seq(
     StructField("id", IntegerType), StructField("d", DateType),
-    StructField("point", StructType(Seq(StructField("x", FloatType), StructField("y", FloatType)))))))
+    StructField("point", StructType(Seq(StructField("x", FloatType), StructField("y", FloatType)))))), "t")
   private val meta = TableMetadata.create("t", schema, PartitionSpec(1, Seq(
     PartitionField("d", Seq(1), Some(Transform(Transform.Identity)), None, PartitionSpec.resultTypeJson(DateType)))))
 

@@ -36,7 +36,7 @@ class SpecJsonSuite extends AnyFunSuite {
       StructField("tags", ArrayType(StringType, containsNull = true)),
       StructField("point", StructType(Seq(StructField("x", DoubleType), StructField("y", DoubleType)))),
       StructField("attrs", MapType(StringType, IntegerType, valueContainsNull = true))))
-    val created = NamespaceSchema.fromSpark(struct)
+    val created = NamespaceSchema.fromSpark(struct, "t")
     val parsed = NamespaceSchema.parse(created.json, "t")
     assert(parsed.sparkSchema == struct)
     assert(parsed.fields.map(_.id) == Seq(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 14))
@@ -46,7 +46,7 @@ class SpecJsonSuite extends AnyFunSuite {
 
   test("decimal and zoned timestamps use Lance's encodings") {
     val json = NamespaceSchema.fromSpark(StructType(Seq(
-      StructField("d", DecimalType(38, 10)), StructField("ts", TimestampType)))).json
+      StructField("d", DecimalType(38, 10)), StructField("ts", TimestampType))), "t").json
     assert(json.contains("\"type\":{\"type\":\"decimal128\",\"length\":38010}"))
     assert(json.contains("\"lancepart:timezone\":\"UTC\""))
   }
