@@ -7,8 +7,9 @@ order on ``table`` (columns id BIGINT, p STRING, tag STRING, v INT, maybe more a
 An operation is ``{"kind": ..., "partitions": [...]}`` with kind one of ``append``,
 ``dynamic`` (dynamic INSERT OVERWRITE), ``static`` (INSERT OVERWRITE ... PARTITION (p = ...), one
 partition), ``delete_partition`` (DELETE WHERE p IN ...), ``delete_tag`` (DELETE WHERE tag = the
-operation's ``target``), ``add_column`` (ALTER TABLE ADD COLUMN ``column``) and ``evolve`` (CALL
-system.evolve_partition_spec to ``fields``). Writes tag every row with ``w<writer>-<index>``
+operation's ``target``), ``add_column`` (ALTER TABLE ADD COLUMN ``column``), ``evolve`` (CALL
+system.evolve_partition_spec to ``fields``) and ``replace`` (REPLACE TABLE ... AS SELECT * FROM the
+table itself, partitioned by p). Writes tag every row with ``w<writer>-<index>``
 (``tag_rows`` gives them). After each operation it prints one JSON line: the operation, its tag,
 ``start`` and ``end`` (epoch seconds), ``ok`` and the error's first line when it failed.
 """
@@ -49,6 +50,8 @@ def statement(table: str, writer: int, index: int, op: dict) -> str:
         return f"DELETE FROM {table} WHERE p IN ({', '.join(repr(p) for p in partitions)})"
     if kind == "delete_tag":
         return f"DELETE FROM {table} WHERE tag = '{op['target']}'"
+    if kind == "replace":
+        return f"REPLACE TABLE {table} PARTITIONED BY (p) AS SELECT * FROM {table}"
     if kind == "add_column":
         return f"ALTER TABLE {table} ADD COLUMN {op['column']} STRING"
     if kind == "evolve":

@@ -4,7 +4,7 @@ package lancepart.manifest
 import java.util.Collections
 
 import lancepart.prune.{LanceSql, ManifestFilter}
-import lancepart.spec.{BoundField, FormatException, PartitionField, TableMetadata}
+import lancepart.spec.{BoundField, FormatException, PartitionField, PartitionSpec, TableMetadata}
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.VectorSchemaRoot
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
@@ -228,19 +228,29 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
    * the new manifest version.
    */
   def upsert(rows: Seq[ManifestRow]): Long =
-    Lance.using(Lance.open(uri, storage))(mergeInsert(_, rows, Seq.empty, ConflictRetries))
+    Lance.using(Lance.open(uri, storage))(mergeInsert(_, rows, Seq.empty, ConflictRetries)._1)
 
   /**
    * A transaction's commit (spec: Commit Behavior): upserts `rows` and deletes the rows of
    * `removed` in one merge_insert on top of manifest version `expected`, and succeeds only if no
    * other commit that touched a row of `rows` landed after `expected`. Every transaction writes
    * the `v<N>` row of the spec it wrote with, so two transactions never both commit from one
-   * version. Throws [[ManifestConflict]] when another one did.
+   * version. Throws [[ManifestConflict]] when another one did, or when a table-metadata commit
+   * since `expected` changed whether or how a spec version of `rows` is declared: Lance lets rows
+   * land on top of it, but a REPLACE that no longer declares their spec leaves them out of the table.
    */
   def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long =
     Lance.using(Lance.open(uri, storage, Some(expected))) { ds =>
-      try mergeInsert(ds, rows, removed, retries = 0)
+      val (version, after) = try mergeInsert(ds, rows, removed, retries = 0)
       catch { case NonFatal(e) if isConflict(e) => throw new ManifestConflict(table, expected, e) }
+      val before = ds.getTableMetadata.asScala
+      val specKeys = rows.filter(_.objectType == Naming.NamespaceType).flatMap(r => Naming.specVersion(r.objectId))
+        .map(PartitionSpec.KeyPrefix + _)
+      specKeys.find(k => before.get(k) != after.get(k)).foreach { key =>
+        throw new ManifestConflict(table, expected, new IllegalStateException(
+          s"$key was replaced or removed while version $version was committed; its rows are no part of the table"))
+      }
+      version
     }
 
   private def isConflict(e: Throwable): Boolean =
@@ -249,7 +259,8 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
       m.contains("concurrent") || m.contains("onflict")
     }
 
-  private def mergeInsert(ds: Dataset, rows: Seq[ManifestRow], removed: Seq[String], retries: Int): Long = {
+  /** The committed version and its table metadata. */
+  private def mergeInsert(ds: Dataset, rows: Seq[ManifestRow], removed: Seq[String], retries: Int): (Long, Map[String, String]) = {
     val schema = ds.getSchema
     val types = partitionTypes(schema)
     Lance.using(VectorSchemaRoot.create(schema, Lance.allocator)) { root =>
@@ -267,7 +278,7 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
             .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll)
             .withConflictRetries(retries)
           if (removed.nonEmpty) params.withNotMatchedBySourceDeleteIf(s"$ObjectId IN (${removed.map(LanceSql.quote).mkString(", ")})")
-          Lance.using(ds.mergeInsert(params, stream).dataset())(_.version())
+          Lance.using(ds.mergeInsert(params, stream).dataset())(d => (d.version(), d.getTableMetadata.asScala.toMap))
         }
       }
     }

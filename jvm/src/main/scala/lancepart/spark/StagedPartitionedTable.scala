@@ -42,7 +42,11 @@ class StagedPartitionedTable(
     // A failure here leaves rows of spec versions the metadata no longer declares, which no
     // reader reads; the replace itself has happened, so it is not reported as failed.
     try replaced.foreach { case (_, versions) => table.store.deleteSpecVersions(versions) }
-    catch { case NonFatal(_) => () }
+    catch {
+      case NonFatal(e) => StagedPartitionedTable.log.warn(
+        s"table ${table.name()}: replaced; removing the rows of the replaced table from __manifest failed " +
+          "(no reader reads them)", e)
+    }
   }
 
   /** Removes what the statement committed under its own spec version (or the new table's
@@ -53,6 +57,8 @@ class StagedPartitionedTable(
 }
 
 object StagedPartitionedTable {
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[StagedPartitionedTable])
+
   /** `store` as the staged table's writes see it: `meta` is in force at the latest version. */
   def view(store: ManifestStore, meta: TableMetadata, storage: Map[String, String]): ManifestStore =
     new ManifestStore(store.tableUri, store.table, storage) {

@@ -66,4 +66,21 @@ class ManifestStoreSuite extends AnyFunSuite {
     val e = intercept[FormatException](store.load())
     assert(e.getMessage.startsWith("table t: __manifest has no column 'partition_field_c' for field 'c' of partition_spec_v1"))
   }
+
+  test("rows committed on top of a REPLACE that no longer declares their spec are a conflict, not a success") {
+    val store = newStore()
+    store.create(meta)
+    val guard = ManifestRow("v1", Naming.NamespaceType, None, None, Map.empty)
+    val row = leaf("aaaaaaaaaaaaaaaa", 20000, "US", 1)
+    // another writer's table-metadata commit that keeps v1 declared does not hide the rows
+    val before = store.latestVersion()
+    store.updateMetadata(Map("property.owner" -> "x"))
+    store.commit(before, Seq(guard, row), Seq.empty)
+    assert(store.rows(store.load(), "object_type = 'table'") == Seq(row))
+    // a REPLACE publishing a table of spec v2 only, after this writer read the manifest
+    val started = store.latestVersion()
+    store.publish(store.properties(), TableMetadata.create("t", schema, spec.copy(id = 2)).stored)
+    val e = intercept[ManifestConflict](store.commit(started, Seq(guard, row.copy(readVersion = Some(2))), Seq.empty))
+    assert(e.getCause.getMessage.startsWith("partition_spec_v1 was replaced or removed while version"))
+  }
 }
