@@ -39,7 +39,8 @@ def test_unsupported_partition_column_type(spark, root, ns, ddl, column, type_):
     ("ts DATE) PARTITIONED BY (hours(ts)", r"transform 'hour' does not apply to DATE"),
     ("ts DOUBLE) PARTITIONED BY (truncate(3, ts)", r"transform 'truncate' does not apply to DOUBLE"),
     ("ts ARRAY<INT>) PARTITIONED BY (bucket(4, ts)", r"transform 'bucket' does not apply to ARRAY<INT>"),
-    ("ts INT) PARTITIONED BY (bucket(0, ts)", r"needs a positive integer 'num_buckets'"),
+    ("ts INT) PARTITIONED BY (bucket(0, ts)", r"^table lance\.\w+\.t: 'bucket\(0, ts\)' needs a positive number of buckets"),
+    ("ts STRING) PARTITIONED BY (truncate(-2, ts)", r"^table lance\.\w+\.t: 'truncate\(-2, ts\)' needs a positive width"),
     ("ts INT) PARTITIONED BY (zorder(ts)", r"unsupported partition transform 'zorder\(ts\)'"),
 ])
 def test_bad_partition_transforms(spark, root, ns, ddl, message):

@@ -73,7 +73,7 @@ def test_field_ids_are_reused_for_the_same_definition_only(admin, ns, evolved):
     ([{"field_id": "cy", "expression": "col0 * 2", "sources": ["country"], "result_type": "int"}],
      r"'\*' needs numbers, got STRING"),
     (["hours(event_date)"], r"transform 'hour' does not apply to DATE"),
-    (["bucket(0, id)"], r"positive integer 'num_buckets'"),
+    (["bucket(0, id)"], r"'bucket\(0, id\)' needs a positive number of buckets"),
 ])
 def test_failed_evolutions_change_nothing(admin, root, ns, evolved, fields, message):
     before = manifest(root, ns)

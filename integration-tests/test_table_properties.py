@@ -85,6 +85,31 @@ def test_location_other_than_the_tables_own_is_refused(spark, root, ns, tmp_path
         spark.sql(f"ALTER TABLE lance.{ns}.t SET LOCATION '{elsewhere}'")
 
 
+@pytest.mark.parametrize("statement,message", [
+    ("CREATE TABLE {t} (id BIGINT) USING delta PARTITIONED BY (id)",
+     r"table {t}: USING delta is not supported: tables of this catalog are Lance partitioned namespaces"),
+    ("CREATE TABLE {t} USING orc PARTITIONED BY (id) AS SELECT 1L AS id",
+     r"table {t}: USING orc is not supported"),
+    ("CREATE EXTERNAL TABLE {t} (id BIGINT) PARTITIONED BY (id) LOCATION '{location}'",
+     r"table {t}: CREATE EXTERNAL TABLE is not supported: every table of this catalog is managed \(DROP TABLE deletes its data\)"),
+])
+def test_other_formats_and_external_tables_are_refused(spark, root, ns, statement, message):
+    """USING another format and EXTERNAL were ignored: the table was a managed Lance table that
+    DROP TABLE deletes."""
+    t = f"lance.{ns}.t"
+    with pytest.raises(Exception, match=message.format(t=t)):
+        spark.sql(statement.format(t=t, location=root / ns / "t"))
+    assert not (root / ns / "t").exists()
+
+
+def test_using_lance_and_the_default_source_are_accepted(spark, ns):
+    """Spark names the session's default source (parquet) when a statement names none."""
+    spark.sql(f"CREATE TABLE lance.{ns}.a (id BIGINT) USING lance PARTITIONED BY (id)")
+    spark.range(3).write.partitionBy("id").saveAsTable(f"lance.{ns}.b")
+    spark.range(3).write.format(spark.conf.get("spark.sql.sources.default")).partitionBy("id").saveAsTable(f"lance.{ns}.c")
+    assert [spark.table(f"lance.{ns}.{t}").count() for t in "abc"] == [0, 3, 3]
+
+
 def test_create_namespace_under_an_unusable_root_fails(spark, tmp_path):
     not_a_directory = tmp_path / "file"
     not_a_directory.write_text("x")

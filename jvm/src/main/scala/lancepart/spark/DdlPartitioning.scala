@@ -84,6 +84,8 @@ object DdlPartitioning {
       case n: java.lang.Long if n.longValue().isValidInt => n.intValue()
       case other => throw new IllegalArgumentException(s"table $table: '${t.describe()}' needs an integer parameter, got $other")
     }
+    if (ints.exists(_ <= 0)) throw new IllegalArgumentException(
+      s"table $table: '${t.describe()}' needs a positive ${if (t.name().contains("bucket")) "number of buckets" else "width"}")
     def field(id: String, transform: Transform, result: DataType) =
       PartitionField(id.replaceAll("[^A-Za-z0-9_]", "_"), columns.map(_.id), Some(transform), None, PartitionSpec.resultTypeJson(result))
     def one(): SchemaField = columns match {

@@ -1,11 +1,15 @@
 // What CREATE and ALTER TABLE say about a table besides columns and partitioning: COMMENT and
-// custom TBLPROPERTIES are kept as table metadata; LOCATION and reserved keys are checked.
+// custom TBLPROPERTIES are kept as table metadata; LOCATION, USING, EXTERNAL and reserved keys
+// are checked.
 package lancepart.spark
 
 import lancepart.spec.{PartitionSpec, TableMetadata, TransactionMode}
 import org.apache.spark.sql.connector.catalog.TableCatalog
+import org.apache.spark.sql.internal.SQLConf
 
 object TableProperties {
+  /** The only format `USING` may name. */
+  val Provider = "lance"
   /** Keys Spark adds that describe the statement, not the table; they are not stored. */
   private val StatementKeys = Set(TableCatalog.PROP_PROVIDER, TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION)
   /** Keys of the format's own `__manifest` metadata besides the partition specs. */
@@ -16,11 +20,22 @@ object TableProperties {
   def atCreate(table: String, tableUri: String, properties: Map[String, String]): Map[String, String] =
     properties.filter { case (key, value) =>
       if (key == TableCatalog.PROP_LOCATION) { checkLocation(table, tableUri, value); false }
+      else if (key == TableCatalog.PROP_PROVIDER && !acceptedProvider(value)) throw new IllegalArgumentException(
+        s"table $table: USING $value is not supported: tables of this catalog are Lance partitioned namespaces; " +
+          s"write USING $Provider or leave USING out")
+      else if (key == TableCatalog.PROP_EXTERNAL && value.toBoolean) throw new IllegalArgumentException(
+        s"table $table: CREATE EXTERNAL TABLE is not supported: every table of this catalog is managed " +
+          "(DROP TABLE deletes its data); leave EXTERNAL out")
       else !StatementKeys(key) && key != TransactionMode.Key && key != DdlPartitioning.ExpressionsProperty && {
         checkSettable(table, key)
         true
       }
     }
+
+  /** `lance`, or the session's default source, which Spark names when a statement names none
+   * (`saveAsTable`, CREATE TABLE without USING) and so cannot mean another format. */
+  private def acceptedProvider(provider: String): Boolean =
+    provider.equalsIgnoreCase(Provider) || provider.equalsIgnoreCase(SQLConf.get.defaultDataSourceName)
 
   /** Refuses `key` when it cannot be a user property of `table`, saying why. */
   def checkSettable(table: String, key: String): Unit = {
