@@ -246,3 +246,32 @@ SEEDS = range(int(os.environ["LANCEPART_DIFF_SEEDS"])) if os.environ.get("LANCEP
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_tables_same_as_iceberg(spark, ns, seed):
     assert_same(spark, random_case(seed), ns)
+
+
+@pytest.mark.parametrize("mode", ["weak", "strong"])
+def test_a_dataframe_kept_across_writes_reads_what_iceberg_reads(spark, ns, mode):
+    """A DataFrame kept across writes listed the partitions of when it was loaded and (weak mode)
+    read their latest versions: new partitions were missing, deleted and overwritten ones still
+    read. Each query on it now reads the table as it is, as Iceberg's does."""
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS ice.{ns}")
+    frames = {}
+    for catalog, properties in (("lance", f"TBLPROPERTIES ('transaction.mode' = '{mode}')"), ("ice", "")):
+        t = f"{catalog}.{ns}.kept"
+        spark.sql(f"CREATE TABLE {t} (id BIGINT, p STRING) PARTITIONED BY (p) {properties}")
+        spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
+        frames[catalog] = spark.table(t)
+        assert frames[catalog].count() == 2
+    for statement in ("INSERT INTO {t} VALUES (3, 'a'), (4, 'c')", "DELETE FROM {t} WHERE p = 'b'",
+                      "ALTER TABLE {t} SET TBLPROPERTIES ('team' = 'x')", "INSERT OVERWRITE {t} VALUES (9, 'z')"):
+        answers = {}
+        for catalog, df in frames.items():
+            spark.sql(statement.format(t=f"{catalog}.{ns}.kept"))
+            answers[catalog] = (df.count(), sorted(r.id for r in df.select("id").collect()),
+                                df.where("p = 'c'").count())
+        assert answers["lance"] == answers["ice"], (statement, answers)
+    # After a schema change the kept DataFrame's columns are stale: refused, not a wrong answer
+    spark.sql(f"ALTER TABLE lance.{ns}.kept ADD COLUMN x INT")
+    with pytest.raises(Exception, match=rf"table lance\.{ns}\.kept: its schema, partition specs or transaction mode "
+                                        "changed after this DataFrame or view loaded it; read the table again"):
+        frames["lance"].count()
+    assert spark.table(f"lance.{ns}.kept").count() == 1

@@ -21,7 +21,8 @@ import scala.jdk.CollectionConverters._
 
 /** `name` is the catalog-qualified name used in messages; `manifest` is the version it loaded;
  * `reportPartitioning` lets scans report their partitioning (catalog option `spj.enabled`);
- * `commitAttempts` bounds a write's commit attempts (catalog option `commit.attempts`). */
+ * `commitAttempts` bounds a write's commit attempts (catalog option `commit.attempts`);
+ * `pinned` when time travel chose `manifest`. */
 class PartitionedTable(
     val tableName: String,
     val store: ManifestStore,
@@ -29,13 +30,14 @@ class PartitionedTable(
     val manifest: Manifest,
     val storage: Map[String, String],
     val reportPartitioning: Boolean,
-    commitAttempts: Int) extends Table with SupportsRead with SupportsWrite with SupportsDeleteV2 {
+    commitAttempts: Int,
+    pinned: Boolean = false) extends Table with SupportsRead with SupportsWrite with SupportsDeleteV2 {
 
   override def name(): String = tableName
 
   /** This table as manifest version `older` recorded it (time travel). */
   def at(older: Manifest): PartitionedTable =
-    new PartitionedTable(tableName, store, files, older, storage, reportPartitioning, commitAttempts)
+    new PartitionedTable(tableName, store, files, older, storage, reportPartitioning, commitAttempts, pinned = true)
 
   override def schema(): StructType = manifest.meta.schema.sparkSchema
 
@@ -57,7 +59,22 @@ class PartitionedTable(
     util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
       TableCapability.OVERWRITE_BY_FILTER, TableCapability.OVERWRITE_DYNAMIC)
 
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new PartitionedScanBuilder(this, options)
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new PartitionedScanBuilder(latest, options)
+
+  /**
+   * What a scan reads: the latest manifest version unless time travel pinned one. Spark plans
+   * each query on a DataFrame anew with the table object it loaded once, so a DataFrame kept
+   * across writes would otherwise list the partitions of when it was created. Refused when the
+   * schema, specs or mode changed since (the DataFrame's columns are those of its load).
+   */
+  private def latest: PartitionedTable = if (pinned) this else {
+    val now = store.load()
+    if (now.version == manifest.version) this
+    else if (now.meta.properties != manifest.meta.properties) throw new IllegalStateException(
+      s"table $tableName: its schema, partition specs or transaction mode changed after this DataFrame or view " +
+        "loaded it; read the table again (spark.table or a new statement)")
+    else new PartitionedTable(tableName, store, files, now, storage, reportPartitioning, commitAttempts)
+  }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new PartitionedWriteBuilder(this, info)
 
