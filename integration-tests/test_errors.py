@@ -137,3 +137,16 @@ def test_map_columns_are_refused_at_create_and_add_column(spark, root, ns, admin
     assert spark.table(f"lance.{ns}.t").columns == ["id", "p"]
     spark.sql(f"INSERT INTO lance.{ns}.t VALUES (2, 'a')")
     assert sorted(r.id for r in spark.table(f"lance.{ns}.t").collect()) == [1, 2]
+
+
+@pytest.mark.parametrize("select,message", [
+    ("NULL AS x", r"column 'x' has type VOID; VOID \(an untyped NULL\) cannot be stored, give it a type \(e\.g\. CAST\(NULL AS STRING\)\)"),
+    ("INTERVAL '1' DAY AS x", r"column 'x' has type INTERVAL DAY; INTERVAL DAY cannot be stored in Lance"),
+    ("array(named_struct('y', NULL)) AS x", r"column 'x' has type ARRAY<STRUCT<y: VOID>>; VOID \(an untyped NULL\) cannot be stored"),
+])
+def test_unstorable_column_types_name_table_and_column(spark, root, ns, select, message):
+    """A CTAS of an untyped NULL failed with "type VOID cannot be stored in Lance", naming neither
+    table nor column."""
+    with pytest.raises(Exception, match=rf"^table lance\.{ns}\.t: {message}"):
+        spark.sql(f"CREATE TABLE lance.{ns}.t PARTITIONED BY (p) AS SELECT 'a' AS p, {select}")
+    assert not (root / ns / "t").exists()

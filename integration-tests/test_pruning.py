@@ -65,6 +65,15 @@ def test_crosscheck_with_filters(spark, events, where):
     assert lancepart.crosscheck(spark, events, where=where)["rows"] > 0
 
 
+def test_crosscheck_where_selects_both_zeros_as_documented(spark, ns):
+    """docs/python.md: `v = 0.0` differs between Lance SQL and Spark SQL on -0.0; the range it
+    recommends selects both zeros on both sides."""
+    t = f"lance.{ns}.zeros"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, p STRING, v DOUBLE) PARTITIONED BY (p)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', CAST('-0.0' AS DOUBLE)), (2, 'a', 0.0D), (3, 'b', 1.0D)")
+    assert lancepart.crosscheck(spark, t, where="v BETWEEN -0.0 AND 0.0")["rows"] == 2
+
+
 def test_point_query_on_a_partition_source_and_a_data_column(spark, events):
     query = f"SELECT * FROM {events} WHERE d = DATE'2025-12-10' AND c = 'US' AND v > 100"
     assert tables_scanned(spark, query)[0] == 1

@@ -177,6 +177,18 @@ def test_bad_schema_changes_fail_and_change_nothing(spark, root, ns, events, sta
     assert (after.version, after.metadata) == (before.version, before.metadata)
 
 
+def test_drop_not_null_on_a_nullable_column_changes_nothing(spark, root, ns, events):
+    """As with Iceberg; it failed with "ALTER TABLE change UpdateColumnNullability is not supported"."""
+    before = lance.dataset(str(root / ns / "e" / "__manifest"))
+    spark.sql(f"ALTER TABLE {events} ALTER COLUMN amount DROP NOT NULL")
+    after = lance.dataset(str(root / ns / "e" / "__manifest"))
+    assert (after.version, after.metadata) == (before.version, before.metadata)
+    spark.sql(f"CREATE TABLE lance.{ns}.nn (id BIGINT NOT NULL, p STRING) PARTITIONED BY (p)")
+    with pytest.raises(Exception, match=rf"table lance\.{ns}\.nn: column 'id' is NOT NULL, and making it nullable is not supported"):
+        spark.sql(f"ALTER TABLE lance.{ns}.nn ALTER COLUMN id DROP NOT NULL")
+    assert not spark.table(f"lance.{ns}.nn").schema["id"].nullable
+
+
 def test_new_specs_may_not_use_a_dropped_column(spark, admin, ns, events):
     spark.sql(f"ALTER TABLE {events} DROP COLUMN country")
     with pytest.raises(lancepart.LancepartError, match=r"PARTITIONED BY column 'country' is not a column"):

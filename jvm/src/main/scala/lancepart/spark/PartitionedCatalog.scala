@@ -214,7 +214,13 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   override def alterTable(ident: Identifier, changes: TableChange*): Table = {
     val table = loadTable(ident).asInstanceOf[PartitionedTable]
     val current = table.manifest.meta
-    val (properties, columns) = changes.partition(c => c.isInstanceOf[TableChange.SetProperty] || c.isInstanceOf[TableChange.RemoveProperty])
+    val (properties, changed) = changes.partition(c => c.isInstanceOf[TableChange.SetProperty] || c.isInstanceOf[TableChange.RemoveProperty])
+    // DROP NOT NULL on a nullable column (SET NOT NULL on a NOT NULL one) changes nothing, as with Iceberg
+    val columns = changed.filterNot {
+      case c: TableChange.UpdateColumnNullability =>
+        current.schema.byName(c.fieldNames().mkString(".")).exists(_.nullable == c.nullable())
+      case _ => false
+    }
     properties.foreach {
       case c: TableChange.SetProperty => setProperty(table, c.property(), c.value())
       case c: TableChange.RemoveProperty => removeProperty(table, c.property())
@@ -238,6 +244,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       case c: TableChange.UpdateColumnType => SchemaEvolution.WidenColumn(top(c.fieldNames(), c), c.newDataType())
       case c: TableChange.UpdateColumnComment =>
         SchemaEvolution.CommentColumn(top(c.fieldNames(), c), Option(c.newComment()).filter(_.nonEmpty))
+      case c: TableChange.UpdateColumnNullability => throw new UnsupportedOperationException(
+        s"table ${qualified(ident)}: column '${top(c.fieldNames(), c)}' is NOT NULL, and making it nullable is not supported")
       case other => throw new UnsupportedOperationException(
         s"table ${qualified(ident)}: ALTER TABLE change ${other.getClass.getSimpleName} is not supported")
     }

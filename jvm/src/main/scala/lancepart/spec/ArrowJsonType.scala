@@ -59,20 +59,28 @@ object ArrowJsonType {
     if (node.has("fields")) Json.array(node, "fields", what) else Seq.empty
 
   /**
-   * Refuses a new column `column` of `table` whose type holds a MAP at any depth: Lance stores maps
-   * only in file format 2.2+, and lancepart writes partition tables in Lance's default format, 2.1
-   * (every data file of a table must have one format version; see docs/format.md).
+   * Refuses a new column `column` of `table` whose type holds, at any depth, a type lancepart
+   * cannot store: a MAP (Lance stores maps only in file format 2.2+, and lancepart writes
+   * partition tables in Lance's default format, 2.1; every data file of a table must have one
+   * format version, see docs/format.md), VOID (an untyped NULL), intervals, variants.
    */
   def requireWritable(table: String, column: String, dt: DataType): Unit = {
-    def holdsMap(t: DataType): Boolean = t match {
-      case _: MapType => true
-      case ArrayType(element, _) => holdsMap(element)
-      case StructType(fields) => fields.exists(f => holdsMap(f.dataType))
-      case _ => false
+    def unstorable(t: DataType): Option[DataType] = t match {
+      case ArrayType(element, _) => unstorable(element)
+      case StructType(fields) => fields.iterator.flatMap(f => unstorable(f.dataType)).nextOption()
+      case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | StringType |
+           BinaryType | DateType | TimestampType | TimestampNTZType | _: DecimalType => None
+      case other => Some(other)
     }
-    if (holdsMap(dt)) throw new UnsupportedOperationException(s"table $table: column '$column' has type ${dt.sql}; " +
-      "MAP columns are not supported: Lance stores maps only in file format 2.2+, and lancepart writes partition " +
-      "tables in file format 2.1. Store the entries as ARRAY<STRUCT<key: ..., value: ...>> instead")
+    unstorable(dt).foreach {
+      case _: MapType => throw new UnsupportedOperationException(s"table $table: column '$column' has type ${dt.sql}; " +
+        "MAP columns are not supported: Lance stores maps only in file format 2.2+, and lancepart writes partition " +
+        "tables in file format 2.1. Store the entries as ARRAY<STRUCT<key: ..., value: ...>> instead")
+      case NullType => throw new UnsupportedOperationException(s"table $table: column '$column' has type ${dt.sql}; " +
+        "VOID (an untyped NULL) cannot be stored, give it a type (e.g. CAST(NULL AS STRING))")
+      case other => throw new UnsupportedOperationException(
+        s"table $table: column '$column' has type ${dt.sql}; ${other.sql} cannot be stored in Lance")
+    }
   }
 
   /** JsonArrowDataType node of a Spark type; nested fields get ids from `nextId`. */
