@@ -3,9 +3,8 @@ package lancepart.admin
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ArrayNode
-import lancepart.manifest.{JsonValues, ManifestStore, Naming, Progress}
+import lancepart.manifest.{JsonValues, ManifestQuery, Naming, Progress}
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
-import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spec.Json
 import lancepart.transform.ExprEval
 import org.apache.spark.sql.SparkSession
@@ -80,8 +79,7 @@ object AdminApi {
     val path = Json.parse(pathJson, "namespace path").elements().asScala.map(_.asText()).toSeq
     val objectId = Naming.objectId(path)
     val spec = Naming.specVersion(objectId).flatMap(v => table.manifest.meta.specs.find(_.id == v))
-    val rows = table.store.rows(table.manifest,
-      s"${ManifestStore.ObjectId} = ${LanceSql.quote(objectId)} AND ${ManifestStore.ObjectType} = '${Naming.NamespaceType}'")
+    val rows = table.store.rows(table.manifest, ManifestQuery.namespaceRow(objectId))
     if (rows.isEmpty || spec.isEmpty) {
       throw new IllegalArgumentException(s"table ${table.name()} has no namespace ${path.mkString("[", ", ", "]")}")
     }
@@ -102,7 +100,7 @@ object AdminApi {
   def partitions(spark: SparkSession, catalog: String, name: String): String = inSession(spark) {
     val table = load(spark, catalog, name)
     val meta = table.manifest.meta
-    val rows = table.store.rows(table.manifest, ManifestFilter.tables(table.manifest.meta, Seq.empty))
+    val rows = table.store.rows(table.manifest, ManifestQuery.tables(table.manifest.meta))
     val out: ArrayNode = Json.mapper.createArrayNode()
     rows.sortBy(_.objectId).foreach { row =>
       val n = out.addObject()

@@ -3,7 +3,6 @@ package lancepart.manifest
 
 import java.util.Collections
 
-import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spec.{BoundField, FormatException, PartitionField, PartitionSpec, TableMetadata}
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.VectorSchemaRoot
@@ -83,7 +82,7 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
 
   /** Spec versions any `v<N>` namespace row names, declared or not (a staged replace's rows). */
   def specVersionsInRows(): Set[Int] = Lance.using(Lance.open(uri, storage)) { ds =>
-    scan(ds, s"$ObjectType = '${Naming.NamespaceType}' AND $ObjectId NOT LIKE '%${Naming.Delimiter}%'", Seq(ObjectId))
+    scan(ds, ManifestQuery.specNamespaces, Seq(ObjectId))
       .flatMap(r => Naming.specVersion(r(ObjectId).toString)).toSet
   }
 
@@ -103,8 +102,7 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
 
   /** Deletes every row of spec versions `versions` (their namespaces, leaves and records). */
   def deleteSpecVersions(versions: Seq[Int]): Unit = if (versions.nonEmpty) {
-    val predicate = versions.map(v => s"$ObjectId = 'v$v' OR $ObjectId LIKE 'v$v${Naming.Delimiter}%'").mkString(" OR ")
-    Lance.using(Lance.open(uri, storage))(_.delete(predicate))
+    Lance.using(Lance.open(uri, storage))(_.delete(ManifestQuery.specVersionRows(versions)))
   }
 
   /** Stores `next` as the table's schema (one table-metadata commit); refused when the stored
@@ -209,9 +207,8 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
   /** Every partition table location any manifest version refers to, with the versions those
    * versions pin (`read_version` of `table` and `table_version` rows). Reads every version. */
   def leafReferences(): Map[String, Set[Long]] = {
-    val filter = s"$ObjectType IN ('${Naming.TableType}', '${Naming.TableVersionType}') AND $Location IS NOT NULL"
     versions().flatMap { v =>
-      Lance.using(Lance.open(uri, storage, Some(v)))(scan(_, filter, Seq(Location, ReadVersion)))
+      Lance.using(Lance.open(uri, storage, Some(v)))(scan(_, ManifestQuery.leafReferences, Seq(Location, ReadVersion)))
     }.groupMapReduce(_(Location).toString)(r => Option(r(ReadVersion)).map(_.asInstanceOf[Long]).toSet)(_ ++ _)
   }
 
@@ -220,7 +217,7 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
 
   /** Number of partition tables at `manifest.version` (of the spec versions it declares). */
   def tableCount(manifest: Manifest): Long =
-    Lance.using(Lance.open(uri, storage, Some(manifest.version)))(_.countRows(ManifestFilter.tables(manifest.meta, Seq.empty)))
+    Lance.using(Lance.open(uri, storage, Some(manifest.version)))(_.countRows(ManifestQuery.tables(manifest.meta)))
 
   /**
    * One atomic `__manifest` commit: rows whose object_id exists are replaced, others inserted
@@ -277,7 +274,7 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
             .withMatchedUpdateAll()
             .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll)
             .withConflictRetries(retries)
-          if (removed.nonEmpty) params.withNotMatchedBySourceDeleteIf(s"$ObjectId IN (${removed.map(LanceSql.quote).mkString(", ")})")
+          if (removed.nonEmpty) params.withNotMatchedBySourceDeleteIf(ManifestQuery.byId(removed))
           Lance.using(ds.mergeInsert(params, stream).dataset())(d => (d.version(), d.getTableMetadata.asScala.toMap))
         }
       }

@@ -5,8 +5,7 @@ package lancepart.spark
 
 import java.util
 
-import lancepart.manifest.Lance
-import lancepart.prune.ManifestFilter
+import lancepart.manifest.{Lance, ManifestQuery}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability}
 import org.apache.spark.sql.connector.read.{LocalScan, ScanBuilder}
@@ -37,7 +36,7 @@ class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
   }
 
   private def partitionRows(): Array[InternalRow] = {
-    val rows = table.store.rows(table.manifest, ManifestFilter.tables(table.manifest.meta, Seq.empty))
+    val rows = table.store.rows(table.manifest, ManifestQuery.tables(table.manifest.meta))
     rows.sortBy(_.objectId).map { row =>
       val (count, size) = Lance.using(Lance.open(table.store.leafUri(row), table.storage, table.manifest.pinnedVersion(row))) { ds =>
         (ds.countRows(), ds.calculateDataSize())

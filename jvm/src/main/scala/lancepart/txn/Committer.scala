@@ -6,8 +6,7 @@ package lancepart.txn
 
 import java.util.concurrent.ThreadLocalRandom
 
-import lancepart.manifest.{Lance, Manifest, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
-import lancepart.prune.LanceSql
+import lancepart.manifest.{Lance, Manifest, ManifestConflict, ManifestQuery, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.spec.TransactionMode
 import org.apache.arrow.vector.types.pojo.Schema
 
@@ -83,9 +82,8 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
       if (latest.meta.properties != tx.base.meta.properties) throw new TransactionConflict(
         s"table ${store.table}: its schema, partition specs or transaction mode changed while this write ran; nothing was committed")
       val touched = tx.writes.filterNot(_.isNew).map(_.objectId) ++ tx.removed.keys ++ tx.deletes.keys
-      val now = if (touched.isEmpty) Map.empty[String, ManifestRow] else store.rows(latest,
-        s"${ManifestStore.ObjectType} = '${Naming.TableType}' AND ${ManifestStore.ObjectId} IN " +
-          touched.distinct.map(LanceSql.quote).mkString("(", ", ", ")")).map(r => r.objectId -> r).toMap
+      val now = if (touched.isEmpty) Map.empty[String, ManifestRow] else store.rows(latest, ManifestQuery.tablesById(touched.distinct))
+        .map(r => r.objectId -> r).toMap
       // New partitions are resolved against S1; a write without any needs no scan for it.
       lazy val directory = PartitionDirectory.load(store, latest, spec, tx.directory.seed)
       val plans = mutable.LinkedHashMap.empty[String, LeafPlan]
