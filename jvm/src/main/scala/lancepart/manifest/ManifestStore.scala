@@ -19,7 +19,7 @@ import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
-class ManifestStore(val tableUri: String, val table: String, private[manifest] val storage: Map[String, String]) {
+class ManifestStore(val tableUri: String, val table: String, private[lancepart] val storage: Map[String, String]) {
   import ManifestStore._
 
   val uri: String = s"$tableUri/$DirName"
@@ -162,7 +162,7 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
   private def read(ds: Dataset): Option[Manifest] = {
     val props = ds.getTableMetadata.asScala.toMap
     Option.when(TableMetadata.isPartitioned(props)) {
-      if (props.contains(ManifestRepair.InProgressKey)) throw new FormatException(
+      if (props.contains(RepairInProgressKey)) throw new FormatException(
         s"table $table: a repair of its __manifest did not finish; run Admin.repair('$table') again")
       val meta = TableMetadata.fromProperties(props, table)
       checkColumns(meta, ds.getSchema)
@@ -190,7 +190,7 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
     }
 
   /** Rows matching `filter` as column name to value (see [[ArrowValues]]). */
-  private[manifest] def scan(ds: Dataset, filter: String, columns: Seq[String]): Seq[Map[String, Any]] = {
+  private[lancepart] def scan(ds: Dataset, filter: String, columns: Seq[String]): Seq[Map[String, Any]] = {
     val options = new ScanOptions.Builder().columns(columns.asJava).filter(filter).batchSize(8192).build()
     val out = ArrayBuffer.empty[Map[String, Any]]
     Lance.using(ds.newScan(options)) { scanner =>
@@ -211,9 +211,6 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
       Lance.using(Lance.open(uri, storage, Some(v)))(scan(_, ManifestQuery.leafReferences, Seq(Location, ReadVersion)))
     }.groupMapReduce(_(Location).toString)(r => Option(r(ReadVersion)).map(_.asInstanceOf[Long]).toSet)(_ ++ _)
   }
-
-  /** See [[ManifestRepair]]. */
-  def repair(progress: Progress): Int = ManifestRepair.run(this, progress)
 
   /** Number of partition tables at `manifest.version` (of the spec versions it declares). */
   def tableCount(manifest: Manifest): Long =
@@ -316,6 +313,9 @@ object ManifestStore {
   val ReadVersion = "read_version"
   val BaseColumns: Seq[String] = Seq(ObjectId, ObjectType, Location, ReadVersion)
   private val ConflictRetries = 20
+  /** Table metadata key present while a repair (`lancepart.maintenance.ManifestRepair`) runs:
+   * the partition columns may hold NULLs that are no partition values, so the table does not load. */
+  val RepairInProgressKey = "lancepart.repair-in-progress"
 
   /** Directory-namespace columns, `read_version` and one column per partition field. */
   def arrowSchema(fields: Seq[BoundField]): Schema = {
