@@ -49,16 +49,27 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
     val state = new Attempts(tx, new LeafCommits(storage, detached = tx.base.meta.mode == TransactionMode.Strong))
     @tailrec def attempt(n: Int): Long = {
       val latest = store.load()
-      val outcome = try Right(state.commitOn(latest)) catch { case e: ManifestConflict => Left(e) }
+      val outcome = try Right(state.commitOn(latest)) catch {
+        case e: ManifestConflict => Left(e)
+        case e: TransactionConflict =>
+          Committer.log.warn(s"commit attempt $n of $attempts on top of manifest version ${latest.version}: ${e.getMessage}")
+          throw e
+      }
       outcome match {
         case Right(version) => version
         case Left(_) if n < attempts =>
           val backoff = math.min(Committer.MaxBackoffMs, Committer.BaseBackoffMs << math.min(n, 10))
-          Thread.sleep(ThreadLocalRandom.current().nextLong(backoff / 2, backoff + 1))
+          val pause = ThreadLocalRandom.current().nextLong(backoff / 2, backoff + 1)
+          Committer.log.info(s"table ${store.table}: commit attempt $n of $attempts lost to a concurrent commit on top " +
+            s"of manifest version ${latest.version}; retrying in $pause ms")
+          Thread.sleep(pause)
           attempt(n + 1)
-        case Left(lost) => throw new TransactionConflict(s"table ${store.table}: gave up after $attempts commit " +
-          s"attempts; other writers kept committing to __manifest (last seen version ${latest.version}); " +
-          "this write did not change it", lost)
+        case Left(lost) =>
+          val gaveUp = new TransactionConflict(s"table ${store.table}: gave up after $attempts commit " +
+            s"attempts; other writers kept committing to __manifest (last seen version ${latest.version}); " +
+            "this write did not change it", lost)
+          Committer.log.warn(gaveUp.getMessage)
+          throw gaveUp
       }
     }
     attempt(1)
@@ -223,4 +234,5 @@ object Committer {
   val DefaultAttempts = 30
   private val BaseBackoffMs = 20L
   private val MaxBackoffMs = 2000L
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[Committer])
 }
