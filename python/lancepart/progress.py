@@ -26,9 +26,9 @@ def iterate(items: Iterable[T], description: str, total: int, progress: bool | N
 
 
 def run_jvm(call: Callable[[object], T], jvm, description: str, progress: bool | None, unit: str) -> T:
-    """Runs ``call(counter)`` with a new JVM ``lancepart.manifest.Progress`` counter on a worker
+    """Runs ``call(counter)`` with a new JVM ``lancepart.maintenance.Progress`` counter on a worker
     thread and draws the counter's progress until the call returns; its exception is re-raised."""
-    counter = jvm.lancepart.manifest.Progress()
+    counter = jvm.lancepart.maintenance.Progress()
     outcome: dict[str, object] = {}
 
     def work() -> None:

@@ -3,13 +3,14 @@ package lancepart.admin
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ArrayNode
-import lancepart.manifest.{JsonValues, ManifestStore, Naming, Progress}
-import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
-import lancepart.prune.{LanceSql, ManifestFilter}
+import lancepart.maintenance.{ManifestRepair, Progress, Vacuum}
+import lancepart.manifest.{JsonValues, ManifestQuery, Naming}
+import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable, PartitionsTable}
+import lancepart.spark.procedures.BaseProcedure
 import lancepart.spec.Json
 import lancepart.transform.ExprEval
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
 import org.apache.spark.sql.connector.catalog.{Column, Identifier}
 import org.apache.spark.sql.types.{DataType, StructType}
 
@@ -80,8 +81,7 @@ object AdminApi {
     val path = Json.parse(pathJson, "namespace path").elements().asScala.map(_.asText()).toSeq
     val objectId = Naming.objectId(path)
     val spec = Naming.specVersion(objectId).flatMap(v => table.manifest.meta.specs.find(_.id == v))
-    val rows = table.store.rows(table.manifest,
-      s"${ManifestStore.ObjectId} = ${LanceSql.quote(objectId)} AND ${ManifestStore.ObjectType} = '${Naming.NamespaceType}'")
+    val rows = table.store.rows(table.manifest, ManifestQuery.namespaceRow(objectId))
     if (rows.isEmpty || spec.isEmpty) {
       throw new IllegalArgumentException(s"table ${table.name()} has no namespace ${path.mkString("[", ", ", "]")}")
     }
@@ -98,23 +98,22 @@ object AdminApi {
     Json.write(out)
   }
 
-  /** One object per partition table: ids, spec, partition values, location, version, row count. */
+  /** One object per partition table (the rows of its `.partitions` table): ids, spec, partition
+   * values, location, version, row count. */
   def partitions(spark: SparkSession, catalog: String, name: String): String = inSession(spark) {
-    val table = load(spark, catalog, name)
-    val meta = table.manifest.meta
-    val rows = table.store.rows(table.manifest, ManifestFilter.tables(table.manifest.meta, Seq.empty))
     val out: ArrayNode = Json.mapper.createArrayNode()
-    rows.sortBy(_.objectId).foreach { row =>
+    new PartitionsTable(load(spark, catalog, name)).partitions().foreach { partition =>
+      val row = partition.row
       val n = out.addObject()
       n.put("object_id", row.objectId)
       row.specVersion.foreach(v => n.put("spec_id", v))
       val values = n.putObject("values")
-      for (spec <- meta.specs.find(s => row.specVersion.contains(s.id)); f <- spec.fields) {
+      for (spec <- partition.spec; f <- spec.fields) {
         values.set[JsonNode](f.fieldId, JsonValues.toJson(row.values.getOrElse(f.fieldId, null), f.valueType))
       }
       n.put("location", row.location.orNull)
       row.readVersion.foreach(v => n.put("read_version", new java.math.BigInteger(java.lang.Long.toUnsignedString(v))))
-      n.put("row_count", table.store.leafRowCount(table.manifest, row))
+      n.put("row_count", partition.rowCount)
     }
     Json.write(out)
   }
@@ -140,18 +139,20 @@ object AdminApi {
     catalogOf(spark, catalog).dropTable(identifier(catalog, name))
   }
 
-  /** Restores `partition_field_*` / `read_version` columns another client dropped; JSON `{"restored_rows": n}`. */
+  /** Restores `partition_field_*` / `read_version` columns another client dropped (see
+   * [[ManifestRepair]]; the table need not load); JSON `{"restored_rows": n}`. */
   def repair(spark: SparkSession, catalog: String, name: String, progress: Progress): String = inSession(spark) {
     val out = Json.obj()
-    out.put("restored_rows", catalogOf(spark, catalog).repair(identifier(catalog, name), progress))
+    out.put("restored_rows", ManifestRepair.run(catalogOf(spark, catalog).manifestStore(identifier(catalog, name)), progress))
     Json.write(out)
   }
 
-  /** Removes files failed writes left, last modified more than `olderThanSeconds` ago; JSON
+  /** Removes files failed writes left, last modified more than `olderThanSeconds` ago (see [[Vacuum]]); JSON
    * `{"removed_directories": [...], "removed_files": [...]}` (paths relative to the table). */
   def vacuum(spark: SparkSession, catalog: String, name: String, olderThanSeconds: Double, progress: Progress): String = inSession(spark) {
     val cutoff = System.currentTimeMillis() - (olderThanSeconds * 1000).toLong
-    val result = catalogOf(spark, catalog).vacuum(identifier(catalog, name), cutoff, progress)
+    val table = load(spark, catalog, name)
+    val result = Vacuum.run(table.store, table.files, table.storage, cutoff, progress)
     val out = Json.obj()
     val directories = out.putArray("removed_directories")
     result.directories.foreach(d => directories.add(d))
@@ -160,8 +161,14 @@ object AdminApi {
     Json.write(out)
   }
 
-  private def load(spark: SparkSession, catalog: String, name: String): PartitionedTable =
-    catalogOf(spark, catalog).loadTable(identifier(catalog, name)).asInstanceOf[PartitionedTable]
+  /** Partitioned table `name` (not a metadata table such as `<table>.partitions`). */
+  private def load(spark: SparkSession, catalog: String, name: String): PartitionedTable = {
+    val ident = identifier(catalog, name)
+    catalogOf(spark, catalog).loadTable(ident) match {
+      case t: PartitionedTable => t
+      case _ => throw new NoSuchTableException(ident)
+    }
+  }
 
   /**
    * Runs `body` with `spark` as the thread's active session, restoring the thread's own after.
@@ -192,10 +199,5 @@ object AdminApi {
     }
   }
 
-  /** `ns.table` or `catalog.ns.table` (backticks quote parts) as an identifier in `catalog`. */
-  private def identifier(catalog: String, name: String): Identifier = {
-    val parts = CatalystSqlParser.parseMultipartIdentifier(name)
-    val local = if (parts.size > 1 && parts.head == catalog) parts.tail else parts
-    Identifier.of(local.init.toArray, local.last)
-  }
+  private def identifier(catalog: String, name: String): Identifier = BaseProcedure.identifier(catalog, name)
 }

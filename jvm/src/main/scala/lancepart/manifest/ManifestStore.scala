@@ -3,7 +3,6 @@ package lancepart.manifest
 
 import java.util.Collections
 
-import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spec.{BoundField, FormatException, PartitionField, PartitionSpec, TableMetadata}
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.VectorSchemaRoot
@@ -20,7 +19,7 @@ import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
-class ManifestStore(val tableUri: String, val table: String, private[manifest] val storage: Map[String, String]) {
+class ManifestStore(val tableUri: String, val table: String, private[lancepart] val storage: Map[String, String]) {
   import ManifestStore._
 
   val uri: String = s"$tableUri/$DirName"
@@ -83,7 +82,7 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
 
   /** Spec versions any `v<N>` namespace row names, declared or not (a staged replace's rows). */
   def specVersionsInRows(): Set[Int] = Lance.using(Lance.open(uri, storage)) { ds =>
-    scan(ds, s"$ObjectType = '${Naming.NamespaceType}' AND $ObjectId NOT LIKE '%${Naming.Delimiter}%'", Seq(ObjectId))
+    scan(ds, ManifestQuery.specNamespaces, Seq(ObjectId))
       .flatMap(r => Naming.specVersion(r(ObjectId).toString)).toSet
   }
 
@@ -103,8 +102,7 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
 
   /** Deletes every row of spec versions `versions` (their namespaces, leaves and records). */
   def deleteSpecVersions(versions: Seq[Int]): Unit = if (versions.nonEmpty) {
-    val predicate = versions.map(v => s"$ObjectId = 'v$v' OR $ObjectId LIKE 'v$v${Naming.Delimiter}%'").mkString(" OR ")
-    Lance.using(Lance.open(uri, storage))(_.delete(predicate))
+    Lance.using(Lance.open(uri, storage))(_.delete(ManifestQuery.specVersionRows(versions)))
   }
 
   /** Stores `next` as the table's schema (one table-metadata commit); refused when the stored
@@ -164,7 +162,7 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
   private def read(ds: Dataset): Option[Manifest] = {
     val props = ds.getTableMetadata.asScala.toMap
     Option.when(TableMetadata.isPartitioned(props)) {
-      if (props.contains(ManifestRepair.InProgressKey)) throw new FormatException(
+      if (props.contains(RepairInProgressKey)) throw new FormatException(
         s"table $table: a repair of its __manifest did not finish; run Admin.repair('$table') again")
       val meta = TableMetadata.fromProperties(props, table)
       checkColumns(meta, ds.getSchema)
@@ -192,7 +190,7 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
     }
 
   /** Rows matching `filter` as column name to value (see [[ArrowValues]]). */
-  private[manifest] def scan(ds: Dataset, filter: String, columns: Seq[String]): Seq[Map[String, Any]] = {
+  private[lancepart] def scan(ds: Dataset, filter: String, columns: Seq[String]): Seq[Map[String, Any]] = {
     val options = new ScanOptions.Builder().columns(columns.asJava).filter(filter).batchSize(8192).build()
     val out = ArrayBuffer.empty[Map[String, Any]]
     Lance.using(ds.newScan(options)) { scanner =>
@@ -209,18 +207,14 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
   /** Every partition table location any manifest version refers to, with the versions those
    * versions pin (`read_version` of `table` and `table_version` rows). Reads every version. */
   def leafReferences(): Map[String, Set[Long]] = {
-    val filter = s"$ObjectType IN ('${Naming.TableType}', '${Naming.TableVersionType}') AND $Location IS NOT NULL"
     versions().flatMap { v =>
-      Lance.using(Lance.open(uri, storage, Some(v)))(scan(_, filter, Seq(Location, ReadVersion)))
+      Lance.using(Lance.open(uri, storage, Some(v)))(scan(_, ManifestQuery.leafReferences, Seq(Location, ReadVersion)))
     }.groupMapReduce(_(Location).toString)(r => Option(r(ReadVersion)).map(_.asInstanceOf[Long]).toSet)(_ ++ _)
   }
 
-  /** See [[ManifestRepair]]. */
-  def repair(progress: Progress): Int = ManifestRepair.run(this, progress)
-
   /** Number of partition tables at `manifest.version` (of the spec versions it declares). */
   def tableCount(manifest: Manifest): Long =
-    Lance.using(Lance.open(uri, storage, Some(manifest.version)))(_.countRows(ManifestFilter.tables(manifest.meta, Seq.empty)))
+    Lance.using(Lance.open(uri, storage, Some(manifest.version)))(_.countRows(ManifestQuery.tables(manifest.meta)))
 
   /**
    * One atomic `__manifest` commit: rows whose object_id exists are replaced, others inserted
@@ -277,7 +271,7 @@ class ManifestStore(val tableUri: String, val table: String, private[manifest] v
             .withMatchedUpdateAll()
             .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll)
             .withConflictRetries(retries)
-          if (removed.nonEmpty) params.withNotMatchedBySourceDeleteIf(s"$ObjectId IN (${removed.map(LanceSql.quote).mkString(", ")})")
+          if (removed.nonEmpty) params.withNotMatchedBySourceDeleteIf(ManifestQuery.byId(removed))
           Lance.using(ds.mergeInsert(params, stream).dataset())(d => (d.version(), d.getTableMetadata.asScala.toMap))
         }
       }
@@ -319,6 +313,9 @@ object ManifestStore {
   val ReadVersion = "read_version"
   val BaseColumns: Seq[String] = Seq(ObjectId, ObjectType, Location, ReadVersion)
   private val ConflictRetries = 20
+  /** Table metadata key present while a repair (`lancepart.maintenance.ManifestRepair`) runs:
+   * the partition columns may hold NULLs that are no partition values, so the table does not load. */
+  val RepairInProgressKey = "lancepart.repair-in-progress"
 
   /** Directory-namespace columns, `read_version` and one column per partition field. */
   def arrowSchema(fields: Seq[BoundField]): Schema = {

@@ -1,6 +1,7 @@
 // Spark V1 filters and values rendered as Lance SQL filter text (DataFusion dialect).
 package lancepart.prune
 
+import lancepart.manifest.SqlLiteral.quote
 import org.apache.spark.sql.catalyst.CatalystTypeConverters
 import org.apache.spark.sql.sources._
 import org.apache.spark.sql.types._
@@ -86,8 +87,6 @@ object LanceSql {
 
   /** The parser reads `-9223372036854775808` as minus a number too large for a BIGINT. */
   private def long(n: Long): String = if (n == Long.MinValue) s"(${Long.MinValue + 1} - 1)" else n.toString
-
-  def quote(s: String): String = "'" + s.replace("'", "''") + "'"
 
   /**
    * `column op v` with Spark's semantics for internal value `v` of type `dt`. Lance orders

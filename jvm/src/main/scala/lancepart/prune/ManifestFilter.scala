@@ -1,7 +1,7 @@
 // Partition pruning (spec: Partition Pruning, Appendix D): Spark filters -> one __manifest filter.
 package lancepart.prune
 
-import lancepart.manifest.{ManifestStore, Naming}
+import lancepart.manifest.ManifestQuery
 import lancepart.spec.{BoundField, BoundSpec, CalendarRun, SchemaField, TableMetadata}
 import org.apache.spark.sql.sources._
 import org.apache.spark.sql.types.{DataType, DateType, StringType}
@@ -18,12 +18,9 @@ import scala.util.control.NonFatal
  */
 object ManifestFilter {
   def tables(meta: TableMetadata, filters: Seq[Filter]): String = {
-    val perVersion = meta.specs.map { spec =>
-      val scope = s"${ManifestStore.ObjectId} LIKE 'v${spec.id}${Naming.Delimiter}%'"
-      val projector = new SpecProjector(spec, meta)
-      projector.conjunction(filters.flatMap(flatten)).fold(scope)(p => s"($scope AND (${p.sql}))")
-    }
-    s"${ManifestStore.ObjectType} = '${Naming.TableType}' AND (${perVersion.mkString(" OR ")})"
+    val conjuncts = filters.flatMap(flatten)
+    val predicates = meta.specs.map(spec => spec.id -> new SpecProjector(spec, meta).conjunction(conjuncts).map(_.sql)).toMap
+    ManifestQuery.tables(meta, predicates)
   }
 
   /**

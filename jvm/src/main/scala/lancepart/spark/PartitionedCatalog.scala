@@ -4,17 +4,17 @@ package lancepart.spark
 
 import java.util
 
-import lancepart.manifest.{ManifestConflict, ManifestRow, ManifestStore, Naming, Progress}
+import lancepart.manifest.{ManifestConflict, ManifestRow, ManifestStore, Naming}
 import lancepart.spark.functions.PartitionFunctions
 import lancepart.spec.{ArrowJsonType, FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata, TransactionMode}
 import lancepart.storage.Directories
-import lancepart.txn.{Committer, Vacuum, VacuumResult}
+import lancepart.txn.Committer
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchFunctionException, NoSuchNamespaceException, NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
 import org.apache.spark.sql.connector.catalog._
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
-import lancepart.spark.procedures.EvolvePartitionSpec
+import lancepart.spark.procedures.Procedures
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.{DataType, StructField, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -255,17 +255,11 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     loadTable(ident)
   }
 
-  /** Restores the `__manifest` columns another client dropped, from each row's metadata (see
-   * [[ManifestStore.repair]]); the table need not load. Returns the number of rows restored. */
-  def repair(ident: Identifier, progress: Progress): Int = {
+  /** The `__manifest` store of table `ident`, without loading the table: a repair
+   * (`lancepart.maintenance.ManifestRepair`) fixes one that does not load. */
+  def manifestStore(ident: Identifier): ManifestStore = {
     if (!warehouse.isTable(warehouse.tableUri(ident))) throw new NoSuchTableException(ident)
-    warehouse.store(ident, qualified(ident)).repair(progress)
-  }
-
-  /** Removes files failed writers left that are older than `cutoffMillis` (see [[Vacuum]]). */
-  def vacuum(ident: Identifier, cutoffMillis: Long, progress: Progress): VacuumResult = loadTable(ident) match {
-    case t: PartitionedTable => Vacuum.run(t.store, t.files, t.storage, cutoffMillis, progress)
-    case _ => throw new NoSuchTableException(ident)
+    warehouse.store(ident, qualified(ident))
   }
 
   /** `ALTER TABLE ... SET TBLPROPERTIES` and `COMMENT ON TABLE`: user properties are kept in the
@@ -373,16 +367,14 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   // ---- procedures ----
 
   override def listProcedures(namespace: Array[String]): Array[Identifier] =
-    if (namespace.sameElements(Array(PartitionedCatalog.FunctionNamespace))) Array(Identifier.of(namespace, EvolvePartitionSpec.Name))
+    if (namespace.sameElements(Array(PartitionedCatalog.FunctionNamespace))) Procedures.names.map(Identifier.of(namespace, _)).toArray
     else Array.empty
 
-  override def loadProcedure(ident: Identifier): UnboundProcedure =
-    if (ident.namespace().sameElements(Array(PartitionedCatalog.FunctionNamespace)) && ident.name() == EvolvePartitionSpec.Name) {
-      new EvolvePartitionSpec(this)
-    } else {
-      throw new IllegalArgumentException(
-        s"catalog $catalogName has no procedure '$ident' (it has ${PartitionedCatalog.FunctionNamespace}.${EvolvePartitionSpec.Name})")
-    }
+  override def loadProcedure(ident: Identifier): UnboundProcedure = {
+    val inSystem = ident.namespace().sameElements(Array(PartitionedCatalog.FunctionNamespace))
+    (if (inSystem) Procedures.load(this, ident.name()) else None).getOrElse(throw new IllegalArgumentException(s"catalog $catalogName has no procedure '$ident' (it has " +
+        Procedures.names.map(n => s"${PartitionedCatalog.FunctionNamespace}.$n").mkString(", ") + ")"))
+  }
 
   private def qualified(ident: Identifier): String = s"$catalogName.$ident"
 

@@ -5,8 +5,8 @@ package lancepart.spark
 
 import java.util
 
-import lancepart.manifest.Lance
-import lancepart.prune.ManifestFilter
+import lancepart.manifest.{Lance, ManifestQuery, ManifestRow}
+import lancepart.spec.BoundSpec
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability}
 import org.apache.spark.sql.connector.read.{LocalScan, ScanBuilder}
@@ -36,23 +36,31 @@ class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
     override def rows(): Array[InternalRow] = partitionRows()
   }
 
-  private def partitionRows(): Array[InternalRow] = {
-    val rows = table.store.rows(table.manifest, ManifestFilter.tables(table.manifest.meta, Seq.empty))
-    rows.sortBy(_.objectId).map { row =>
+  /** The partition tables of the spec versions the table declares, by object id, each with its
+   * row count and data size at the version the table's manifest reads. */
+  def partitions(): Seq[PartitionsTable.Partition] =
+    table.store.rows(table.manifest, ManifestQuery.tables(table.manifest.meta)).sortBy(_.objectId).map { row =>
       val (count, size) = Lance.using(Lance.open(table.store.leafUri(row), table.storage, table.manifest.pinnedVersion(row))) { ds =>
         (ds.countRows(), ds.calculateDataSize())
       }
-      val spec = row.specVersion.flatMap(v => table.manifest.meta.specs.find(_.id == v))
-      val values = fields.map(f => if (spec.exists(_.fields.exists(_.fieldId == f.fieldId))) row.values.getOrElse(f.fieldId, null) else null)
-      InternalRow.fromSeq((row.specVersion.getOrElse(0) +: values) ++ Seq(
-        UTF8String.fromString(row.objectId), UTF8String.fromString(row.location.get),
-        row.readVersion.map(v => Decimal(new java.math.BigDecimal(java.lang.Long.toUnsignedString(v)), 20, 0)).orNull, count, size))
-    }.toArray
-  }
+      PartitionsTable.Partition(row, row.specVersion.flatMap(v => table.manifest.meta.specs.find(_.id == v)), count, size)
+    }
+
+  private def partitionRows(): Array[InternalRow] = partitions().map { p =>
+    val row = p.row
+    val values = fields.map(f => if (p.spec.exists(_.fields.exists(_.fieldId == f.fieldId))) row.values.getOrElse(f.fieldId, null) else null)
+    InternalRow.fromSeq((row.specVersion.getOrElse(0) +: values) ++ Seq(
+      UTF8String.fromString(row.objectId), UTF8String.fromString(row.location.get),
+      row.readVersion.map(v => Decimal(new java.math.BigDecimal(java.lang.Long.toUnsignedString(v)), 20, 0)).orNull,
+      p.rowCount, p.dataSizeBytes))
+  }.toArray
 }
 
 object PartitionsTable {
   val Name = "partitions"
+  /** One row of the table: a partition table's manifest row, the spec version it belongs to, its
+   * row count and data size. */
+  case class Partition(row: ManifestRow, spec: Option[BoundSpec], rowCount: Long, dataSizeBytes: Long)
   /** read_version is a uint64 (detached versions use the top bit): DECIMAL(20, 0) holds it. */
   val ReadVersionType: DecimalType = DecimalType(20, 0)
 }

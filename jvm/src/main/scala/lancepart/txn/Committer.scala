@@ -6,8 +6,7 @@ package lancepart.txn
 
 import java.util.concurrent.ThreadLocalRandom
 
-import lancepart.manifest.{Lance, Manifest, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
-import lancepart.prune.LanceSql
+import lancepart.manifest.{Lance, Manifest, ManifestConflict, ManifestQuery, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.spec.TransactionMode
 import org.apache.arrow.vector.types.pojo.Schema
 
@@ -50,16 +49,27 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
     val state = new Attempts(tx, new LeafCommits(storage, detached = tx.base.meta.mode == TransactionMode.Strong))
     @tailrec def attempt(n: Int): Long = {
       val latest = store.load()
-      val outcome = try Right(state.commitOn(latest)) catch { case e: ManifestConflict => Left(e) }
+      val outcome = try Right(state.commitOn(latest)) catch {
+        case e: ManifestConflict => Left(e)
+        case e: TransactionConflict =>
+          Committer.log.warn(s"commit attempt $n of $attempts on top of manifest version ${latest.version}: ${e.getMessage}")
+          throw e
+      }
       outcome match {
         case Right(version) => version
         case Left(_) if n < attempts =>
           val backoff = math.min(Committer.MaxBackoffMs, Committer.BaseBackoffMs << math.min(n, 10))
-          Thread.sleep(ThreadLocalRandom.current().nextLong(backoff / 2, backoff + 1))
+          val pause = ThreadLocalRandom.current().nextLong(backoff / 2, backoff + 1)
+          Committer.log.info(s"table ${store.table}: commit attempt $n of $attempts lost to a concurrent commit on top " +
+            s"of manifest version ${latest.version}; retrying in $pause ms")
+          Thread.sleep(pause)
           attempt(n + 1)
-        case Left(lost) => throw new TransactionConflict(s"table ${store.table}: gave up after $attempts commit " +
-          s"attempts; other writers kept committing to __manifest (last seen version ${latest.version}); " +
-          "this write did not change it", lost)
+        case Left(lost) =>
+          val gaveUp = new TransactionConflict(s"table ${store.table}: gave up after $attempts commit " +
+            s"attempts; other writers kept committing to __manifest (last seen version ${latest.version}); " +
+            "this write did not change it", lost)
+          Committer.log.warn(gaveUp.getMessage)
+          throw gaveUp
       }
     }
     attempt(1)
@@ -83,9 +93,8 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
       if (latest.meta.properties != tx.base.meta.properties) throw new TransactionConflict(
         s"table ${store.table}: its schema, partition specs or transaction mode changed while this write ran; nothing was committed")
       val touched = tx.writes.filterNot(_.isNew).map(_.objectId) ++ tx.removed.keys ++ tx.deletes.keys
-      val now = if (touched.isEmpty) Map.empty[String, ManifestRow] else store.rows(latest,
-        s"${ManifestStore.ObjectType} = '${Naming.TableType}' AND ${ManifestStore.ObjectId} IN " +
-          touched.distinct.map(LanceSql.quote).mkString("(", ", ", ")")).map(r => r.objectId -> r).toMap
+      val now = if (touched.isEmpty) Map.empty[String, ManifestRow] else store.rows(latest, ManifestQuery.tablesById(touched.distinct))
+        .map(r => r.objectId -> r).toMap
       // New partitions are resolved against S1; a write without any needs no scan for it.
       lazy val directory = PartitionDirectory.load(store, latest, spec, tx.directory.seed)
       val plans = mutable.LinkedHashMap.empty[String, LeafPlan]
@@ -225,4 +234,5 @@ object Committer {
   val DefaultAttempts = 30
   private val BaseBackoffMs = 20L
   private val MaxBackoffMs = 2000L
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[Committer])
 }

@@ -2,7 +2,7 @@
 // object ids and locations a write derives for partitions the manifest does not have yet.
 package lancepart.txn
 
-import lancepart.manifest.{Manifest, ManifestRow, ManifestStore, Naming}
+import lancepart.manifest.{Manifest, ManifestQuery, ManifestRow, ManifestStore, Naming}
 import lancepart.spec.BoundSpec
 
 /** The leaf a partition's rows are written to, the version they are written against (an existing
@@ -71,7 +71,7 @@ object PartitionDirectory {
   /** Reads the current spec's rows from the manifest (one filtered scan). */
   def load(store: ManifestStore, manifest: Manifest, spec: BoundSpec, seed: String): PartitionDirectory = {
     val fieldIds = spec.fields.map(_.fieldId)
-    val rows = store.rows(manifest, s"${ManifestStore.ObjectId} LIKE 'v${spec.id}${Naming.Delimiter}%'")
+    val rows = store.rows(manifest, ManifestQuery.specRows(spec.id))
     def prefix(row: ManifestRow, depth: Int): Seq[Any] = fieldIds.take(depth).map(row.values.getOrElse(_, null))
     val namespaces = rows.filter(_.objectType == Naming.NamespaceType).flatMap { row =>
       val depth = row.objectId.count(_ == '$')

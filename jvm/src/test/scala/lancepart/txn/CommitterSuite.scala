@@ -11,11 +11,16 @@ import lancepart.storage.HadoopDirectories
 import lancepart.transform.Transform
 import org.apache.arrow.vector.{BigIntVector, VarCharVector, VectorSchemaRoot}
 import org.apache.hadoop.conf.Configuration
+import org.apache.logging.log4j.{Level, LogManager}
+import org.apache.logging.log4j.core.LogEvent
+import org.apache.logging.log4j.core.appender.AbstractAppender
+import org.apache.logging.log4j.core.config.Property
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.lance.Fragment
 import org.scalatest.funsuite.AnyFunSuite
 
+import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
 class CommitterSuite extends AnyFunSuite {
@@ -140,6 +145,51 @@ class CommitterSuite extends AnyFunSuite {
       assert(t.ids(now).sorted == Seq(7L, 8L))
       assert(t.store.rows(s1, s"object_type = '${Naming.TableType}'") == Seq(old), "version s1 still names the old leaf")
     }
+  }
+
+  /** A store where another writer commits just before each of this one's first `races` commits. */
+  private class RacedStore(dir: Path, var races: Int) extends ManifestStore(dir.toString, "t", Map.empty) {
+    override def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long = {
+      if (races > 0) {
+        races -= 1
+        upsert(Seq(ManifestRow("v1", Naming.NamespaceType, None, None, Map.empty)))
+      }
+      super.commit(expected, rows, removed)
+    }
+  }
+
+  /** The messages Committer logs at INFO and above while `body` runs. */
+  private def committerLog(body: => Unit): Seq[(Level, String)] = {
+    val logger = LogManager.getLogger(classOf[Committer]).asInstanceOf[org.apache.logging.log4j.core.Logger]
+    val events = mutable.ArrayBuffer.empty[(Level, String)]
+    val appender = new AbstractAppender("committer-test", null, null, true, Property.EMPTY_ARRAY) {
+      override def append(event: LogEvent): Unit = events.synchronized(events += event.getLevel -> event.getMessage.getFormattedMessage)
+    }
+    appender.start()
+    val level = logger.getLevel
+    logger.addAppender(appender)
+    logger.setLevel(Level.INFO)
+    try body finally { logger.removeAppender(appender); logger.setLevel(level); appender.stop() }
+    events.toSeq
+  }
+
+  test("a lost commit race is logged with table, attempt and the manifest version seen; giving up is a warning") {
+    val t = new Table(TransactionMode.Weak)
+    val d0 = t.directory(t.latest)
+    val seen = t.latest.version
+    val retried = committerLog(new Committer(new RacedStore(t.dir, races = 1), t.files, leafSchema, Map.empty, attempts = 2)
+      .commit(TableWrite(t.latest, d0, Seq(t.write(d0, "US", Seq(1))))))
+    assert(retried.map(_._1) == Seq(Level.INFO), retried)
+    assert(retried.head._2.startsWith(
+      s"table t: commit attempt 1 of 2 lost to a concurrent commit on top of manifest version $seen; retrying in "), retried)
+    assert(t.ids(t.leaves().head) == Seq(1L))
+
+    val u = new Table(TransactionMode.Weak)
+    val d1 = u.directory(u.latest)
+    val gaveUp = committerLog(intercept[TransactionConflict](
+      new Committer(new RacedStore(u.dir, races = 1), u.files, leafSchema, Map.empty, attempts = 1)
+        .commit(TableWrite(u.latest, d1, Seq(u.write(d1, "US", Seq(1)))))))
+    assert(gaveUp.map(_._1) == Seq(Level.WARN) && gaveUp.head._2.startsWith("table t: gave up after 1 commit attempts"), gaveUp)
   }
 
   test("a commit from an older manifest version loses to the commit made since") {

@@ -1,7 +1,8 @@
 // Repairs a __manifest that another client rewrote without the partition_field_* and
 // read_version columns, from the values each lancepart row keeps in its metadata JSON.
-package lancepart.manifest
+package lancepart.maintenance
 
+import lancepart.manifest.{Lance, ManifestQuery, ManifestRow, ManifestStore, Naming, RowMetadata}
 import lancepart.spec.{FormatException, TableMetadata}
 import org.apache.spark.sql.lancepart.ArrowBridge
 
@@ -17,7 +18,7 @@ object ManifestRepair {
    * is upserted with its values in one commit. Returns the number of rows restored (0 when no
    * column is missing). A row that needs values and has no metadata fails the repair, naming it,
    * before anything changes. While the columns are added but not yet filled the table metadata
-   * holds [[InProgressKey]], so that readers refuse the table instead of pruning on NULLs; an
+   * holds [[ManifestStore.RepairInProgressKey]], so that readers refuse the table instead of pruning on NULLs; an
    * interrupted repair is finished by running it again. `progress` counts the rows read, then
    * the commit.
    */
@@ -29,8 +30,8 @@ object ManifestRepair {
       val missing = (meta.allFields.map(f => ArrowBridge.toArrowField(f.column, f.valueType, nullable = true)) :+
         ManifestStore.arrowSchema(Seq.empty).findField(ReadVersion)).filterNot(f => present(f.getName))
       val types = meta.allFields.map(f => f.fieldId -> f.valueType).toMap
-      val interrupted = props.contains(InProgressKey)
-      val scanned = if (missing.isEmpty && !interrupted) Seq.empty else store.scan(ds, "true", Seq(ObjectId, ObjectType, Location, Metadata))
+      val interrupted = props.contains(RepairInProgressKey)
+      val scanned = if (missing.isEmpty && !interrupted) Seq.empty else store.scan(ds, ManifestQuery.all, Seq(ObjectId, ObjectType, Location, Metadata))
       progress.start(scanned.size + 1L)
       val rows = scanned.map { r =>
         val objectId = r(ObjectId).toString
@@ -45,15 +46,12 @@ object ManifestRepair {
       (missing, rows, interrupted)
     }
     if (missing.nonEmpty || interrupted) {
-      store.updateMetadata(Map(InProgressKey -> "true"))
+      store.updateMetadata(Map(RepairInProgressKey -> "true"))
       if (missing.nonEmpty) Lance.using(Lance.open(store.uri, store.storage))(_.addColumns(missing.asJava))
       store.upsert(rows)
-      store.removeMetadata(InProgressKey)
+      store.removeMetadata(RepairInProgressKey)
     }
     progress.advance()
     rows.size
   }
-
-  /** Table metadata key present while a repair runs. */
-  val InProgressKey = "lancepart.repair-in-progress"
 }

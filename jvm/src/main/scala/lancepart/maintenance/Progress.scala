@@ -1,7 +1,7 @@
 // Progress of a long admin operation over many partition tables (repair, vacuum), counted while
 // it runs so that a caller on another thread can show it: the Python Admin polls it over py4j
 // and draws a progress bar.
-package lancepart.manifest
+package lancepart.maintenance
 
 import java.util.concurrent.atomic.AtomicLong
 

@@ -3,9 +3,9 @@
 // deletion files and detached version manifests that no kept leaf version refers to. Kept are
 // every main-branch version and every version any manifest version pins (read_version of
 // `table` and `table_version` rows), so a reader at any retained manifest version loses nothing.
-package lancepart.txn
+package lancepart.maintenance
 
-import lancepart.manifest.{Lance, LeafFile, ManifestStore, Progress, TableFiles}
+import lancepart.manifest.{Lance, LeafFile, ManifestStore, TableFiles}
 import org.lance.fragment.DeletionFileType
 
 import scala.jdk.CollectionConverters._

@@ -1,0 +1,52 @@
+// Every Lance SQL filter over __manifest rows, named by what it selects.
+package lancepart.manifest
+
+import lancepart.spec.TableMetadata
+
+object ManifestQuery {
+  import ManifestStore.{Location, ObjectId, ObjectType}
+  import SqlLiteral.quote
+
+  /** Every partition table of the spec versions `meta` declares. */
+  def tables(meta: TableMetadata): String = tables(meta, _ => None)
+
+  /**
+   * The partition tables of the spec versions `meta` declares, each version's narrowed by
+   * `predicate(specId)` when it gives one:
+   * {{{ object_type = 'table' AND ((object_id LIKE 'v1$%' AND (<v1 predicate>)) OR ...) }}}
+   */
+  def tables(meta: TableMetadata, predicate: Int => Option[String]): String = {
+    val perVersion = meta.specs.map { spec =>
+      val scope = specRows(spec.id)
+      predicate(spec.id).fold(scope)(p => s"($scope AND ($p))")
+    }
+    s"$ObjectType = '${Naming.TableType}' AND (${perVersion.mkString(" OR ")})"
+  }
+
+  /** The partition tables with object ids `ids` (not empty). */
+  def tablesById(ids: Seq[String]): String =
+    s"$ObjectType = '${Naming.TableType}' AND $ObjectId IN ${ids.map(quote).mkString("(", ", ", ")")}"
+
+  /** The rows below spec version `version`'s `v<N>` row: its partition namespaces, tables and
+   * table versions (not the `v<N>` row itself). */
+  def specRows(version: Int): String = s"$ObjectId LIKE 'v$version${Naming.Delimiter}%'"
+
+  /** Every row of spec versions `versions` (not empty): their `v<N>` rows and the rows below them. */
+  def specVersionRows(versions: Seq[Int]): String =
+    versions.map(v => s"$ObjectId = 'v$v' OR ${specRows(v)}").mkString(" OR ")
+
+  /** The namespace row with object id `objectId`. */
+  def namespaceRow(objectId: String): String = s"$ObjectId = ${quote(objectId)} AND $ObjectType = '${Naming.NamespaceType}'"
+
+  /** The `v<N>` namespace rows (one per spec version, declared or not). */
+  val specNamespaces: String = s"$ObjectType = '${Naming.NamespaceType}' AND $ObjectId NOT LIKE '%${Naming.Delimiter}%'"
+
+  /** Rows that lead to a partition table's files: `table` and `table_version` rows with a location. */
+  val leafReferences: String = s"$ObjectType IN ('${Naming.TableType}', '${Naming.TableVersionType}') AND $Location IS NOT NULL"
+
+  /** The rows with object ids `ids` (not empty), of any type. */
+  def byId(ids: Seq[String]): String = s"$ObjectId IN (${ids.map(quote).mkString(", ")})"
+
+  /** Every row. */
+  val all = "true"
+}

@@ -1,0 +1,46 @@
+// What every CALL procedure of the catalog shares: binding, reading its arguments (a table name
+// resolved in the catalog, string arrays) and returning its result as one local scan.
+package lancepart.spark.procedures
+
+import lancepart.spark.PartitionedCatalog
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
+import org.apache.spark.sql.connector.catalog.Identifier
+import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, UnboundProcedure}
+import org.apache.spark.sql.connector.read.{LocalScan, Scan}
+import org.apache.spark.sql.types.{StringType, StructType}
+import org.apache.spark.unsafe.types.UTF8String
+
+import scala.jdk.CollectionConverters._
+
+abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedure with BoundProcedure {
+  override def bind(inputType: StructType): BoundProcedure = this
+
+  override def isDeterministic: Boolean = false
+
+  /** Argument `ordinal`, a table name, as an identifier in the catalog. */
+  protected def tableArgument(input: InternalRow, ordinal: Int): Identifier =
+    BaseProcedure.identifier(catalog.name(), input.getUTF8String(ordinal).toString)
+
+  /** Argument `ordinal`, an array of strings. */
+  protected def stringsArgument(input: InternalRow, ordinal: Int): Seq[String] =
+    input.getArray(ordinal).toSeq[UTF8String](StringType).map(_.toString)
+
+  /** The procedure's result: `resultRows` of `schema`. */
+  protected def result(schema: StructType, resultRows: InternalRow*): java.util.Iterator[Scan] = {
+    val scan: Scan = new LocalScan {
+      override def rows(): Array[InternalRow] = resultRows.toArray
+      override def readSchema(): StructType = schema
+    }
+    Iterator.single(scan).asJava
+  }
+}
+
+object BaseProcedure {
+  /** `ns.table` or `catalog.ns.table` (backticks quote parts) as an identifier in catalog `catalogName`. */
+  def identifier(catalogName: String, name: String): Identifier = {
+    val parts = CatalystSqlParser.parseMultipartIdentifier(name)
+    val local = if (parts.size > 1 && parts.head == catalogName) parts.tail else parts
+    Identifier.of(local.init.toArray, local.last)
+  }
+}

@@ -1,0 +1,16 @@
+// The registry of the catalog's CALL procedures (namespace `system`), by name.
+package lancepart.spark.procedures
+
+import lancepart.spark.PartitionedCatalog
+import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
+
+object Procedures {
+  private val byName: Map[String, PartitionedCatalog => UnboundProcedure] = Map(
+    EvolvePartitionSpec.Name -> (new EvolvePartitionSpec(_)))
+
+  /** Names of every procedure, sorted. */
+  val names: Seq[String] = byName.keys.toSeq.sorted
+
+  /** Procedure `name` of `catalog`, or None when there is none of that name. */
+  def load(catalog: PartitionedCatalog, name: String): Option[UnboundProcedure] = byName.get(name).map(_(catalog))
+}
