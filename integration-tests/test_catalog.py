@@ -87,6 +87,24 @@ def test_admin_uses_the_sessions_catalog_instance(spark, tmp_path):
     assert not second.exists()
 
 
+def test_admin_takes_names_in_another_lancepart_catalog(spark, tmp_path, ns):
+    """`Admin(spark).describe("archive.y.t")` read "archive.y" as a namespace of catalog lance."""
+    import lancepart
+
+    lancepart.register_catalog(spark, "archive", str(tmp_path / "archive"))
+    spark.sql("CREATE NAMESPACE archive.y2024")
+    spark.sql("CREATE TABLE archive.y2024.t (id BIGINT, k STRING) PARTITIONED BY (k)")
+    spark.sql("INSERT INTO archive.y2024.t VALUES (1, 'a')")
+    admin = lancepart.Admin(spark)
+    assert admin.describe("archive.y2024.t")["location"].rstrip("/").endswith("archive/y2024/t")
+    assert [p["values"] for p in admin.partitions("archive.y2024.t")] == [{"k": "a"}]
+    with pytest.raises(TypeError, match=r"path is a list of names, e\.g\. \['v1'\]"):
+        admin.describe_namespace("archive.y2024.t", "v1")
+    # the Admin's own catalog, named or not, is still the default
+    spark.sql(f"CREATE TABLE lance.{ns}.t (id BIGINT, k STRING) PARTITIONED BY (k)")
+    assert admin.describe(f"lance.{ns}.t") == admin.describe(f"{ns}.t")
+
+
 @pytest.mark.parametrize("call", [
     lambda a, t: a.repair(t),
     lambda a, t: a.vacuum(t),

@@ -12,15 +12,25 @@ from pyspark.sql.types import StructType, _parse_datatype_string
 
 from lancepart.errors import jvm_errors
 from lancepart.progress import run_jvm
+from lancepart.session import CATALOG_CLASS
 
 
 class Admin:
-    """``Admin(spark, catalog="lance")``: table names are ``ns.table`` or ``catalog.ns.table``."""
+    """``Admin(spark, catalog="lance")``: table names are ``ns.table`` or ``catalog.ns.table``;
+    as in Spark SQL, a first part that names another lancepart catalog of the session is that
+    catalog."""
 
     def __init__(self, spark: SparkSession, catalog: str = "lance"):
         self._spark = spark
         self._catalog = catalog
         self._api = spark._jvm.lancepart.admin.AdminApi
+
+    def _target(self, name: str) -> tuple[Any, str, str]:
+        """The session, catalog and name the JVM call for ``name`` takes."""
+        head, _, rest = name.partition(".")
+        other = head != self._catalog and "." in rest and \
+            self._spark.conf.get(f"spark.sql.catalog.{head}", None) == CATALOG_CLASS
+        return self._spark._jsparkSession, head if other else self._catalog, rest if other else name
 
     @jvm_errors
     def create_table(self, name: str, schema: StructType | str, partition_by: list[str | dict],
@@ -34,7 +44,7 @@ class Admin:
         ``{"transaction.mode": "strong"}``. Returns ``describe(name)``."""
         struct = _parse_datatype_string(schema) if isinstance(schema, str) else schema
         return json.loads(self._api.createTable(
-            self._spark._jsparkSession, self._catalog, name, struct.json(), json.dumps(partition_by),
+            *self._target(name), struct.json(), json.dumps(partition_by),
             json.dumps(properties or {})))
 
     @jvm_errors
@@ -45,27 +55,29 @@ class Admin:
         field_id; any other field gets a new id, and an explicit field_id that already names a
         different field is refused. New writes use the new spec; returns ``describe(name)``."""
         return json.loads(self._api.evolvePartitionSpec(
-            self._spark._jsparkSession, self._catalog, name, json.dumps(fields)))
+            *self._target(name), json.dumps(fields)))
 
     @jvm_errors
     def describe(self, name: str) -> dict:
         """Location, manifest version, schema (Spark JSON), every spec, and the partition fields."""
-        return json.loads(self._api.describe(self._spark._jsparkSession, self._catalog, name))
+        return json.loads(self._api.describe(*self._target(name)))
 
     @jvm_errors
     def describe_namespace(self, name: str, path: list[str]) -> dict:
         """Runtime properties of a namespace of the table (spec Appendix E): ``["v1"]`` gives
         ``{"properties": {"partition_spec": ...}}``, ``["v1", "<name>", ...]`` gives
         ``{"properties": {"partition.<field_id>": "<value>"}}`` for that level."""
+        if isinstance(path, str):
+            raise TypeError(f"describe_namespace({name!r}, {path!r}): path is a list of names, e.g. ['v1']")
         return json.loads(self._api.describeNamespace(
-            self._spark._jsparkSession, self._catalog, name, json.dumps(path)))
+            *self._target(name), json.dumps(path)))
 
     @jvm_errors
     def partitions(self, name: str) -> list[dict]:
         """One dict per partition table: object_id, spec_id, values (field_id -> Python value),
         location, read_version and row_count."""
         types = {f["field_id"]: f["type"] for f in self.describe(name)["partition_fields"]}
-        tables = json.loads(self._api.partitions(self._spark._jsparkSession, self._catalog, name))
+        tables = json.loads(self._api.partitions(*self._target(name)))
         for table in tables:
             table["values"] = {k: _from_json(v, types[k]) for k, v in table["values"].items()}
         return tables
@@ -76,7 +88,7 @@ class Admin:
         another client dropped (Lance's own DirectoryNamespace rewrites the manifest with its base
         columns only), from the values each row keeps in its ``metadata`` JSON. Returns the number
         of rows restored (0 when nothing was missing). ``progress``: see ``lancepart.progress``."""
-        result = run_jvm(lambda counter: self._api.repair(self._spark._jsparkSession, self._catalog, name, counter),
+        result = run_jvm(lambda counter: self._api.repair(*self._target(name), counter),
                          self._spark._jvm, f"repair {name}", progress, unit="row")
         return json.loads(result)["restored_rows"]
 
@@ -88,14 +100,14 @@ class Admin:
         ``{"removed_directories": [...], "removed_files": [...]}``, paths relative to the table.
         ``progress`` (a bar over partition-table directories): see ``lancepart.progress``."""
         result = run_jvm(lambda counter: self._api.vacuum(
-            self._spark._jsparkSession, self._catalog, name, older_than.total_seconds(), counter),
+            *self._target(name), older_than.total_seconds(), counter),
             self._spark._jvm, f"vacuum {name}", progress, unit="table")
         return json.loads(result)
 
     @jvm_errors
     def drop_table(self, name: str) -> bool:
         """Removes the manifest and every partition table; False when there was no such table."""
-        return bool(self._api.dropTable(self._spark._jsparkSession, self._catalog, name))
+        return bool(self._api.dropTable(*self._target(name)))
 
 
 def _from_json(value: Any, type_name: str) -> Any:
