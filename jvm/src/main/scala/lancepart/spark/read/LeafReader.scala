@@ -7,7 +7,7 @@ import lancepart.spec.SchemaField
 import org.apache.arrow.vector.types.pojo.Field
 import org.apache.arrow.vector.ipc.ArrowReader
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
+import org.apache.spark.sql.connector.read.PartitionReader
 import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantColumnVector}
 import org.apache.spark.sql.lancepart.ArrowBridge
 import org.apache.spark.sql.types.DataType
@@ -16,19 +16,6 @@ import org.lance.Dataset
 import org.lance.ipc.{LanceScanner, ScanOptions}
 
 import scala.jdk.CollectionConverters._
-
-/** `columns` are the namespace columns to read, in the scan's order, each with the type the scan
- * reads (Spark may have pruned nested fields). */
-class LeafReaderFactory(columns: Seq[SchemaField], filters: Seq[LeafFilter], storage: Map[String, String])
-    extends PartitionReaderFactory {
-  override def supportColumnarReads(partition: InputPartition): Boolean = true
-
-  override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    throw new UnsupportedOperationException("partition tables are read as columnar batches")
-
-  override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =
-    new LeafReader(partition.asInstanceOf[LeafPartition], columns, filters, storage)
-}
 
 /**
  * Reads a leaf at its pinned version, following the schema consistency rules: a column is found

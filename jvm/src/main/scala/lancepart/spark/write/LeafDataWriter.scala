@@ -1,54 +1,21 @@
-// Task side of a write: each row's partition values are computed from its source columns; rows
-// arrive sorted by partition, each run is buffered in Arrow (Spark's ArrowWriter) and written as
-// Lance fragments into its leaf's directory, in the leaf's own column order.
+// Task side of a write: rows arrive sorted by partition, each run is buffered in Arrow (Spark's
+// ArrowWriter) and written as Lance fragments into its leaf's directory, in the leaf's own column order.
 package lancepart.spark.write
 
 import lancepart.manifest.Lance
 import lancepart.spark.LeafSchema
 import lancepart.spark.read.{LeafPartition, LeafReader}
-import lancepart.spec.{BoundSpec, NamespaceSchema, SchemaField, TableMetadata, TransactionMode}
+import lancepart.spec.{BoundSpec, NamespaceSchema, SchemaField}
 import lancepart.txn.{LeafTarget, LeafWrite, PartitionDirectory}
 import org.apache.arrow.vector.VectorSchemaRoot
 import org.apache.arrow.vector.types.pojo.{Field, Schema}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory, WriterCommitMessage}
+import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
 import org.apache.spark.sql.execution.arrow.ArrowWriter
-import org.apache.spark.unsafe.types.UTF8String
 import org.lance.{Fragment, FragmentMetadata}
 
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
-
-/**
- * `properties` are the table's metadata, re-read on the executor (bound specs hold evaluators
- * that are not serializable); `sourceOrdinals` give, per partition field of the current spec,
- * each source's ordinal in the input rows (None for a source the schema lost: NULL).
- */
-class LeafWriterFactory(
-    table: String,
-    properties: Map[String, String],
-    tableUri: String,
-    sourceOrdinals: Seq[Seq[Option[Int]]],
-    directory: PartitionDirectory,
-    storage: Map[String, String]) extends DataWriterFactory {
-  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = {
-    Lance.loadNative()
-    val meta = TableMetadata.fromProperties(properties, table)
-    val fields = meta.currentSpec.fields
-    val keyOf: InternalRow => Seq[Any] = row => fields.zip(sourceOrdinals).map { case (f, ordinals) =>
-      f.compute(ordinals.zip(f.sources).map {
-        case (Some(i), Some(s)) => copy(row.get(i, s.dataType))
-        case _ => null
-      }.toIndexedSeq)
-    }
-    new LeafDataWriter(tableUri, meta.schema, meta.currentSpec, keyOf, directory, storage, meta.mode == TransactionMode.Strong)
-  }
-
-  private def copy(v: Any): Any = v match {
-    case s: UTF8String => s.copy()
-    case other => other
-  }
-}
 
 /**
  * Rows arrive in the namespace's readable columns. A new leaf gets them in that order; an existing

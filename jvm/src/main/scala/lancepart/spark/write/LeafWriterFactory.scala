@@ -1,0 +1,41 @@
+// Task side of a write: each row's partition values are computed from its source columns and the
+// rows go to a LeafDataWriter.
+package lancepart.spark.write
+
+import lancepart.manifest.Lance
+import lancepart.spec.{TableMetadata, TransactionMode}
+import lancepart.txn.PartitionDirectory
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory}
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * `properties` are the table's metadata, re-read on the executor (bound specs hold evaluators
+ * that are not serializable); `sourceOrdinals` give, per partition field of the current spec,
+ * each source's ordinal in the input rows (None for a source the schema lost: NULL).
+ */
+class LeafWriterFactory(
+    table: String,
+    properties: Map[String, String],
+    tableUri: String,
+    sourceOrdinals: Seq[Seq[Option[Int]]],
+    directory: PartitionDirectory,
+    storage: Map[String, String]) extends DataWriterFactory {
+  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = {
+    Lance.loadNative()
+    val meta = TableMetadata.fromProperties(properties, table)
+    val fields = meta.currentSpec.fields
+    val keyOf: InternalRow => Seq[Any] = row => fields.zip(sourceOrdinals).map { case (f, ordinals) =>
+      f.compute(ordinals.zip(f.sources).map {
+        case (Some(i), Some(s)) => copy(row.get(i, s.dataType))
+        case _ => null
+      }.toIndexedSeq)
+    }
+    new LeafDataWriter(tableUri, meta.schema, meta.currentSpec, keyOf, directory, storage, meta.mode == TransactionMode.Strong)
+  }
+
+  private def copy(v: Any): Any = v match {
+    case s: UTF8String => s.copy()
+    case other => other
+  }
+}
