@@ -6,7 +6,7 @@ import lancepart.manifest.Lance
 import lancepart.spark.LeafSchema
 import lancepart.spark.read.{LeafPartition, LeafReader}
 import lancepart.spec.{BoundSpec, NamespaceSchema, SchemaField}
-import lancepart.txn.{LeafTarget, LeafWrite, PartitionDirectory}
+import lancepart.txn.{LeafTarget, LeafWrite, PartitionDirectory, PartitionKey}
 import org.apache.arrow.vector.VectorSchemaRoot
 import org.apache.arrow.vector.types.pojo.{Field, Schema}
 import org.apache.spark.sql.catalyst.InternalRow
@@ -29,7 +29,7 @@ class LeafDataWriter(
     tableUri: String,
     schema: NamespaceSchema,
     spec: BoundSpec,
-    keyOf: InternalRow => Seq[Any],
+    keyOf: InternalRow => PartitionKey,
     directory: PartitionDirectory,
     storage: Map[String, String],
     strong: Boolean) extends DataWriter[InternalRow] {
@@ -39,7 +39,7 @@ class LeafDataWriter(
   private val written = mutable.LinkedHashMap.empty[String, (LeafTarget, mutable.ArrayBuffer[FragmentMetadata])]
 
   /** The partition being written: its leaf, its Arrow buffer and how input rows map onto it. */
-  private class Target(val key: Seq[Any], val leaf: LeafTarget, layout: Seq[(Field, Option[SchemaField])]) {
+  private class Target(val leaf: LeafTarget, layout: Seq[(Field, Option[SchemaField])]) {
     private val ordinals: Array[Int] = layout.map(_._2.fold(-1)(c => active.indexOf(c))).toArray
     private val types = active.map(_.dataType).toArray
     private val identity = ordinals.sameElements(active.indices)
@@ -55,16 +55,16 @@ class LeafDataWriter(
 
   /** The target of partition `key`: its leaf as it is, or a replacement holding its rows (once:
    * the distribution Spark guarantees puts all rows of a partition into one task). */
-  private def open(key: Seq[Any]): Target = {
+  private def open(key: PartitionKey): Target = {
     val leaf = directory.resolve(key)
     val pinned = if (strong) leaf.baseVersion else None
-    if (leaf.isNew) new Target(key, leaf, namespaceLayout)
+    if (leaf.isNew) new Target(leaf, namespaceLayout)
     else LeafAlignment.align(s"$tableUri/${leaf.location}", schema, storage, pinned) match {
-      case Some(layout) => new Target(key, leaf, layout)
-      case None if written.contains(leaf.objectId) => new Target(key, written(leaf.objectId)._1, namespaceLayout)
+      case Some(layout) => new Target(leaf, layout)
+      case None if written.contains(leaf.objectId) => new Target(written(leaf.objectId)._1, namespaceLayout)
       case None =>
-        val t = new Target(key, directory.replacement(key), namespaceLayout)
-        val old = LeafPartition(s"$tableUri/${leaf.location}", pinned, spec.identityValues(leaf.values), InternalRow.empty)
+        val t = new Target(directory.replacement(key), namespaceLayout)
+        val old = LeafPartition(s"$tableUri/${leaf.location}", pinned, spec.identityValues(leaf.key.byFieldId), InternalRow.empty)
         val reader = new LeafReader(old, active, Seq.empty, storage)
         try while (reader.next()) reader.get().rowIterator().asScala.foreach(add(t, _))
         catch { case e: Throwable => t.root.close(); throw e }
@@ -75,7 +75,7 @@ class LeafDataWriter(
 
   override def write(row: InternalRow): Unit = {
     val key = keyOf(row)
-    if (!current.exists(_.key == key)) {
+    if (!current.exists(_.leaf.key == key)) {
       current.foreach(close)
       current = Some(open(key))
     }
@@ -101,9 +101,7 @@ class LeafDataWriter(
   override def commit(): WriterCommitMessage = {
     current.foreach(close)
     current = None
-    LeafWriteMessage(written.values.map { case (t, fragments) =>
-      LeafWrite(t.objectId, t.location, t.isNew, t.baseVersion, t.values, t.newNamespaces, fragments.toSeq, t.replaces)
-    }.toSeq)
+    LeafWriteMessage(written.values.map { case (t, fragments) => LeafWrite(t, fragments.toSeq) }.toSeq)
   }
 
   override def abort(): Unit = ()

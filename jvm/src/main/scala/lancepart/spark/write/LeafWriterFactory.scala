@@ -4,7 +4,7 @@ package lancepart.spark.write
 
 import lancepart.manifest.Lance
 import lancepart.spec.{TableMetadata, TransactionMode}
-import lancepart.txn.PartitionDirectory
+import lancepart.txn.{PartitionDirectory, PartitionKey}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory}
 import org.apache.spark.unsafe.types.UTF8String
@@ -25,12 +25,13 @@ class LeafWriterFactory(
     Lance.loadNative()
     val meta = TableMetadata.fromProperties(properties, table)
     val fields = meta.currentSpec.fields
-    val keyOf: InternalRow => Seq[Any] = row => fields.zip(sourceOrdinals).map { case (f, ordinals) =>
+    val fieldIds = fields.map(_.fieldId)
+    val keyOf: InternalRow => PartitionKey = row => PartitionKey(fieldIds, fields.zip(sourceOrdinals).map { case (f, ordinals) =>
       f.compute(ordinals.zip(f.sources).map {
         case (Some(i), Some(s)) => copy(row.get(i, s.dataType))
         case _ => null
       }.toIndexedSeq)
-    }
+    })
     new LeafDataWriter(tableUri, meta.schema, meta.currentSpec, keyOf, directory, storage, meta.mode == TransactionMode.Strong)
   }
 
