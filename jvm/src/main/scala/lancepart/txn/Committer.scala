@@ -87,29 +87,30 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
     /** Where the fragments first written at a location are now (rebases move them). */
     private val current = mutable.Map.empty[String, String]
     /** Leaf directories this transaction made, which it may remove. */
-    private val own = mutable.Set.empty[String] ++ tx.writes.filter(_.isNew).map(_.location)
+    private val own = mutable.Set.empty[String] ++ tx.writes.map(_.target).filter(_.isNew).map(_.location)
 
     def commitOn(latest: Manifest): Long = {
       if (latest.meta.properties != tx.base.meta.properties) throw new TransactionConflict(
         s"table ${store.table}: its schema, partition specs or transaction mode changed while this write ran; nothing was committed")
-      val touched = tx.writes.filterNot(_.isNew).map(_.objectId) ++ tx.removed.keys ++ tx.deletes.keys
+      val touched = tx.writes.map(_.target).filterNot(_.isNew).map(_.objectId) ++ tx.removed.keys ++ tx.deletes.keys
       val now = if (touched.isEmpty) Map.empty[String, ManifestRow] else store.rows(latest, ManifestQuery.tablesById(touched.distinct))
         .map(r => r.objectId -> r).toMap
       // New partitions are resolved against S1; a write without any needs no scan for it.
       lazy val directory = PartitionDirectory.load(store, latest, spec, tx.directory.seed)
       val plans = mutable.LinkedHashMap.empty[String, LeafPlan]
-      def existing(row: ManifestRow): LeafPlan = plans.getOrElseUpdate(row.objectId,
-        LeafPlan(LeafTarget(row.objectId, row.location.get, isNew = false, row.readVersion, row.values, Seq.empty)))
+      def existing(row: ManifestRow): LeafPlan = plans.getOrElseUpdate(row.objectId, LeafPlan(row, isNew = false))
+      def newLeaf(t: LeafTarget): LeafPlan = LeafPlan(
+        ManifestRow(t.objectId, Naming.TableType, Some(t.location), None, t.key.byFieldId), isNew = true, directory.newNamespaces(t.key))
 
       // Appends rebase onto the leaf's current version; a removed leaf is a conflict, a replaced
       // one (a new leaf at a new location) takes the fragments into its directory.
-      for ((location, group) <- tx.writes.filterNot(_.isNew).groupBy(_.location)) {
-        val w = group.head
+      for ((location, group) <- tx.writes.filterNot(_.target.isNew).groupBy(_.target.location)) {
+        val w = group.head.target
         now.get(w.objectId) match {
           case Some(row) =>
             rehome(location, group, row)
             existing(row).fragments ++= group.flatMap(_.fragments)
-          case None => conflict(s"partition ${describe(w.objectId, w.values)} was removed by a concurrent write")
+          case None => conflict(s"partition ${describe(w.objectId, w.key.byFieldId)} was removed by a concurrent write")
         }
       }
       // Deletes run on the leaf's current version; nothing to do when it is gone.
@@ -120,12 +121,11 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
         if (!sameLeaf(before, row)) conflict(s"partition ${describe(id, before.values)} was written by a concurrent transaction")
         replacedIds += id
       }
-      for ((location, group) <- tx.writes.filter(_.isNew).groupBy(_.location)) {
-        val w = group.head
-        val key = spec.fields.map(f => w.values.getOrElse(f.fieldId, null))
-        val before = tx.directory.leaves.get(key)
-        val target = directory.resolve(key)
-        val after = directory.leaves.get(key)
+      for ((location, group) <- tx.writes.filter(_.target.isNew).groupBy(_.target.location)) {
+        val w = group.head.target
+        val before = tx.directory.leaves.get(w.key)
+        val target = directory.resolve(w.key)
+        val after = directory.leaves.get(w.key)
         val plan = if (w.replaces) {
           (before, after) match {
             case (Some(b), Some(a)) if sameLeaf(b, a) =>
@@ -135,17 +135,17 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
                 "added or renamed since it was written), which this write cannot combine with deleting rows from it; " +
                 "DELETE the rows first, then write the new ones; this write did not change __manifest")
               replacedIds += a.objectId
-              LeafPlan(LeafTarget(a.objectId, w.location, isNew = true, None, a.values, Seq.empty))
+              LeafPlan(a.copy(location = Some(w.location), readVersion = None), isNew = true)
             case (None, None) =>
               relocate(location, group, target)
-              LeafPlan(target)
-            case _ => conflict(s"partition ${describe(w.objectId, w.values)} was written by a concurrent transaction")
+              newLeaf(target)
+            case _ => conflict(s"partition ${describe(w.objectId, w.key.byFieldId)} was written by a concurrent transaction")
           }
         } else {
           relocate(location, group, target)
-          after.fold(LeafPlan(target))(existing)
+          after.fold(newLeaf(target))(existing)
         }
-        plans(plan.target.objectId) = plan
+        plans(plan.leaf.objectId) = plan
         plan.fragments ++= group.flatMap(_.fragments)
       }
 
@@ -188,8 +188,8 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
       val from = current.getOrElse(location, location)
       val to = row.location.get
       if (from != to) {
-        val w = group.head
-        val what = s"partition ${describe(w.objectId, w.values)} was replaced by a concurrent overwrite"
+        val w = group.head.target
+        val what = s"partition ${describe(w.objectId, w.key.byFieldId)} was replaced by a concurrent overwrite"
         if (updated.keys.exists(_._1 == from)) conflict(s"$what after this write committed its rows to the partition table it replaced")
         val written = leaves.fields(store.leafUri(location), if (strong) w.baseVersion else None)
         if (leaves.fields(store.leafUri(to), row.readVersion) != written) {
@@ -203,15 +203,16 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
     /** Commits one leaf's change; returns its manifest rows: the namespaces a new leaf needs,
      * the leaf, and in strong mode the record of its new version. */
     private def commitLeaf(p: LeafPlan): Seq[ManifestRow] = {
-      val t = p.target
-      val uri = store.leafUri(t.location)
+      val location = p.leaf.location.get
+      val base = p.leaf.readVersion
+      val uri = store.leafUri(location)
       val version =
-        if (t.isNew) created.getOrElseUpdate(t.location, leaves.create(uri, leafSchema, p.fragments.toSeq))
-        else updated.getOrElseUpdate((t.location, if (strong) t.baseVersion else None),
-          leaves.update(uri, if (strong) t.baseVersion else None, p.deletePredicate, p.fragments.toSeq))
-      val leaf = ManifestRow(t.objectId, Naming.TableType, Some(t.location), Some(version), t.values)
-      val changed = t.isNew || !t.baseVersion.contains(version)
-      t.newNamespaces ++ Seq(leaf) ++ (if (strong && changed) Seq(leaf.versionRecord(version)) else Seq.empty)
+        if (p.isNew) created.getOrElseUpdate(location, leaves.create(uri, leafSchema, p.fragments.toSeq))
+        else updated.getOrElseUpdate((location, if (strong) base else None),
+          leaves.update(uri, if (strong) base else None, p.deletePredicate, p.fragments.toSeq))
+      val leaf = p.leaf.copy(readVersion = Some(version))
+      val changed = p.isNew || !base.contains(version)
+      p.namespaces ++ Seq(leaf) ++ (if (strong && changed) Seq(leaf.versionRecord(version)) else Seq.empty)
     }
 
     private def describe(objectId: String, values: Map[String, Any]): String = {
@@ -224,8 +225,10 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, sto
   }
 }
 
-/** One leaf's change in an attempt: where it goes and what to apply. */
-private case class LeafPlan(target: LeafTarget) {
+/** One leaf's change in an attempt: its manifest row as planned (`readVersion`: the version an
+ * existing leaf's change applies to; None for a new leaf), the namespace rows a new leaf needs,
+ * and what to apply. */
+private case class LeafPlan(leaf: ManifestRow, isNew: Boolean, namespaces: Seq[ManifestRow] = Seq.empty) {
   val fragments: mutable.ArrayBuffer[org.lance.FragmentMetadata] = mutable.ArrayBuffer.empty
   var deletePredicate: Option[String] = None
 }

@@ -6,23 +6,23 @@ import lancepart.manifest.{Manifest, ManifestQuery, ManifestRow, ManifestStore, 
 import lancepart.spec.BoundSpec
 
 /** The leaf a partition's rows are written to, the version they are written against (an existing
- * leaf's read_version), the namespace rows a new leaf still needs, and whether the rows replace
+ * leaf's read_version; the driver's rebase reads it in strong mode), and whether the rows replace
  * the partition's (a replaced partition gets a new leaf at a new location). */
 case class LeafTarget(objectId: String, location: String, isNew: Boolean, baseVersion: Option[Long],
-                      values: Map[String, Any], newNamespaces: Seq[ManifestRow], replaces: Boolean = false)
+                      key: PartitionKey, replaces: Boolean = false)
 
 /**
- * `namespaces` maps a prefix of partition values (level k holds the first k values) to the
- * namespace's object id; `leaves` maps full values to the leaf's row. `seed` is random per
- * write: names of new namespaces derive from it and the values (see [[Naming.derivedName]]), so
- * resolving against a newer manifest gives the same names for what is still new. An overwrite
- * replaces the partitions in `replacing` (all it writes when `replaceAll`).
+ * `namespaces` maps the key of each namespace (level k holds the first k values) to its object
+ * id; `leaves` maps full keys to the leaf's row. `seed` is random per write: names of new
+ * namespaces derive from it and the values (see [[Naming.derivedName]]), so resolving against a
+ * newer manifest gives the same names for what is still new. An overwrite replaces the
+ * partitions in `replacing` (all it writes when `replaceAll`).
  */
 case class PartitionDirectory(
     specId: Int,
     fieldIds: Seq[String],
-    namespaces: Map[Seq[Any], String],
-    leaves: Map[Seq[Any], ManifestRow],
+    namespaces: Map[PartitionKey, String],
+    leaves: Map[PartitionKey, ManifestRow],
     seed: String,
     replaceAll: Boolean = false,
     replacing: Set[String] = Set.empty) {
@@ -31,33 +31,34 @@ case class PartitionDirectory(
   def replacingFor(replaceAll: Boolean, replacing: Set[String]): PartitionDirectory =
     copy(replaceAll = replaceAll, replacing = replacing)
 
-  def resolve(values: Seq[Any]): LeafTarget = {
-    val named = fieldIds.zip(values).toMap
-    leaves.get(values) match {
-      case Some(row) if replaceAll || replacing(row.objectId) => replacement(values)
-      case Some(row) => LeafTarget(row.objectId, row.location.get, isNew = false, row.readVersion, named, Seq.empty)
-      case None =>
-        var parent = s"v$specId"
-        val created = Seq.newBuilder[ManifestRow]
-        for (k <- 1 to values.size) {
-          val prefix = values.take(k)
-          parent = namespaces.getOrElse(prefix, {
-            val id = Naming.objectId(Seq(parent, Naming.derivedName(seed, specId.toString +: prefix.map(render))))
-            created += ManifestRow(id, Naming.NamespaceType, None, None, fieldIds.take(k).zip(prefix).toMap)
-            id
-          })
-        }
-        val objectId = Naming.objectId(Seq(parent, Naming.LeafName))
-        LeafTarget(objectId, Naming.location(objectId), isNew = true, None, named, created.result(), replaces = isOverwrite)
-    }
+  def resolve(key: PartitionKey): LeafTarget = leaves.get(key) match {
+    case Some(row) if replaceAll || replacing(row.objectId) => replacement(key)
+    case Some(row) => LeafTarget(row.objectId, row.location.get, isNew = false, row.readVersion, key)
+    case None =>
+      val objectId = Naming.objectId(Seq(namespacesAbove(key).lastOption.fold(s"v$specId")(_._1), Naming.LeafName))
+      LeafTarget(objectId, Naming.location(objectId), isNew = true, None, key, replaces = isOverwrite)
   }
 
-  /** The leaf that replaces the existing leaf of partition `values`: a new leaf at a new location
+  /** The manifest rows of the namespaces above a new leaf of `key` that the directory does not have. */
+  def newNamespaces(key: PartitionKey): Seq[ManifestRow] = namespacesAbove(key).flatMap(_._2)
+
+  /** The leaf that replaces the existing leaf of partition `key`: a new leaf at a new location
    * under the same object id (what an overwrite of the partition writes). */
-  def replacement(values: Seq[Any]): LeafTarget = {
-    val row = leaves(values)
-    LeafTarget(row.objectId, Naming.location(row.objectId, seed), isNew = true, row.readVersion,
-      fieldIds.zip(values).toMap, Seq.empty, replaces = true)
+  def replacement(key: PartitionKey): LeafTarget = {
+    val row = leaves(key)
+    LeafTarget(row.objectId, Naming.location(row.objectId, seed), isNew = true, row.readVersion, key, replaces = true)
+  }
+
+  /** The object ids of the namespaces above a leaf of `key`, outermost first, each with its
+   * manifest row when it is new (its name derived from the seed and the values). */
+  private def namespacesAbove(key: PartitionKey): Seq[(String, Option[ManifestRow])] = {
+    var parent = s"v$specId"
+    (1 to key.values.size).map { k =>
+      val prefix = key.prefix(k)
+      val known = namespaces.get(prefix)
+      parent = known.getOrElse(Naming.objectId(Seq(parent, Naming.derivedName(seed, specId.toString +: prefix.values.map(render)))))
+      parent -> Option.when(known.isEmpty)(ManifestRow(parent, Naming.NamespaceType, None, None, prefix.byFieldId))
+    }
   }
 
   private def render(v: Any): String = if (v == null) "\u0000null" else s"${v.getClass.getName}:$v"
@@ -72,7 +73,7 @@ object PartitionDirectory {
   def load(store: ManifestStore, manifest: Manifest, spec: BoundSpec, seed: String): PartitionDirectory = {
     val fieldIds = spec.fields.map(_.fieldId)
     val rows = store.rows(manifest, ManifestQuery.specRows(spec.id))
-    def prefix(row: ManifestRow, depth: Int): Seq[Any] = fieldIds.take(depth).map(row.values.getOrElse(_, null))
+    def prefix(row: ManifestRow, depth: Int): PartitionKey = PartitionKey.of(fieldIds.take(depth), row.values)
     val namespaces = rows.filter(_.objectType == Naming.NamespaceType).flatMap { row =>
       val depth = row.objectId.count(_ == '$')
       if (depth >= 1 && depth <= fieldIds.size) Some(prefix(row, depth) -> row.objectId) else None

@@ -41,7 +41,7 @@ class CommitterSuite extends AnyFunSuite {
 
     /** What a task writes: fragments of rows `ids` into partition `c`'s leaf as `directory` resolves it. */
     def write(directory: PartitionDirectory, c: String, ids: Seq[Long]): LeafWrite = {
-      val target = directory.resolve(Seq(UTF8String.fromString(c)))
+      val target = directory.resolve(PartitionKey(directory.fieldIds, Seq(UTF8String.fromString(c))))
       val fragments = Lance.using(VectorSchemaRoot.create(leafSchema, Lance.allocator)) { root =>
         root.allocateNew()
         val id = root.getVector("id").asInstanceOf[BigIntVector]
@@ -50,8 +50,7 @@ class CommitterSuite extends AnyFunSuite {
         root.setRowCount(ids.size)
         Fragment.write().datasetUri(store.leafUri(target.location)).allocator(Lance.allocator).data(root).execute().asScala.toSeq
       }
-      LeafWrite(target.objectId, target.location, target.isNew, target.baseVersion, target.values, target.newNamespaces,
-        fragments, target.replaces)
+      LeafWrite(target, fragments)
     }
 
     def commit(base: Manifest, directory: PartitionDirectory, writes: LeafWrite*): Long =
@@ -78,15 +77,15 @@ class CommitterSuite extends AnyFunSuite {
       val (da, db) = (t.directory(s0), t.directory(s0))
       val a = t.write(da, "US", Seq(1, 2))
       val b = t.write(db, "US", Seq(3))
-      assert(a.location != b.location)
+      assert(a.target.location != b.target.location)
       t.commit(s0, da, a)
       t.commit(s0, db, b)
       val rows = t.store.rows(t.latest, "true")
       assert(rows.count(r => r.objectType == Naming.NamespaceType && r.objectId != "v1") == 1)
       val leaves = t.leaves()
-      assert(leaves.map(_.objectId) == Seq(a.objectId))
+      assert(leaves.map(_.objectId) == Seq(a.target.objectId))
       assert(t.ids(leaves.head).sorted == Seq(1L, 2L, 3L))
-      assert(t.files.leafDirectories() == Seq(a.location), "the second writer's directory is gone")
+      assert(t.files.leafDirectories() == Seq(a.target.location), "the second writer's directory is gone")
     }
 
     test(s"$mode: appends to one partition planned on the same version both land") {
@@ -97,7 +96,7 @@ class CommitterSuite extends AnyFunSuite {
       val (da, db) = (t.directory(s1), t.directory(s1))
       val a = t.write(da, "US", Seq(2))
       val b = t.write(db, "US", Seq(3))
-      assert(!a.isNew && !b.isNew)
+      assert(!a.target.isNew && !b.target.isNew)
       t.commit(s1, da, a)
       t.commit(s1, db, b)
       val leaf = t.leaves().head
@@ -123,7 +122,7 @@ class CommitterSuite extends AnyFunSuite {
       val overwrite = t.directory(s1, replaceAll = true)
       val append = t.directory(s1)
       val replacing = t.write(overwrite, "US", Seq(10))
-      assert(replacing.replaces && replacing.isNew)
+      assert(replacing.target.replaces && replacing.target.isNew)
       t.commit(s1, append, t.write(append, "US", Seq(2)))
       val before = t.latest.version
       val e = intercept[TransactionConflict](t.commit(s1, overwrite, replacing))

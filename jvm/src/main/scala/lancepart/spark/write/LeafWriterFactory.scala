@@ -1,23 +1,13 @@
-// Task side of a write: each row's partition values are computed from its source columns; rows
-// arrive sorted by partition, each run is buffered in Arrow (Spark's ArrowWriter) and written as
-// Lance fragments into its leaf's directory, in the leaf's own column order.
+// Task side of a write: each row's partition values are computed from its source columns and the
+// rows go to a LeafDataWriter.
 package lancepart.spark.write
 
 import lancepart.manifest.Lance
-import lancepart.spark.LeafSchema
-import lancepart.spark.read.{LeafPartition, LeafReader}
-import lancepart.spec.{BoundSpec, NamespaceSchema, SchemaField, TableMetadata, TransactionMode}
-import lancepart.txn.{LeafTarget, LeafWrite, PartitionDirectory}
-import org.apache.arrow.vector.VectorSchemaRoot
-import org.apache.arrow.vector.types.pojo.{Field, Schema}
+import lancepart.spec.{TableMetadata, TransactionMode}
+import lancepart.txn.{PartitionDirectory, PartitionKey}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory, WriterCommitMessage}
-import org.apache.spark.sql.execution.arrow.ArrowWriter
+import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory}
 import org.apache.spark.unsafe.types.UTF8String
-import org.lance.{Fragment, FragmentMetadata}
-
-import scala.collection.mutable
-import scala.jdk.CollectionConverters._
 
 /**
  * `properties` are the table's metadata, re-read on the executor (bound specs hold evaluators
@@ -35,12 +25,13 @@ class LeafWriterFactory(
     Lance.loadNative()
     val meta = TableMetadata.fromProperties(properties, table)
     val fields = meta.currentSpec.fields
-    val keyOf: InternalRow => Seq[Any] = row => fields.zip(sourceOrdinals).map { case (f, ordinals) =>
+    val fieldIds = fields.map(_.fieldId)
+    val keyOf: InternalRow => PartitionKey = row => PartitionKey(fieldIds, fields.zip(sourceOrdinals).map { case (f, ordinals) =>
       f.compute(ordinals.zip(f.sources).map {
         case (Some(i), Some(s)) => copy(row.get(i, s.dataType))
         case _ => null
       }.toIndexedSeq)
-    }
+    })
     new LeafDataWriter(tableUri, meta.schema, meta.currentSpec, keyOf, directory, storage, meta.mode == TransactionMode.Strong)
   }
 
@@ -48,103 +39,4 @@ class LeafWriterFactory(
     case s: UTF8String => s.copy()
     case other => other
   }
-}
-
-/**
- * Rows arrive in the namespace's readable columns. A new leaf gets them in that order; an existing
- * leaf is aligned first ([[LeafAlignment]]; in strong mode at its read_version) and rows are
- * rearranged into its column order, with NULL for its leaf-only columns. A leaf that cannot be
- * aligned (a column narrower than the namespace's, or strong mode and a schema change) is
- * rewritten: a replacement leaf gets the old leaf's rows, read as the namespace's columns
- * ([[LeafReader]]: widened, missing columns filled), then the new rows.
- */
-class LeafDataWriter(
-    tableUri: String,
-    schema: NamespaceSchema,
-    spec: BoundSpec,
-    keyOf: InternalRow => Seq[Any],
-    directory: PartitionDirectory,
-    storage: Map[String, String],
-    strong: Boolean) extends DataWriter[InternalRow] {
-  private val active = schema.active
-  private val namespaceLayout: Seq[(Field, Option[SchemaField])] = active.map(c => LeafSchema.tagged(c) -> Some(c))
-  private var current: Option[Target] = None
-  private val written = mutable.LinkedHashMap.empty[String, (LeafTarget, mutable.ArrayBuffer[FragmentMetadata])]
-
-  /** The partition being written: its leaf, its Arrow buffer and how input rows map onto it. */
-  private class Target(val key: Seq[Any], val leaf: LeafTarget, layout: Seq[(Field, Option[SchemaField])]) {
-    private val ordinals: Array[Int] = layout.map(_._2.fold(-1)(c => active.indexOf(c))).toArray
-    private val types = active.map(_.dataType).toArray
-    private val identity = ordinals.sameElements(active.indices)
-    val root: VectorSchemaRoot = VectorSchemaRoot.create(new Schema(layout.map(_._1).asJava), Lance.allocator)
-    val arrow: ArrowWriter = ArrowWriter.create(root)
-    var rows = 0
-
-    def write(row: InternalRow): Unit = {
-      arrow.write(if (identity) row else InternalRow.fromSeq(ordinals.toSeq.map(o => if (o < 0) null else row.get(o, types(o)))))
-      rows += 1
-    }
-  }
-
-  /** The target of partition `key`: its leaf as it is, or a replacement holding its rows (once:
-   * the distribution Spark guarantees puts all rows of a partition into one task). */
-  private def open(key: Seq[Any]): Target = {
-    val leaf = directory.resolve(key)
-    val pinned = if (strong) leaf.baseVersion else None
-    if (leaf.isNew) new Target(key, leaf, namespaceLayout)
-    else LeafAlignment.align(s"$tableUri/${leaf.location}", schema, storage, pinned) match {
-      case Some(layout) => new Target(key, leaf, layout)
-      case None if written.contains(leaf.objectId) => new Target(key, written(leaf.objectId)._1, namespaceLayout)
-      case None =>
-        val t = new Target(key, directory.replacement(key), namespaceLayout)
-        val old = LeafPartition(s"$tableUri/${leaf.location}", pinned, spec.identityValues(leaf.values), InternalRow.empty)
-        val reader = new LeafReader(old, active, Seq.empty, storage)
-        try while (reader.next()) reader.get().rowIterator().asScala.foreach(add(t, _))
-        catch { case e: Throwable => t.root.close(); throw e }
-        finally reader.close()
-        t
-    }
-  }
-
-  override def write(row: InternalRow): Unit = {
-    val key = keyOf(row)
-    if (!current.exists(_.key == key)) {
-      current.foreach(close)
-      current = Some(open(key))
-    }
-    add(current.get, row)
-  }
-
-  private def add(t: Target, row: InternalRow): Unit = {
-    t.write(row)
-    if (t.rows >= LeafDataWriter.MaxRows || t.arrow.sizeInBytes() >= LeafDataWriter.MaxBytes) flush(t)
-  }
-
-  private def flush(t: Target): Unit = if (t.rows > 0) {
-    t.arrow.finish()
-    val fragments = Fragment.write().datasetUri(s"$tableUri/${t.leaf.location}").allocator(Lance.allocator)
-      .data(t.root).storageOptions(storage.asJava).execute().asScala
-    written.getOrElseUpdate(t.leaf.objectId, (t.leaf, mutable.ArrayBuffer.empty))._2 ++= fragments
-    t.arrow.reset()
-    t.rows = 0
-  }
-
-  private def close(t: Target): Unit = try flush(t) finally t.root.close()
-
-  override def commit(): WriterCommitMessage = {
-    current.foreach(close)
-    current = None
-    LeafWriteMessage(written.values.map { case (t, fragments) =>
-      LeafWrite(t.objectId, t.location, t.isNew, t.baseVersion, t.values, t.newNamespaces, fragments.toSeq, t.replaces)
-    }.toSeq)
-  }
-
-  override def abort(): Unit = ()
-
-  override def close(): Unit = current.foreach(_.root.close())
-}
-
-object LeafDataWriter {
-  val MaxRows = 262144
-  val MaxBytes: Long = 64L << 20
 }

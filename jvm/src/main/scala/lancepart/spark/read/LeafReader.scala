@@ -1,0 +1,93 @@
+// Executor side of a read: scan one partition table with lance-core and hand Arrow batches to Spark.
+package lancepart.spark.read
+
+import lancepart.manifest.Lance
+import lancepart.spark.LeafSchema
+import lancepart.spec.SchemaField
+import org.apache.arrow.vector.types.pojo.Field
+import org.apache.arrow.vector.ipc.ArrowReader
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.read.PartitionReader
+import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantColumnVector}
+import org.apache.spark.sql.lancepart.ArrowBridge
+import org.apache.spark.sql.types.DataType
+import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
+import org.lance.Dataset
+import org.lance.ipc.{LanceScanner, ScanOptions}
+
+import scala.jdk.CollectionConverters._
+
+/**
+ * Reads a leaf at its pinned version, following the schema consistency rules: a column is found
+ * by its namespace field id (so renames are followed), else by name; it is read as the scan's
+ * type ([[LeafVectors]]: nested fields by name, a narrower stored type widened, a nested field
+ * the leaf lacks as NULL); a namespace column the leaf does not store reads as the partition's
+ * identity value when it is an identity source (writers such as Daft's omit those columns), else
+ * as NULL; leaf-only columns are ignored. Whole top-level columns are read: Lance reads a nested
+ * path ("st.b") as a flat column without the NULLs of its parents.
+ *
+ * Filters go to Lance only for columns stored under the same name and type, and only when no
+ * struct, array or map column is read: lance-core 7.0.0's filtered scans, which read the other
+ * columns after filtering, return a NULL struct as a struct of NULLs and a NULL array of structs
+ * as an empty array (Spark applies the filters again in any case).
+ */
+class LeafReader(part: LeafPartition, columns: Seq[SchemaField], filters: Seq[LeafFilter], storage: Map[String, String])
+    extends PartitionReader[ColumnarBatch] {
+  private val dataset: Dataset = Lance.open(part.uri, storage, part.readVersion)
+  private val stored: Seq[Option[(Field, DataType)]] = columns.map { c =>
+    LeafSchema.find(dataset.getSchema, c).map { field =>
+      val leafType = ArrowBridge.fromArrowField(field)
+      LeafVectors.mismatch(leafType, c.dataType, field.getName).foreach { reason =>
+        dataset.close()
+        throw new IllegalStateException(s"partition table ${part.uri}: column $reason (namespace column '${c.name}')")
+      }
+      (field, leafType)
+    }
+  }
+  private val scanner: LanceScanner = {
+    val direct = columns.zip(stored).collect { case (c, Some((f, t))) if f.getName == c.name && t == c.dataType => c.name }.toSet
+    val nested = stored.flatten.exists { case (_, t) => LeafVectors.isNested(t) }
+    val applicable = if (nested) Seq.empty else filters.filter(_.columns.forall(direct)).map(f => s"(${f.sql})")
+    val names = stored.flatten.map(_._1.getName).distinct
+    val options = new ScanOptions.Builder().columns(names.asJava).batchSize(LeafReader.BatchRows)
+    if (applicable.nonEmpty) options.filter(applicable.mkString(" AND "))
+    if (names.isEmpty) options.withRowId(true)
+    dataset.newScan(options.build())
+  }
+  private val reader: ArrowReader = scanner.scanBatches()
+  private var batch: ColumnarBatch = _
+
+  override def next(): Boolean = {
+    if (!reader.loadNextBatch()) return false
+    val root = reader.getVectorSchemaRoot
+    val rows = root.getRowCount
+    val vectors: Array[ColumnVector] = columns.zip(stored).map {
+      case (c, Some((field, leafType))) => LeafVectors.of(root.getVector(field.getName), leafType, c.dataType)
+      case (c, None) =>
+        val constant = new ConstantColumnVector(rows, c.dataType)
+        ColumnVectorUtils.populate(constant, InternalRow(part.identityValues.getOrElse(c.name, null)), 0)
+        constant
+    }.toArray
+    batch = new LeafBatch(vectors, rows)
+    true
+  }
+
+  override def get(): ColumnarBatch = batch
+
+  override def close(): Unit = {
+    reader.close()
+    scanner.close()
+    dataset.close()
+  }
+}
+
+/** Spark closes a batch's vectors after using it (`closeIfFreeable`), which for Arrow vectors
+ * releases the reader's VectorSchemaRoot, reused by the next batch: a struct vector loses its
+ * children and the next batch fails to load. The root is the reader's to close. */
+class LeafBatch(vectors: Array[ColumnVector], rows: Int) extends ColumnarBatch(vectors, rows) {
+  override def closeIfFreeable(): Unit = ()
+}
+
+object LeafReader {
+  val BatchRows = 8192L
+}

@@ -1,0 +1,38 @@
+// Driver side of a write: reads the partitions once for the tasks (and those an overwrite
+// replaces), ships them with the table's metadata, and commits what the tasks wrote in one transaction.
+package lancepart.spark.write
+
+import lancepart.manifest.Naming
+import lancepart.spark.PartitionedTable
+import lancepart.txn.{LeafWrite, PartitionDirectory, TableWrite}
+import org.apache.spark.sql.connector.write._
+
+class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, mode: WriteMode) extends BatchWrite {
+  private val meta = table.manifest.meta
+  private val removal = mode match {
+    case OverwriteWhere(filters) => RowRemoval.plan(table, filters)
+    case _ => RowRemoval(Map.empty, Map.empty)
+  }
+  private val directory = PartitionDirectory.load(table.store, table.manifest, meta.currentSpec, Naming.randomName())
+    .replacingFor(replaceAll = mode == OverwritePartitions, replacing = removal.removed.keySet)
+
+  override def createBatchWriterFactory(physical: PhysicalWriteInfo): DataWriterFactory = {
+    val input = info.schema()
+    val sourceOrdinals = meta.currentSpec.fields.map(_.sources.map(_.flatMap { s =>
+      input.fields.indexWhere(_.name.equalsIgnoreCase(s.name)) match { case -1 => None; case i => Some(i) }
+    }))
+    new LeafWriterFactory(table.name(), meta.properties, table.store.tableUri, sourceOrdinals, directory, table.storage)
+  }
+
+  override def commit(messages: Array[WriterCommitMessage]): Unit = {
+    val writes: Seq[LeafWrite] = messages.toSeq.flatMap { case m: LeafWriteMessage => m.writes }
+    val tx = TableWrite(table.manifest, directory, writes, removal.removed, removal.deletes)
+    if (!tx.isEmpty) table.committer.commit(tx)
+  }
+
+  /** Fragments of an aborted write are in no committed leaf version, so no reader sees them;
+   * `Admin.vacuum` removes them. */
+  override def abort(messages: Array[WriterCommitMessage]): Unit = ()
+}
+
+case class LeafWriteMessage(writes: Seq[LeafWrite]) extends WriterCommitMessage

@@ -1,0 +1,23 @@
+// Write planning: Spark clusters and sorts rows by the partition columns, tasks write Lance
+// fragments per partition, the driver commits them (txn.Committer).
+package lancepart.spark.write
+
+import lancepart.spark.{DdlPartitioning, PartitionedTable}
+import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
+import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
+import org.apache.spark.sql.connector.write.{BatchWrite, LogicalWriteInfo, RequiresDistributionAndOrdering, Write}
+
+class PartitionedWrite(table: PartitionedTable, info: LogicalWriteInfo, mode: WriteMode)
+    extends Write with RequiresDistributionAndOrdering {
+  /** Rows cluster and sort by each field's value; an expression field by its source columns. */
+  private val clustering: Array[Expression] = table.manifest.meta.currentSpec.fields.flatMap { f =>
+    if (f.field.expression.isDefined) f.sources.flatten.map(s => DdlPartitioning.column(s.name): Expression)
+    else Seq(DdlPartitioning.expressionOf(f))
+  }.distinct.toArray
+
+  override def requiredDistribution(): Distribution = Distributions.clustered(clustering)
+
+  override def requiredOrdering(): Array[SortOrder] = clustering.map(e => Expressions.sort(e, SortDirection.ASCENDING))
+
+  override def toBatch: BatchWrite = new PartitionedBatchWrite(table, info, mode)
+}
