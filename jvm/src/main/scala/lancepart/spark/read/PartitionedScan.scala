@@ -82,7 +82,10 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
     else if (keys.isEmpty) "none (the spec versions read share no identity, bucket or calendar field of one column)"
     else keys.map(keyExpression(_).describe()).mkString(", ")
 
-  override def planInputPartitions(): Array[InputPartition] = {
+  override def planInputPartitions(): Array[InputPartition] = planned
+
+  /** The input partitions, planned (and logged) once however often Spark asks. */
+  private lazy val planned: Array[InputPartition] = {
     PartitionedScan.log.info(s"table ${table.name()}: planned ${leaves.size} of $totalTables partition tables " +
       s"(manifest version ${table.manifest.version}); partitioning reported for storage-partitioned joins: " +
       reportedPartitioning)
