@@ -127,7 +127,8 @@ object Transform {
   val Calendar: Seq[CalendarField] = Seq(Year, Month, Day, Hour)
 
   /** A kind with a positive integer parameter, under `jsonKey` in the spec's JSON. */
-  sealed abstract class Parameterized(val jsonKey: String, val parameterName: String) extends Transform {
+  sealed abstract class Parameterized(val jsonName: String, val jsonKey: String, val parameterName: String)
+      extends Transform {
     def value: Int
     def withParameter(p: Int): Parameterized
     override def parameter: Option[Int] = Some(value)
@@ -137,8 +138,7 @@ object Transform {
     }
   }
 
-  case class Bucket(numBuckets: Int) extends Parameterized("num_buckets", "number of buckets") {
-    val jsonName = "bucket"
+  case class Bucket(numBuckets: Int) extends Parameterized("bucket", "num_buckets", "number of buckets") {
     def value: Int = numBuckets
     def withParameter(p: Int): Parameterized = Bucket(p)
     override def sparkName: Option[String] = Some(jsonName)
@@ -151,8 +151,7 @@ object Transform {
     val reportable = true
   }
 
-  case class MultiBucket(numBuckets: Int) extends Parameterized("num_buckets", "number of buckets") {
-    val jsonName = "multi_bucket"
+  case class MultiBucket(numBuckets: Int) extends Parameterized("multi_bucket", "num_buckets", "number of buckets") {
     def value: Int = numBuckets
     def withParameter(p: Int): Parameterized = MultiBucket(p)
     override def sparkName: Option[String] = Some("bucket")
@@ -170,8 +169,7 @@ object Transform {
 
   /** Strings keep their first `width` code points; numbers become `v - (v % width)`, the
    * remainder taking the dividend's sign (so truncation is toward zero). */
-  case class Truncate(width: Int) extends Parameterized("width", "width") {
-    val jsonName = "truncate"
+  case class Truncate(width: Int) extends Parameterized("truncate", "width", "width") {
     def value: Int = width
     def withParameter(p: Int): Parameterized = Truncate(p)
     override def sparkName: Option[String] = Some(jsonName)
