@@ -3,6 +3,7 @@ package lancepart.prune
 
 import lancepart.manifest.ManifestQuery
 import lancepart.spec.{BoundField, BoundSpec, CalendarRun, SchemaField, TableMetadata}
+import lancepart.transform.Transform
 import org.apache.spark.sql.sources._
 import org.apache.spark.sql.types.{DataType, DateType, StringType}
 
@@ -76,16 +77,17 @@ object ManifestFilter {
       val attr = leaf.references.toSeq match { case Seq(a) => a; case _ => return None }
       val source = f.source.filter(s => sourceOf(attr).contains(s.id))
       (f.field.transform, source, columnOf(f)) match {
-        case (Some(t), Some(_), Some(col)) if t.isIdentity =>
+        case (Some(Transform.Identity), Some(_), Some(col)) =>
           LanceSql.render(leaf, a => if (sourceOf(a) == source.map(_.id)) Some(col -> f.valueType) else None)
             .map(Proj(_, exact = true))
-        case (Some(t), Some(s), Some(col)) => transformed(f, t.kind, t.width, s.dataType, col, leaf)
+        case (Some(t), Some(s), Some(col)) => transformed(f, t, s.dataType, col, leaf)
         case _ => None
       }
     }
 
-    private def transformed(f: BoundField, kind: String, width: Option[Int], sourceType: DataType, col: String,
-                            leaf: Filter): Option[Proj] = {
+    /** Projects through `t`: its values of `=` and IN values, ranges when it preserves order,
+     * string prefixes when it keeps them. */
+    private def transformed(f: BoundField, t: Transform, sourceType: DataType, col: String, leaf: Filter): Option[Proj] = {
       def apply(v: Any): Any = f.compute(IndexedSeq(v))
       def values(vs: Seq[Any]): Option[Seq[Any]] = {
         val converted = vs.map(LanceSql.internal(_, sourceType))
@@ -94,7 +96,7 @@ object ManifestFilter {
       def cmp(v: Any, op: String): Option[Proj] =
         for (iv <- LanceSql.internal(v, sourceType) if iv != null; lit <- LanceSql.literal(apply(iv), f.valueType))
           yield Proj(s"$col $op $lit", exact = false)
-      val monotonic = kind == "year" || kind == "truncate"
+      val monotonic = t.preservesOrder
       leaf match {
         case EqualTo(_, v) => values(Seq(v)).filterNot(_.contains(null)).flatMap(LanceSql.in(col, _, f.valueType)).map(Proj(_, exact = false))
         case EqualNullSafe(_, v) if v != null => onField(f, EqualTo(leaf.references.head, v))
@@ -106,8 +108,8 @@ object ManifestFilter {
         case GreaterThanOrEqual(_, v) if monotonic => cmp(v, ">=")
         case LessThan(_, v) if monotonic => cmp(v, "<=")
         case LessThanOrEqual(_, v) if monotonic => cmp(v, "<=")
-        case StringStartsWith(_, prefix) if kind == "truncate" && sourceType == StringType =>
-          val w = width.get
+        case StringStartsWith(_, prefix) if t.stringPrefix.isDefined && sourceType == StringType =>
+          val w = t.stringPrefix.get
           if (prefix.codePointCount(0, prefix.length) >= w) cmp(prefix, "=")
           else LanceSql.string(prefix).map(p => Proj(s"starts_with($col, $p)", exact = false))
         case _ => None
@@ -117,10 +119,10 @@ object ManifestFilter {
     /** month, day and hour fields outside a calendar run are not monotonic: a range with both
      * bounds becomes the set of field values it covers, when that set is not every value. */
     private def calendarRange(f: BoundField, conjuncts: Seq[Filter]): Option[Proj] = {
-      val kind = f.field.transform.map(_.kind)
-        .filter(k => (k == "month" || k == "day" || k == "hour") && !calendarRuns.exists(_.contains(f)))
+      val calendarField = f.field.transform.collect { case c: Transform.CalendarField if !c.preservesOrder => c }
+        .filterNot(_ => calendarRuns.exists(_.contains(f)))
       for {
-        k <- kind
+        k <- calendarField
         s <- f.source
         col <- columnOf(f)
         lo <- lowerBound(s, conjuncts)
@@ -181,7 +183,7 @@ object ManifestFilter {
     /** Fields over several sources (multi_bucket) and expression fields: evaluated when every
      * source is bound by `=`, `<=>` or IN in this conjunction. */
     private def boundValues(f: BoundField, conjuncts: Seq[Filter]): Option[Proj] = {
-      if (f.field.transform.exists(t => t.kind != "multi_bucket")) return None
+      if (f.field.transform.exists(!_.multiSource)) return None
       val candidates = f.sources.map {
         case None => Some(Seq(null)) // a source the schema no longer has reads as NULL
         case Some(s) =>

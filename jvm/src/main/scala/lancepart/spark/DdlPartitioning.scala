@@ -4,7 +4,6 @@
 package lancepart.spark
 
 import com.fasterxml.jackson.databind.JsonNode
-import lancepart.spark.functions.PartitionFunctions
 import lancepart.spec.{BoundField, BoundSpec, CalendarRun, Json, NamespaceSchema, PartitionField, PartitionSpec, SchemaField, SpecEvolution}
 import lancepart.transform.Transform
 import org.apache.spark.sql.catalyst.util.QuotingUtils
@@ -24,10 +23,6 @@ object DdlPartitioning {
   /** The transform that places an expression field of the table property among the others:
    * `lance_expression('<field_id>', <its sources>...)`, as DESCRIBE shows it. */
   val ExpressionTransform = "lance_expression"
-
-  /** Spark's calendar transforms: each is a calendar run, the spec's calendar fields from year
-   * down to its own unit (`days(ts)` is year, month and day: one partition per calendar day). */
-  private val CalendarTransforms = Seq("years", "months", "days", "hours")
 
   /** Spec v1 from `PARTITIONED BY` transforms and the table property's expression fields: those
    * a `lance_expression` transform names take its place, the others follow the transforms. */
@@ -84,32 +79,28 @@ object DdlPartitioning {
       case n: java.lang.Long if n.longValue().isValidInt => n.intValue()
       case other => throw new IllegalArgumentException(s"table $table: '${t.describe()}' needs an integer parameter, got $other")
     }
-    if (ints.exists(_ <= 0)) throw new IllegalArgumentException(
-      s"table $table: '${t.describe()}' needs a positive ${if (t.name().contains("bucket")) "number of buckets" else "width"}")
-    def field(id: String, transform: Transform, result: DataType) =
-      PartitionField(id.replaceAll("[^A-Za-z0-9_]", "_"), columns.map(_.id), Some(transform), None, PartitionSpec.resultTypeJson(result))
     def one(): SchemaField = columns match {
       case Seq(c) => c
       case _ => throw new IllegalArgumentException(s"table $table: '${t.describe()}' needs exactly one column")
     }
-    def calendar(kind: String) = field(s"${one().name}_$kind", Transform(kind), IntegerType)
-    val loneCalendar = Transform.Calendar.map(k => PartitionFunctions.nameOf(k) -> k).toMap
-    (t.name(), ints) match {
-      case ("identity", Seq()) => Seq(field(one().name, Transform(Transform.Identity), one().dataType))
-      case (name, Seq()) if CalendarTransforms.contains(name) =>
-        Transform.Calendar.take(CalendarTransforms.indexOf(name) + 1).map(calendar)
-      case (name, Seq()) if loneCalendar.contains(name) => Seq(calendar(loneCalendar(name)))
-      case ("bucket" | "lance_bucket", Seq(n)) if columns.size == 1 =>
-        Seq(field(s"${one().name}_bucket_$n", Transform("bucket", numBuckets = Some(n)), IntegerType))
-      case ("bucket" | "lance_multi_bucket", Seq(n)) if columns.nonEmpty =>
-        Seq(field(s"${columns.map(_.name).mkString("_")}_bucket_$n", Transform("multi_bucket", numBuckets = Some(n)), IntegerType))
-      case ("truncate" | "lance_truncate", Seq(w)) =>
-        Seq(field(s"${one().name}_trunc_$w", Transform("truncate", width = Some(w)), one().dataType))
-      case _ => throw new IllegalArgumentException(
-        s"table $table: unsupported partition transform '${t.describe()}' (use col, identity(col), years, months, " +
-          "days, hours, bucket(N, col, ...), truncate(W, col), lance_year, lance_month, lance_day, lance_hour(col) " +
-          "for one calendar field alone, or an expression field)")
+    def field(transform: Transform): PartitionField = {
+      val sources = if (transform.multiSource && columns.nonEmpty) columns else Seq(one())
+      val result = transform match {
+        case Transform.Identity | _: Transform.Truncate => one().dataType
+        case _: Transform.CalendarField | _: Transform.Bucket | _: Transform.MultiBucket => IntegerType
+      }
+      PartitionField(transform.fieldId(sources.map(_.name)).replaceAll("[^A-Za-z0-9_]", "_"), sources.map(_.id),
+        Some(transform), None, PartitionSpec.resultTypeJson(result))
     }
+    val transforms = Transform.fromDdl(t.name(), ints, columns.size)
+    if (transforms.isEmpty) throw new IllegalArgumentException(
+      s"table $table: unsupported partition transform '${t.describe()}' (use col, identity(col), years, months, " +
+        "days, hours, bucket(N, col, ...), truncate(W, col), lance_year, lance_month, lance_day, lance_hour(col) " +
+        "for one calendar field alone, or an expression field)")
+    transforms.collectFirst { case p: Transform.Parameterized if p.value <= 0 => p }.foreach { p =>
+      throw new IllegalArgumentException(s"table $table: '${t.describe()}' needs a positive ${p.parameterName}")
+    }
+    transforms.map(field)
   }
 
   private def column(table: String, schema: NamespaceSchema, ref: NamedReference): SchemaField = {
@@ -153,10 +144,9 @@ object DdlPartitioning {
         if (a.nonEmpty && a.forall(_.isDigit)) Expressions.literal(Integer.valueOf(a)): Expression
         else Expressions.column(a): Expression
       }
-      Expressions.apply(fn.toLowerCase match {
-        case "year" => "years"; case "month" => "months"; case "day" => "days"; case "hour" => "hours"
-        case other => other
-      }, parsed: _*)
+      // year(ts) ... hour(ts) stand for the calendar runs years(ts) ... hours(ts)
+      val name = fn.toLowerCase
+      Expressions.apply(Transform.Calendar.find(_.jsonName == name).fold(name)(_.runName), parsed: _*)
     case column => Expressions.identity(column)
   }
 
@@ -167,10 +157,10 @@ object DdlPartitioning {
   def expressionOf(f: BoundField): Expression = {
     val cols = f.sources.flatten.map(s => column(s.name): Expression)
     f.field.transform match {
-      case Some(t) if t.isIdentity => cols.head
+      case Some(Transform.Identity) => cols.head
       case Some(t) =>
-        val params = (t.numBuckets ++ t.width).map(p => Expressions.literal(Int.box(p)): Expression).toSeq
-        Expressions.apply(PartitionFunctions.nameOf(t.kind), (params ++ cols): _*)
+        val params = t.parameter.map(p => Expressions.literal(Int.box(p)): Expression).toSeq
+        Expressions.apply(t.functionName, (params ++ cols): _*)
       case None => Expressions.apply(ExpressionTransform, (Expressions.literal(f.fieldId): Expression) +: cols: _*)
     }
   }
@@ -179,7 +169,7 @@ object DdlPartitioning {
    * TABLE reads back as the same fields, given [[expressionsProperty]]: a calendar run is
    * years ... hours(col), every other field the catalog function of its transform. */
   def transforms(spec: BoundSpec): Array[SparkTransform] = CalendarRun.group(spec.fields).map {
-    case run if CalendarRun.isRun(run) => Expressions.apply(CalendarTransforms(run.size - 1), column(run.head.source.get.name))
+    case run if CalendarRun.isRun(run) => Expressions.apply(Transform.Calendar(run.size - 1).runName, column(run.head.source.get.name))
     case Seq(f) => expressionOf(f) match {
       case t: SparkTransform => t
       case r: NamedReference => Expressions.identity(QuotingUtils.quoted(r.fieldNames()))

@@ -11,12 +11,12 @@ object CalendarRun {
     fields.foldLeft(Seq.empty[Seq[BoundField]]) { (groups, f) =>
       groups.lastOption match {
         case Some(run) if isRun(run) && run.head.source == f.source &&
-            f.field.transform.map(_.kind) == Transform.Calendar.lift(run.size) => groups.init :+ (run :+ f)
+            f.field.transform == Transform.Calendar.lift(run.size) => groups.init :+ (run :+ f)
         case _ => groups :+ Seq(f)
       }
     }
 
   /** True when `group` (from [[group]]) is a calendar run, not another field. */
   def isRun(group: Seq[BoundField]): Boolean =
-    group.head.source.isDefined && group.head.field.transform.exists(_.kind == Transform.Calendar.head)
+    group.head.source.isDefined && group.head.field.transform.contains(Transform.Year)
 }

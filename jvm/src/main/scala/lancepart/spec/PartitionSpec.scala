@@ -17,10 +17,9 @@ case class PartitionField(
     expression: Option[String],
     resultTypeJson: JsonNode) {
   def manifestColumn: String = PartitionField.ColumnPrefix + fieldId
-  def isIdentity: Boolean = transform.exists(_.isIdentity)
+  def isIdentity: Boolean = transform.contains(Transform.Identity)
   def describe: String = transform match {
-    case Some(t) if t.isIdentity => s"identity(source ${sourceIds.mkString(",")})"
-    case Some(t) => s"${t.kind}(source ${sourceIds.mkString(",")})"
+    case Some(t) => s"${t.jsonName}(source ${sourceIds.mkString(",")})"
     case None => s"expression '${expression.getOrElse("")}'"
   }
 }
@@ -42,12 +41,7 @@ case class PartitionSpec(id: Int, fields: Seq[PartitionField]) {
       node.put("field_id", f.fieldId)
       val ids = node.putArray("source_ids")
       f.sourceIds.foreach(i => ids.add(i))
-      f.transform.foreach { t =>
-        val tn = node.putObject("transform")
-        tn.put("type", t.kind)
-        t.numBuckets.foreach(n => tn.put("num_buckets", n))
-        t.width.foreach(w => tn.put("width", w))
-      }
+      f.transform.foreach(t => t.writeJson(node.putObject("transform")))
       f.expression.foreach(e => node.put("expression", e))
       node.set[JsonNode]("result_type", f.resultTypeJson)
     }
@@ -105,27 +99,9 @@ object PartitionSpec {
     PartitionField(fieldId, sourceIds, transform, expression, resultType)
   }
 
-  private def parseTransform(node: JsonNode, what: String): Transform = {
-    Json.requireObject(node, s"$what: 'transform'")
-    val kind = Json.string(node, "type", s"$what: transform")
-    if (!Transform.Kinds.contains(kind)) {
-      throw new FormatException(s"$what: unknown transform type '$kind'")
-    }
-    def positive(key: String): Option[Int] = Option(node.get(key)).filterNot(_.isNull).map { n =>
-      if (!n.isIntegralNumber || n.asInt() <= 0) {
-        throw new FormatException(s"$what: transform '$kind' needs a positive integer '$key'")
-      }
-      n.asInt()
-    }
-    val t = Transform(kind, positive("num_buckets"), positive("width"))
-    if ((kind == "bucket" || kind == "multi_bucket") && t.numBuckets.isEmpty) {
-      throw new FormatException(s"$what: transform '$kind' needs a positive integer 'num_buckets'")
-    }
-    if (kind == "truncate" && t.width.isEmpty) {
-      throw new FormatException(s"$what: transform 'truncate' needs a positive integer 'width'")
-    }
-    t
-  }
+  private def parseTransform(node: JsonNode, what: String): Transform =
+    Transform.fromJson(Json.requireObject(node, s"$what: 'transform'"))
+      .fold(e => throw new FormatException(s"$what: $e"), identity)
 
   /** The JsonArrowDataType of a value type, for `result_type`. */
   def resultTypeJson(dt: DataType): JsonNode = ArrowJsonType.fromSpark(dt, () => 0)

@@ -1,7 +1,7 @@
 // Root namespace properties (spec: Metadata Definition): the schema plus every partition_spec_v<N>.
 package lancepart.spec
 
-import lancepart.transform.{ExprEval, TransformTypes, Transforms}
+import lancepart.transform.ExprEval
 import org.apache.spark.sql.types._
 
 /**
@@ -104,14 +104,14 @@ object TableMetadata {
         val missing = f.sourceIds.zip(sources).collect { case (id, None) => id }
         if (missing.nonEmpty) throw new FormatException(s"$what: source id ${missing.head} is not in the schema")
         val types = sources.flatten.map(_.dataType)
-        val valueType = TransformTypes.resultType(t, types).fold(e => throw new FormatException(s"$what: $e"), identity)
+        val valueType = t.resultType(types).fold(e => throw new FormatException(s"$what: $e"), identity)
         val zoned = valueType == TimestampType
         val declared = ArrowJsonType.toSpark(f.resultTypeJson, zoned, s"$what: result_type")
         if (declared != valueType) {
           throw new FormatException(s"$what: result_type ${declared.sql} is inconsistent with transform " +
-            s"'${t.kind}' of ${types.map(_.sql).mkString(", ")}, which gives ${valueType.sql}")
+            s"'${t.jsonName}' of ${types.map(_.sql).mkString(", ")}, which gives ${valueType.sql}")
         }
-        BoundField(f, sources, valueType, values => Transforms(t, values.zip(types)))
+        BoundField(f, sources, valueType, values => t(values.zip(types)))
       case None =>
         val declared = ArrowJsonType.toSpark(f.resultTypeJson, zoned = false, s"$what: result_type")
         val compute =

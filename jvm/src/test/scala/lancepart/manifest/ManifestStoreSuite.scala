@@ -13,8 +13,8 @@ class ManifestStoreSuite extends AnyFunSuite {
   private val schema = NamespaceSchema.fromSpark(StructType(Seq(
     StructField("id", LongType), StructField("d", DateType), StructField("c", StringType))), "t")
   private val spec = PartitionSpec(1, Seq(
-    PartitionField("d", Seq(1), Some(Transform(Transform.Identity)), None, PartitionSpec.resultTypeJson(DateType)),
-    PartitionField("c", Seq(2), Some(Transform(Transform.Identity)), None, PartitionSpec.resultTypeJson(StringType))))
+    PartitionField("d", Seq(1), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(DateType)),
+    PartitionField("c", Seq(2), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(StringType))))
   private val meta = TableMetadata.create("t", schema, spec)
 
   private def newStore(): ManifestStore =

@@ -11,7 +11,7 @@ class SchemaEvolutionSuite extends AnyFunSuite {
     StructField("id", IntegerType), StructField("d", DateType),
     StructField("point", StructType(Seq(StructField("x", FloatType), StructField("y", FloatType)))))), "t")
   private val meta = TableMetadata.create("t", schema, PartitionSpec(1, Seq(
-    PartitionField("d", Seq(1), Some(Transform(Transform.Identity)), None, PartitionSpec.resultTypeJson(DateType)))))
+    PartitionField("d", Seq(1), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(DateType)))))
 
   test("a new column takes an id above every id ever used, nested and dropped ones included") {
     assert(schema.maxFieldId == 4)

@@ -54,7 +54,7 @@ class SpecJsonSuite extends AnyFunSuite {
   test("a partition spec round trips") {
     val spec = PartitionSpec.parse(specV2, "partition_spec_v2", "t")
     assert(spec.id == 2)
-    assert(spec.fields.map(f => (f.fieldId, f.sourceIds, f.transform.map(_.kind))) ==
+    assert(spec.fields.map(f => (f.fieldId, f.sourceIds, f.transform.map(_.jsonName))) ==
       Seq(("event_year", Seq(1), Some("year")), ("country", Seq(2), Some("identity"))))
     assert(PartitionSpec.parse(spec.toJson, "partition_spec_v2", "t") == spec)
   }

@@ -23,8 +23,8 @@ class BucketVectorsSuite extends AnyFunSuite {
       assert(hash == expected, s"hash of $v")
       v.get("buckets").properties().asScala.foreach { e =>
         val n = e.getKey.toInt
-        val kind = if (inputs.size == 1) "bucket" else "multi_bucket"
-        val bucket = Transforms(Transform(kind, numBuckets = Some(n)), inputs)
+        val transform = if (inputs.size == 1) Transform.Bucket(n) else Transform.MultiBucket(n)
+        val bucket = transform(inputs)
         assert(Option(bucket) == Option(e.getValue).filterNot(_.isNull).map(_.asInt()), s"bucket $n of $v")
       }
     }

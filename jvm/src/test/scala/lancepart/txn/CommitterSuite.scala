@@ -26,7 +26,7 @@ import scala.jdk.CollectionConverters._
 class CommitterSuite extends AnyFunSuite {
   private val schema = NamespaceSchema.fromSpark(StructType(Seq(StructField("id", LongType), StructField("c", StringType))), "t")
   private val spec = PartitionSpec(1, Seq(
-    PartitionField("c", Seq(1), Some(Transform(Transform.Identity)), None, PartitionSpec.resultTypeJson(StringType))))
+    PartitionField("c", Seq(1), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(StringType))))
   private val leafSchema = LeafSchema.arrow(schema)
 
   private class Table(mode: TransactionMode) {

@@ -3,21 +3,23 @@
 // for Spark's or Iceberg's bucket, whose hashes differ.
 package lancepart.spark.functions
 
-import lancepart.transform.{Transform, TransformTypes, Transforms}
+import lancepart.transform.Transform
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, Reducer, ReducibleFunction, ScalarFunction, UnboundFunction}
 import org.apache.spark.sql.types._
 
 object PartitionFunctions {
-  /** Function name (as used in transforms) of each transform kind. */
-  def nameOf(kind: String): String = s"lance_$kind"
-
-  /** Also `bucket`: the name Spark looks up for a reported `bucket(N, col)` transform (its
-   * canonical name stays `lancepart.bucket`, so it never matches another engine's bucket). */
-  val all: Map[String, UnboundFunction] =
-    (Transform.Calendar ++ Seq("bucket", "multi_bucket", "truncate")).map(k => nameOf(k) -> new TransformFunction(k)).toMap +
-      ("bucket" -> new TransformFunction("bucket")) ++
+  /** Every kind but identity (Spark's own) under its function name; the single-column bucket
+   * also under Spark's name `bucket`, which Spark looks up for a reported `bucket(N, col)`
+   * transform (its canonical name stays `lancepart.bucket`, so it never matches another engine's
+   * bucket). */
+  val all: Map[String, UnboundFunction] = {
+    val kinds = Transform.Kinds.filter(_ != Transform.Identity)
+    val reportedBucket = Transform.Bucket(1)
+    kinds.map(k => k.functionName -> new TransformFunction(k)).toMap ++
+      reportedBucket.sparkName.map(_ -> new TransformFunction(reportedBucket)) ++
       CalendarKey.Levels.map(n => CalendarKey.name(n) -> new CalendarKeyFunction(n)).toMap
+  }
 }
 
 /**
@@ -27,7 +29,7 @@ object PartitionFunctions {
  */
 object CalendarKey {
   val Levels: Seq[Int] = 1 to 4
-  def name(levels: Int): String = s"lance_calendar_${Transform.Calendar.take(levels).mkString("_")}"
+  def name(levels: Int): String = s"lance_calendar_${Transform.Calendar.take(levels).map(_.jsonName).mkString("_")}"
 
   /** The key of calendar values `values` (year first); NULL when any is NULL. */
   def combine(values: Seq[Any]): Any =
@@ -36,7 +38,7 @@ object CalendarKey {
 
 class CalendarKeyFunction(levels: Int) extends UnboundFunction {
   override def name(): String = CalendarKey.name(levels)
-  override def description(): String = s"$name: ${Transform.Calendar.take(levels).mkString(", ")} as one number"
+  override def description(): String = s"$name: ${Transform.Calendar.take(levels).map(_.jsonName).mkString(", ")} as one number"
   override def bind(inputType: StructType): BoundFunction = inputType.fields.map(_.dataType).toSeq match {
     case Seq(dt @ (DateType | TimestampType | TimestampNTZType)) if levels < 4 || dt != DateType => new BoundCalendarKey(levels, dt)
     case other => throw new UnsupportedOperationException(s"$name takes one date or timestamp, got ${other.map(_.sql).mkString(", ")}")
@@ -51,7 +53,7 @@ class BoundCalendarKey(val levels: Int, source: DataType)
   override def canonicalName(): String = s"lancepart.calendar_$levels"
   override def produceResult(input: InternalRow): java.lang.Long = {
     val v = input.get(0, source)
-    CalendarKey.combine(Transform.Calendar.take(levels).map(Transforms.calendar(_, v, source))).asInstanceOf[java.lang.Long]
+    CalendarKey.combine(Transform.Calendar.take(levels).map(_(Seq((v, source))))).asInstanceOf[java.lang.Long]
   }
   override def reducer(other: ReducibleFunction[_, _]): Reducer[java.lang.Long, java.lang.Long] = other match {
     case o: BoundCalendarKey if o.levels < levels => new CalendarReducer(levels - o.levels)
@@ -69,30 +71,32 @@ class CalendarReducer(levels: Int) extends Reducer[java.lang.Long, java.lang.Lon
  * `lance_year(ts)`, `lance_month`, `lance_day`, `lance_hour`; `lance_bucket(N, col)`,
  * `lance_multi_bucket(N, col, ...)` and `lance_truncate(W, col)` take the parameter first.
  */
-class TransformFunction(kind: String) extends UnboundFunction {
-  private val parameterized = !Transform.Calendar.contains(kind)
+class TransformFunction(kind: Transform) extends UnboundFunction {
+  private val parameterized = kind.parameter.isDefined
 
-  override def name(): String = PartitionFunctions.nameOf(kind)
+  override def name(): String = kind.functionName
 
-  override def description(): String = s"$name: the Lance partition transform '$kind' (spec semantics)"
+  override def description(): String = s"$name: the Lance partition transform '${kind.jsonName}' (spec semantics)"
 
   override def bind(inputType: StructType): BoundFunction = {
     val types = inputType.fields.map(_.dataType).toSeq
     val (param, sources) = if (parameterized) (types.headOption, types.drop(1)) else (None, types)
-    if (parameterized && !param.exists(p => p == IntegerType || p == LongType)) {
-      throw new UnsupportedOperationException(s"$name takes an integer ${if (kind == "truncate") "width" else "bucket count"} first")
+    kind match {
+      case p: Transform.Parameterized if !param.exists(t => t == IntegerType || t == LongType) =>
+        throw new UnsupportedOperationException(s"$name takes an integer ${p.parameterName} first")
+      case _ =>
     }
-    // Bucket counts and widths are checked when a row supplies them; 1 stands in for binding.
-    val probe = Transform(kind, numBuckets = Some(1), width = Some(1))
-    val result = TransformTypes.resultType(probe, sources).fold(e => throw new UnsupportedOperationException(s"$name: $e"), identity)
-    new BoundTransform(kind, parameterized, sources, result)
+    // Bucket counts and widths are checked when a row supplies them; `kind` has 1 for binding.
+    val result = kind.resultType(sources).fold(e => throw new UnsupportedOperationException(s"$name: $e"), identity)
+    new BoundTransform(kind, sources, result)
   }
 }
 
 /** Bucket functions reduce to a common divisor for storage-partitioned joins:
  * `abs(h) % N % g == abs(h) % g` when g divides N. */
-class BoundTransform(kind: String, parameterized: Boolean, sources: Seq[DataType], result: DataType)
+class BoundTransform(kind: Transform, sources: Seq[DataType], result: DataType)
     extends ScalarFunction[Any] with ReducibleFunction[Integer, Integer] with Serializable {
+  private val parameterized = kind.parameter.isDefined
   private val offset = if (parameterized) 1 else 0
 
   override def inputTypes(): Array[DataType] =
@@ -100,13 +104,13 @@ class BoundTransform(kind: String, parameterized: Boolean, sources: Seq[DataType
 
   override def resultType(): DataType = result
 
-  override def name(): String = PartitionFunctions.nameOf(kind)
+  override def name(): String = kind.functionName
 
-  override def canonicalName(): String = s"lancepart.$kind"
+  override def canonicalName(): String = s"lancepart.${kind.jsonName}"
 
   override def reducer(thisNumBuckets: Int, other: ReducibleFunction[_, _], otherNumBuckets: Int): Reducer[Integer, Integer] =
-    other match {
-      case o: BoundTransform if kind == "bucket" && o.canonicalName() == canonicalName() =>
+    (other, kind) match {
+      case (o: BoundTransform, _: Transform.Bucket) if o.canonicalName() == canonicalName() =>
         val gcd = BigInt(thisNumBuckets).gcd(BigInt(otherNumBuckets)).toInt
         if (gcd == thisNumBuckets) null else new BucketReducer(gcd)
       case _ => null
@@ -117,9 +121,11 @@ class BoundTransform(kind: String, parameterized: Boolean, sources: Seq[DataType
   override def reducer(other: ReducibleFunction[_, _]): Reducer[Integer, Integer] = null
 
   override def produceResult(input: InternalRow): Any = {
-    val param = if (parameterized) Some(input.getInt(0)) else None
-    val transform = Transform(kind, numBuckets = param, width = param)
-    Transforms(transform, sources.indices.map(i => (input.get(i + offset, sources(i)), sources(i))))
+    val transform = kind match {
+      case p: Transform.Parameterized => p.withParameter(input.getInt(0))
+      case other => other
+    }
+    transform(sources.indices.map(i => (input.get(i + offset, sources(i)), sources(i))))
   }
 }
 

@@ -3,8 +3,8 @@ package lancepart.spark.read
 
 import lancepart.manifest.{Lance, ManifestRow}
 import lancepart.prune.{LanceSql, ManifestFilter}
-import lancepart.spark.{DdlPartitioning, PartitionedTable}
-import lancepart.spark.functions.{CalendarKey, PartitionFunctions}
+import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
+import lancepart.spark.functions.CalendarKey
 import lancepart.spec.{BoundField, CalendarRun}
 import lancepart.transform.Transform
 import org.apache.spark.sql.catalyst.InternalRow
@@ -50,7 +50,7 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
     val read = leaves.flatMap(_.specVersion).distinct.flatMap(v => meta.specs.find(_.id == v))
     val common = read.headOption.toSeq.flatMap(_.fields).filter { f =>
       read.forall(_.fields.exists(_.fieldId == f.fieldId)) && f.sources.size == 1 && f.source.isDefined &&
-        f.field.transform.exists(t => t.isIdentity || t.kind == "bucket" || Transform.Calendar.contains(t.kind))
+        f.field.transform.exists(_.reportable)
     }
     CalendarRun.group(common)
   }
@@ -69,17 +69,32 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
     val column = DdlPartitioning.column(name)
     group.head.field.transform.get match {
       case _ if CalendarRun.isRun(group) => Expressions.apply(CalendarKey.name(group.size), column)
-      case t if t.isIdentity => Expressions.identity(QuotingUtils.quoteIdentifier(name))
-      case t if t.kind == "bucket" => Expressions.bucket(t.numBuckets.get, QuotingUtils.quoteIdentifier(name))
-      case t => Expressions.apply(PartitionFunctions.nameOf(t.kind), column)
+      case Transform.Identity => Expressions.identity(QuotingUtils.quoteIdentifier(name))
+      case Transform.Bucket(n) => Expressions.bucket(n, QuotingUtils.quoteIdentifier(name))
+      case t => Expressions.apply(t.functionName, column)
     }
   }
 
-  override def planInputPartitions(): Array[InputPartition] = leaves.map { row =>
-    val spec = row.specVersion.flatMap(v => meta.specs.find(_.id == v)).getOrElse(
-      throw new IllegalStateException(s"table ${table.name()}: partition table ${row.objectId} has no known spec version"))
-    LeafPartition(table.store.leafUri(row), table.manifest.pinnedVersion(row), spec.identityValues(row.values), keyOf(row)): InputPartition
-  }.toArray
+  /** What [[outputPartitioning]] reports for storage-partitioned joins, or why it reports nothing. */
+  private def reportedPartitioning: String =
+    if (!table.reportPartitioning) s"none (catalog option ${PartitionedCatalog.SpjOption} is false)"
+    else if (leaves.isEmpty) "none (no partition table is read)"
+    else if (keys.isEmpty) "none (the spec versions read share no identity, bucket or calendar field of one column)"
+    else keys.map(keyExpression(_).describe()).mkString(", ")
+
+  override def planInputPartitions(): Array[InputPartition] = planned
+
+  /** The input partitions, planned (and logged) once however often Spark asks. */
+  private lazy val planned: Array[InputPartition] = {
+    PartitionedScan.log.info(s"table ${table.name()}: planned ${leaves.size} of $totalTables partition tables " +
+      s"(manifest version ${table.manifest.version}); partitioning reported for storage-partitioned joins: " +
+      reportedPartitioning)
+    leaves.map { row =>
+      val spec = row.specVersion.flatMap(v => meta.specs.find(_.id == v)).getOrElse(
+        throw new IllegalStateException(s"table ${table.name()}: partition table ${row.objectId} has no known spec version"))
+      LeafPartition(table.store.leafUri(row), table.manifest.pinnedVersion(row), spec.identityValues(row.values), keyOf(row)): InputPartition
+    }.toArray
+  }
 
   /** COUNT(*) over the selected partition tables from their manifests' row counts (at the
    * versions this scan reads): a one-row local scan. */
@@ -96,6 +111,8 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
 }
 
 object PartitionedScan {
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[PartitionedScan])
+
   /** Column lookup for leaf filters: a top-level column by its exact name. */
   def leafColumn(schema: StructType): String => Option[(String, DataType)] = attr =>
     schema.find(_.name == attr).flatMap(f => LanceSql.column(f.name).map(_ -> f.dataType))

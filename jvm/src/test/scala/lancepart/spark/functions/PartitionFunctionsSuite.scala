@@ -3,6 +3,7 @@ package lancepart.spark.functions
 
 import java.time.Instant
 
+import lancepart.transform.Transform
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.types._
@@ -34,5 +35,28 @@ class PartitionFunctionsSuite extends AnyFunSuite {
     assert(b16.reducer(16, b12, 32) == null)
     val year = PartitionFunctions.all("lance_year").bind(StructType(Seq(StructField("d", DateType)))).asInstanceOf[BoundTransform]
     assert(year.reducer(year) == null)
+  }
+
+  test("every kind but identity is a function under its name that computes the transform") {
+    val ts = DateTimeUtils.instantToMicros(Instant.parse("2025-12-10T23:30:00Z"))
+    Transform.Kinds.filter(_ != Transform.Identity).foreach { kind =>
+      val transform = kind match {
+        case p: Transform.Parameterized => p.withParameter(3)
+        case other => other
+      }
+      val sources = kind match {
+        case _: Transform.Truncate => Seq(LongType)
+        case _: Transform.MultiBucket => Seq(TimestampType, LongType)
+        case _ => Seq(TimestampType)
+      }
+      val values = if (kind.multiSource) Seq(ts, 42L) else Seq(ts)
+      val params = transform.parameter.map(_ => IntegerType).toSeq
+      val bound = PartitionFunctions.all(kind.functionName)
+        .bind(StructType((params ++ sources).zipWithIndex.map { case (dt, i) => StructField(s"c$i", dt) }))
+        .asInstanceOf[BoundTransform]
+      val row = InternalRow.fromSeq(transform.parameter.toSeq ++ values)
+      assert(bound.produceResult(row) == transform(values.zip(sources)), kind.jsonName)
+      assert(bound.canonicalName() == s"lancepart.${kind.jsonName}")
+    }
   }
 }
