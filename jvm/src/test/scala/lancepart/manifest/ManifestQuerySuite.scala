@@ -12,7 +12,7 @@ import org.scalatest.funsuite.AnyFunSuite
 class ManifestQuerySuite extends AnyFunSuite {
   private val schema = NamespaceSchema.fromSpark(StructType(Seq(StructField("id", LongType), StructField("c", StringType))), "t")
   private def spec(id: Int) = PartitionSpec(id, Seq(
-    PartitionField("c", Seq(1), Some(Transform(Transform.Identity)), None, PartitionSpec.resultTypeJson(StringType))))
+    PartitionField("c", Seq(1), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(StringType))))
   private val v1 = TableMetadata.create("t", schema, spec(1))
   private val meta = v1.withSpec(spec(2))
 

@@ -78,7 +78,7 @@ class PartitionKeySuite extends AnyFunSuite {
       "str" -> StringType, "d" -> DateType, "ts" -> TimestampType, "ntz" -> TimestampNTZType, "dec" -> DecimalType(10, 2))
     val schema = NamespaceSchema.fromSpark(StructType(columns.map { case (n, t) => StructField(n, t) }), "t")
     val spec = PartitionSpec(1, columns.zipWithIndex.map { case ((n, t), i) =>
-      PartitionField(n, Seq(i), Some(Transform(Transform.Identity)), None, PartitionSpec.resultTypeJson(t))
+      PartitionField(n, Seq(i), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(t))
     })
     val store = new ManifestStore(Files.createTempDirectory("partitionkey").toString, "t", Map.empty)
     store.create(TableMetadata.create("t", schema, spec, TransactionMode.Weak))
