@@ -150,3 +150,28 @@ def test_unstorable_column_types_name_table_and_column(spark, root, ns, select, 
     with pytest.raises(Exception, match=rf"^table lance\.{ns}\.t: {message}"):
         spark.sql(f"CREATE TABLE lance.{ns}.t PARTITIONED BY (p) AS SELECT 'a' AS p, {select}")
     assert not (root / ns / "t").exists()
+
+
+@pytest.mark.parametrize("call,message", [
+    ("lance_bucket(0, 1)", r"lance_bucket: the number of buckets must be positive, got 0"),
+    ("lance_bucket(-1, 5)", r"lance_bucket: the number of buckets must be positive, got -1"),
+    ("lance_multi_bucket(0, 1, 'a')", r"lance_multi_bucket: the number of buckets must be positive, got 0"),
+    ("lance_truncate(-2, 7)", r"lance_truncate: the width must be positive, got -2"),
+])
+def test_catalog_functions_refuse_a_non_positive_parameter(spark, call, message):
+    """They failed with a bare "/ by zero" or returned a value (lance_truncate(-2, 7) gave 6)
+    where CREATE TABLE refuses the same parameter."""
+    with pytest.raises(Exception, match=message):
+        spark.sql(f"SELECT lance.system.{call}").collect()
+
+
+def test_a_failing_partition_expression_names_table_field_and_row(spark, root, ns):
+    """An expression that fails on a row (division by zero under ANSI) failed the INSERT with a
+    bare ArithmeticException."""
+    t = f"lance.{ns}.t"
+    spark.sql(f"""CREATE TABLE {t} (id BIGINT, v INT) TBLPROPERTIES ('lancepart.partition-expressions' =
+        '[{{"field_id": "q", "expression": "100 / col0", "sources": ["v"], "result_type": "int"}}]')""")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 5)")
+    with pytest.raises(Exception, match=rf"table {t}: partition field 'q' of partition_spec_v1 fails on a row with v=0: "):
+        spark.sql(f"INSERT INTO {t} VALUES (2, 0)")
+    assert [r.id for r in spark.table(t).collect()] == [1]

@@ -122,7 +122,10 @@ class BoundTransform(kind: Transform, sources: Seq[DataType], result: DataType)
 
   override def produceResult(input: InternalRow): Any = {
     val transform = kind match {
-      case p: Transform.Parameterized => p.withParameter(input.getInt(0))
+      case p: Transform.Parameterized =>
+        val n = input.getInt(0)
+        if (n <= 0) throw new IllegalArgumentException(s"$name: the ${p.parameterName} must be positive, got $n")
+        p.withParameter(n)
       case other => other
     }
     transform(sources.indices.map(i => (input.get(i + offset, sources(i)), sources(i))))

@@ -9,6 +9,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory}
 import org.apache.spark.unsafe.types.UTF8String
 
+import scala.util.control.NonFatal
+
 /**
  * `properties` are the table's metadata, re-read on the executor (bound specs hold evaluators
  * that are not serializable); `sourceOrdinals` give, per partition field of the current spec,
@@ -27,10 +29,16 @@ class LeafWriterFactory(
     val fields = meta.currentSpec.fields
     val fieldIds = fields.map(_.fieldId)
     val keyOf: InternalRow => PartitionKey = row => PartitionKey(fieldIds, fields.zip(sourceOrdinals).map { case (f, ordinals) =>
-      f.compute(ordinals.zip(f.sources).map {
+      val values = ordinals.zip(f.sources).map {
         case (Some(i), Some(s)) => copy(row.get(i, s.dataType))
         case _ => null
-      }.toIndexedSeq)
+      }.toIndexedSeq
+      try f.compute(values)
+      catch {
+        case NonFatal(e) => throw new IllegalArgumentException(s"table $table: partition field '${f.fieldId}' of " +
+          s"${meta.currentSpec.spec.key} fails on a row with ${f.sources.zip(values).map { case (s, v) =>
+            s"${s.fold("?")(_.name)}=$v" }.mkString(", ")}: $e", e)
+      }
     })
     new LeafDataWriter(tableUri, meta.schema, meta.currentSpec, keyOf, directory, storage, meta.mode == TransactionMode.Strong)
   }
