@@ -130,7 +130,7 @@ def run_mode(spark, admin, root: Path, ns: str, mode: str) -> dict:
 
 
 def test_writers_killed_at_random_points(spark, admin, root, ns):
-    spark._jvm.lancepart.manifest.Lance.loadNative()  # this session's own copy is unpacked before the count
+    spark._jvm.lancepart.lance.Lance.loadNative()  # this session's own copy is unpacked before the count
     native_copies = set(Path(tempfile.gettempdir()).glob("liblance_jni*.so"))
     with ThreadPoolExecutor(2) as pool:  # the two modes at once: each kill waits on a JVM start
         results = dict(zip(["weak", "strong"], pool.map(lambda m: run_mode(spark, admin, root, ns, m), ["weak", "strong"])))

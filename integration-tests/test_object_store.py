@@ -111,8 +111,9 @@ def test_directory_operations_on_s3(spark, s3_catalog, s3):
     for key in ["dirs/a/data/1.lance", "dirs/a/data/2.lance", "dirs/b/x", "dirs/top"]:
         client.put_object(Bucket=BUCKET, Key=key, Body=b"x")
     options = spark._jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(s3.storage_options())
+    lance_access = spark._jvm.lancepart.lance.LanceAccess(options)
     base = f"s3://{BUCKET}/dirs"
-    dirs = spark._jvm.lancepart.storage.Directories.forRoot(base, options, spark._jsc.hadoopConfiguration())
+    dirs = spark._jvm.lancepart.storage.Directories.forRoot(base, lance_access, spark._jsc.hadoopConfiguration())
     assert dirs.getClass().getSimpleName() == "S3Directories"
 
     def listed(scala_seq) -> list:

@@ -152,7 +152,7 @@ object AdminApi {
   def vacuum(spark: SparkSession, catalog: String, name: String, olderThanSeconds: Double, progress: Progress): String = inSession(spark) {
     val cutoff = System.currentTimeMillis() - (olderThanSeconds * 1000).toLong
     val table = load(spark, catalog, name)
-    val result = Vacuum.run(table.store, table.files, table.storage, cutoff, progress)
+    val result = Vacuum.run(table.store, table.files, cutoff, progress)
     val out = Json.obj()
     val directories = out.putArray("removed_directories")
     result.directories.foreach(d => directories.add(d))

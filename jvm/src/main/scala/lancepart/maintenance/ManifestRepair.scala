@@ -2,7 +2,7 @@
 // read_version columns, from the values each lancepart row keeps in its metadata JSON.
 package lancepart.maintenance
 
-import lancepart.manifest.{Lance, ManifestQuery, ManifestRow, ManifestStore, Naming, RowMetadata}
+import lancepart.manifest.{ManifestQuery, ManifestRow, ManifestStore, Naming, RowMetadata}
 import lancepart.spec.{FormatException, TableMetadata}
 import org.apache.spark.sql.lancepart.ArrowBridge
 
@@ -23,7 +23,7 @@ object ManifestRepair {
    * the commit.
    */
   def run(store: ManifestStore, progress: Progress): Int = {
-    val (missing, rows, interrupted) = Lance.using(Lance.open(store.uri, store.storage)) { ds =>
+    val (missing, rows, interrupted) = store.lance.withDataset(store.uri) { ds =>
       val props = ds.getTableMetadata.asScala.toMap
       val meta = TableMetadata.fromProperties(props, store.table)
       val present = ds.getSchema.getFields.asScala.map(_.getName).toSet
@@ -47,7 +47,7 @@ object ManifestRepair {
     }
     if (missing.nonEmpty || interrupted) {
       store.updateMetadata(Map(RepairInProgressKey -> "true"))
-      if (missing.nonEmpty) Lance.using(Lance.open(store.uri, store.storage))(_.addColumns(missing.asJava))
+      if (missing.nonEmpty) store.lance.withDataset(store.uri)(_.addColumns(missing.asJava))
       store.upsert(rows)
       store.removeMetadata(RepairInProgressKey)
     }

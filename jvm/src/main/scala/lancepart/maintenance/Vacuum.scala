@@ -5,7 +5,8 @@
 // `table` and `table_version` rows), so a reader at any retained manifest version loses nothing.
 package lancepart.maintenance
 
-import lancepart.manifest.{Lance, LeafFile, ManifestStore, TableFiles}
+import lancepart.lance.{Lance, LanceAccess}
+import lancepart.manifest.{LeafFile, ManifestStore, TableFiles}
 import org.lance.fragment.DeletionFileType
 
 import scala.jdk.CollectionConverters._
@@ -17,7 +18,7 @@ object Vacuum {
   /** Removes unreferenced leaf directories and files last modified before `cutoffMillis`
    * (epoch ms): younger ones may belong to a write still running. Referenced leaves are
    * examined on [[Lance.Threads]] threads; `progress` counts leaf directories. */
-  def run(store: ManifestStore, files: TableFiles, storage: Map[String, String], cutoffMillis: Long,
+  def run(store: ManifestStore, files: TableFiles, cutoffMillis: Long,
           progress: Progress): VacuumResult = {
     val pinned = store.leafReferences()
     val (referenced, unreferenced) = files.leafDirectories().partition(pinned.contains)
@@ -29,7 +30,7 @@ object Vacuum {
       old
     }
     val removed = Lance.parallel(referenced) { location =>
-      val old = orphans(store.leafUri(location), location, pinned(location), files, storage).filter(_.modified < cutoffMillis)
+      val old = orphans(store.lance, store.leafUri(location), location, pinned(location), files).filter(_.modified < cutoffMillis)
       old.foreach(file => files.deleteFile(location, file.relative))
       progress.advance()
       old.map(file => s"$location/${file.relative}")
@@ -38,12 +39,12 @@ object Vacuum {
   }
 
   /** Files of the leaf at `location` that neither a main-branch version nor one of `pinned` uses. */
-  private def orphans(uri: String, location: String, pinned: Set[Long], files: TableFiles,
-                      storage: Map[String, String]): Seq[LeafFile] = {
-    val main = Lance.using(Lance.open(uri, storage))(_.listVersions().asScala.map(_.getId).toSet)
+  private def orphans(lance: LanceAccess, uri: String, location: String, pinned: Set[Long],
+                      files: TableFiles): Seq[LeafFile] = {
+    val main = lance.withDataset(uri)(_.listVersions().asScala.map(_.getId).toSet)
     val kept = main ++ pinned
     val used = kept.toSeq.flatMap { v =>
-      Lance.using(Lance.open(uri, storage, Some(v))) { ds =>
+      lance.withDataset(uri, Some(v)) { ds =>
         ds.getFragments.asScala.toSeq.flatMap { f =>
           val meta = f.metadata()
           meta.getFiles.asScala.map(d => s"data/${d.getPath}") ++ Option(meta.getDeletionFile).map { d =>

@@ -3,6 +3,7 @@ package lancepart.manifest
 
 import java.util.Collections
 
+import lancepart.lance.{Lance, LanceAccess}
 import lancepart.spec.{BoundField, FormatException, PartitionField, PartitionSpec, TableMetadata}
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.VectorSchemaRoot
@@ -10,7 +11,7 @@ import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.lancepart.ArrowBridge
 import org.apache.spark.sql.types.DataType
-import org.lance.{Dataset, WriteParams}
+import org.lance.Dataset
 import org.lance.ipc.ScanOptions
 import org.lance.merge.MergeInsertParams
 import org.lance.operation.{UpdateConfig, UpdateMap}
@@ -19,7 +20,7 @@ import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
-class ManifestStore(val tableUri: String, val table: String, private[lancepart] val storage: Map[String, String]) {
+class ManifestStore(val tableUri: String, val table: String, val lance: LanceAccess) {
   import ManifestStore._
 
   val uri: String = s"$tableUri/$DirName"
@@ -33,7 +34,7 @@ class ManifestStore(val tableUri: String, val table: String, private[lancepart] 
 
   /** A partition table's row count at the version `manifest` reads, from Lance metadata. */
   def leafRowCount(manifest: Manifest, row: ManifestRow): Long =
-    Lance.using(Lance.open(leafUri(row), storage, manifest.pinnedVersion(row)))(_.countRows())
+    lance.withDataset(leafUri(row), manifest.pinnedVersion(row))(_.countRows())
 
   /** Creates `__manifest` with the table's metadata and the `v<N>` row of its spec. */
   def create(meta: TableMetadata): Unit = {
@@ -44,8 +45,7 @@ class ManifestStore(val tableUri: String, val table: String, private[lancepart] 
 
   /** Creates `__manifest` with the columns of `fields` and no metadata: no table yet. */
   def createEmpty(fields: Seq[BoundField]): Unit =
-    Dataset.write().allocator(Lance.allocator).schema(arrowSchema(fields)).uri(uri)
-      .mode(WriteParams.WriteMode.CREATE).storageOptions(storage.asJava).execute().close()
+    lance.create(uri, arrowSchema(fields))
 
   /**
    * Adds `next`'s newest spec to a table whose metadata was `current`: first the spec's new
@@ -65,7 +65,7 @@ class ManifestStore(val tableUri: String, val table: String, private[lancepart] 
 
   /** Adds the `partition_field_*` columns of `fields` that `__manifest` lacks (all NULL); rows
    * and metadata do not change. */
-  def addColumns(fields: Seq[BoundField]): Unit = Lance.using(Lance.open(uri, storage)) { ds =>
+  def addColumns(fields: Seq[BoundField]): Unit = lance.withDataset(uri) { ds =>
     val present = ds.getSchema.getFields.asScala.map(_.getName).toSet
     val added = fields.filterNot(f => present(f.column)).map(f => ArrowBridge.toArrowField(f.column, f.valueType, nullable = true))
     if (added.nonEmpty) ds.addColumns(added.asJava)
@@ -73,7 +73,7 @@ class ManifestStore(val tableUri: String, val table: String, private[lancepart] 
 
   /** The Spark type of every `partition_field_*` column, by field id (columns of every spec
    * any version of the table declared). */
-  def partitionColumnTypes(): Map[String, DataType] = Lance.using(Lance.open(uri, storage))(ds => partitionTypes(ds.getSchema))
+  def partitionColumnTypes(): Map[String, DataType] = lance.withDataset(uri)(ds => partitionTypes(ds.getSchema))
 
   private def partitionTypes(schema: Schema): Map[String, DataType] = schema.getFields.asScala.collect {
     case f if f.getName.startsWith(PartitionField.ColumnPrefix) =>
@@ -81,7 +81,7 @@ class ManifestStore(val tableUri: String, val table: String, private[lancepart] 
   }.toMap
 
   /** Spec versions any `v<N>` namespace row names, declared or not (a staged replace's rows). */
-  def specVersionsInRows(): Set[Int] = Lance.using(Lance.open(uri, storage)) { ds =>
+  def specVersionsInRows(): Set[Int] = lance.withDataset(uri) { ds =>
     scan(ds, ManifestQuery.specNamespaces, Seq(ObjectId))
       .flatMap(r => Naming.specVersion(r(ObjectId).toString)).toSet
   }
@@ -92,7 +92,7 @@ class ManifestStore(val tableUri: String, val table: String, private[lancepart] 
    * `next` does not declare are no part of the table from then on.
    */
   def publish(expected: Map[String, String], next: Map[String, String]): Unit =
-    Lance.using(Lance.open(uri, storage)) { ds =>
+    lance.withDataset(uri) { ds =>
       if (ds.getTableMetadata.asScala.toMap != expected) throw new IllegalStateException(
         s"table $table changed while it was being created or replaced; nothing was changed, retry")
       val update = UpdateConfig.builder()
@@ -102,7 +102,7 @@ class ManifestStore(val tableUri: String, val table: String, private[lancepart] 
 
   /** Deletes every row of spec versions `versions` (their namespaces, leaves and records). */
   def deleteSpecVersions(versions: Seq[Int]): Unit = if (versions.nonEmpty) {
-    Lance.using(Lance.open(uri, storage))(_.delete(ManifestQuery.specVersionRows(versions)))
+    lance.withDataset(uri)(_.delete(ManifestQuery.specVersionRows(versions)))
   }
 
   /** Stores `next` as the table's schema (one table-metadata commit); refused when the stored
@@ -121,7 +121,7 @@ class ManifestStore(val tableUri: String, val table: String, private[lancepart] 
   def removeMetadata(key: String): Unit = commitMetadata(_ - key, replace = true)
 
   private def commitMetadata(updates: Map[String, String] => Map[String, String], replace: Boolean): Unit =
-    Lance.using(Lance.open(uri, storage)) { ds =>
+    lance.withDataset(uri) { ds =>
       val map = updates(ds.getTableMetadata.asScala.toMap)
       val update = UpdateConfig.builder()
         .tableMetadataUpdates(UpdateMap.builder().updates(map.asJava).replace(replace).build()).build()
@@ -134,13 +134,13 @@ class ManifestStore(val tableUri: String, val table: String, private[lancepart] 
 
   /** The table as it was at manifest `version` (time travel). */
   def loadAt(version: Long): Manifest = {
-    val found = try Lance.using(Lance.open(uri, storage, Some(version)))(read)
+    val found = try lance.withDataset(uri, Some(version))(read)
     catch { case NonFatal(e) => throw new IllegalArgumentException(s"table $table has no manifest version $version", e) }
     found.getOrElse(throw new FormatException(s"table $table: manifest version $version declares no partition spec"))
   }
 
   /** The newest manifest version committed at or before `micros` (microseconds since the epoch). */
-  def versionAt(micros: Long): Long = Lance.using(Lance.open(uri, storage)) { ds =>
+  def versionAt(micros: Long): Long = lance.withDataset(uri) { ds =>
     val versions = ds.listVersions().asScala
     val at = versions.filter(v => DateTimeUtils.instantToMicros(v.getDataTime.toInstant) <= micros)
     if (at.isEmpty) throw new IllegalArgumentException(
@@ -150,14 +150,14 @@ class ManifestStore(val tableUri: String, val table: String, private[lancepart] 
   }
 
   /** The latest manifest version. */
-  def latestVersion(): Long = Lance.using(Lance.open(uri, storage))(_.version())
+  def latestVersion(): Long = lance.withDataset(uri)(_.version())
 
   /** Every manifest version, oldest first. */
-  def versions(): Seq[Long] = Lance.using(Lance.open(uri, storage))(_.listVersions().asScala.map(_.getId).toSeq)
+  def versions(): Seq[Long] = lance.withDataset(uri)(_.listVersions().asScala.map(_.getId).toSeq)
 
   /** As [[load]], or None when the manifest declares no partition spec (a plain namespace):
    * one open of `__manifest` tells both. */
-  def loadIfPartitioned(): Option[Manifest] = Lance.using(Lance.open(uri, storage))(read)
+  def loadIfPartitioned(): Option[Manifest] = lance.withDataset(uri)(read)
 
   private def read(ds: Dataset): Option[Manifest] = {
     val props = ds.getTableMetadata.asScala.toMap
@@ -173,11 +173,11 @@ class ManifestStore(val tableUri: String, val table: String, private[lancepart] 
 
   /** The table metadata map of `__manifest`, or None when the directory has no manifest. */
   def properties(): Map[String, String] =
-    Lance.using(Lance.open(uri, storage))(_.getTableMetadata.asScala.toMap)
+    lance.withDataset(uri)(_.getTableMetadata.asScala.toMap)
 
   /** Rows matching a Lance SQL `filter`, read at `manifest.version`; the filter runs inside Lance. */
   def rows(manifest: Manifest, filter: String): Seq[ManifestRow] =
-    Lance.using(Lance.open(uri, storage, Some(manifest.version))) { ds =>
+    lance.withDataset(uri, Some(manifest.version)) { ds =>
       val fields = manifest.meta.allFields
       scan(ds, filter, BaseColumns ++ fields.map(_.column)).map { r =>
         ManifestRow(
@@ -208,13 +208,13 @@ class ManifestStore(val tableUri: String, val table: String, private[lancepart] 
    * versions pin (`read_version` of `table` and `table_version` rows). Reads every version. */
   def leafReferences(): Map[String, Set[Long]] = {
     versions().flatMap { v =>
-      Lance.using(Lance.open(uri, storage, Some(v)))(scan(_, ManifestQuery.leafReferences, Seq(Location, ReadVersion)))
+      lance.withDataset(uri, Some(v))(scan(_, ManifestQuery.leafReferences, Seq(Location, ReadVersion)))
     }.groupMapReduce(_(Location).toString)(r => Option(r(ReadVersion)).map(_.asInstanceOf[Long]).toSet)(_ ++ _)
   }
 
   /** Number of partition tables at `manifest.version` (of the spec versions it declares). */
   def tableCount(manifest: Manifest): Long =
-    Lance.using(Lance.open(uri, storage, Some(manifest.version)))(_.countRows(ManifestQuery.tables(manifest.meta)))
+    lance.withDataset(uri, Some(manifest.version))(_.countRows(ManifestQuery.tables(manifest.meta)))
 
   /**
    * One atomic `__manifest` commit: rows whose object_id exists are replaced, others inserted
@@ -222,7 +222,7 @@ class ManifestStore(val tableUri: String, val table: String, private[lancepart] 
    * the new manifest version.
    */
   def upsert(rows: Seq[ManifestRow]): Long =
-    Lance.using(Lance.open(uri, storage))(mergeInsert(_, rows, Seq.empty, ConflictRetries)._1)
+    lance.withDataset(uri)(mergeInsert(_, rows, Seq.empty, ConflictRetries)._1)
 
   /**
    * A transaction's commit (spec: Commit Behavior): upserts `rows` and deletes the rows of
@@ -234,12 +234,12 @@ class ManifestStore(val tableUri: String, val table: String, private[lancepart] 
    * land on top of it, but a REPLACE that no longer declares their spec leaves them out of the table.
    */
   def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long =
-    Lance.using(Lance.open(uri, storage, Some(expected))) { ds =>
+    lance.withDataset(uri, Some(expected)) { ds =>
       val (version, after) = try mergeInsert(ds, rows, removed, retries = 0)
       catch { case NonFatal(e) if isConflict(e) => throw new ManifestConflict(table, expected, e) }
       val before = ds.getTableMetadata.asScala
       val specKeys = rows.filter(_.objectType == Naming.NamespaceType).flatMap(r => Naming.specVersion(r.objectId))
-        .map(PartitionSpec.KeyPrefix + _)
+        .map(PartitionSpec.keyOf)
       specKeys.find(k => before.get(k) != after.get(k)).foreach { key =>
         throw new ManifestConflict(table, expected, new IllegalStateException(
           s"$key was replaced or removed while version $version was committed; its rows are no part of the table"))

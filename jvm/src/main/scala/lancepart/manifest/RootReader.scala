@@ -3,6 +3,7 @@
 // side rejects decimal buffers that IPC framing left only 8-byte aligned.
 package lancepart.manifest
 
+import lancepart.lance.Lance
 import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.{VectorLoader, VectorSchemaRoot, VectorUnloader}
 import org.apache.arrow.vector.ipc.ArrowReader

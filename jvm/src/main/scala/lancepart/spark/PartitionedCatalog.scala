@@ -4,6 +4,7 @@ package lancepart.spark
 
 import java.util
 
+import lancepart.lance.LanceAccess
 import lancepart.manifest.{ManifestConflict, ManifestRow, ManifestStore, Naming}
 import lancepart.spark.functions.PartitionFunctions
 import lancepart.spec.{ArrowJsonType, FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata, TransactionMode}
@@ -36,16 +37,16 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     catalogName = name
     val root = Option(options.get("root")).filter(_.nonEmpty).getOrElse(
       throw new IllegalArgumentException(s"catalog $name: set spark.sql.catalog.$name.root to a directory or URI"))
-    val storage = options.asCaseSensitiveMap().asScala.collect {
+    val lance = LanceAccess(options.asCaseSensitiveMap().asScala.collect {
       case (k, v) if k.startsWith(PartitionedCatalog.StoragePrefix) => k.stripPrefix(PartitionedCatalog.StoragePrefix) -> v
-    }.toMap
+    }.toMap)
     reportPartitioning = options.getBoolean(PartitionedCatalog.SpjOption, true)
     commitAttempts = options.getInt(PartitionedCatalog.CommitAttemptsOption, Committer.DefaultAttempts)
     if (commitAttempts < 1) throw new IllegalArgumentException(
       s"catalog $name: ${PartitionedCatalog.CommitAttemptsOption} must be at least 1, not $commitAttempts")
     val normalized = Warehouse.normalizeRoot(root)
-    val directories = Directories.forRoot(normalized, storage, SparkSession.active.sessionState.newHadoopConf())
-    warehouse = new Warehouse(normalized, storage, directories)
+    val directories = Directories.forRoot(normalized, lance, SparkSession.active.sessionState.newHadoopConf())
+    warehouse = new Warehouse(normalized, lance, directories)
   }
 
   // ---- tables ----
@@ -90,7 +91,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     }
     manifest match {
       case Some(m) => new PartitionedTable(qualified(ident), store, warehouse.files(store.tableUri), m,
-        warehouse.storage, reportPartitioning, commitAttempts)
+        reportPartitioning, commitAttempts)
       case None if ident.name() == PartitionsTable.Name && ident.namespace().nonEmpty =>
         loadTable(Identifier.of(ident.namespace().init, ident.namespace().last)) match {
           case t: PartitionedTable => new PartitionsTable(t)
@@ -190,9 +191,9 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   }
 
   private def staged(store: ManifestStore, meta: TableMetadata, replaced: Option[(Map[String, String], Seq[Int])]): StagedTable = {
-    val view = StagedPartitionedTable.view(store, meta, warehouse.storage)
+    val view = StagedPartitionedTable.view(store, meta)
     val table = new PartitionedTable(store.table, view, warehouse.files(store.tableUri), view.load(),
-      warehouse.storage, reportPartitioning, commitAttempts)
+      reportPartitioning, commitAttempts)
     new StagedPartitionedTable(table, replaced, () => warehouse.delete(store.tableUri))
   }
 

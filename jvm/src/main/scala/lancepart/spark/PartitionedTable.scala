@@ -3,6 +3,7 @@ package lancepart.spark
 
 import java.util
 
+import lancepart.lance.LeafSchema
 import lancepart.manifest.{Manifest, ManifestStore, TableFiles}
 import lancepart.prune.V2Predicates
 import lancepart.spark.read.PartitionedScanBuilder
@@ -28,7 +29,6 @@ class PartitionedTable(
     val store: ManifestStore,
     val files: TableFiles,
     val manifest: Manifest,
-    val storage: Map[String, String],
     val reportPartitioning: Boolean,
     commitAttempts: Int,
     pinned: Boolean = false) extends Table with SupportsRead with SupportsWrite with SupportsDeleteV2 {
@@ -36,8 +36,10 @@ class PartitionedTable(
   override def name(): String = tableName
 
   /** This table as manifest version `older` recorded it (time travel). */
-  def at(older: Manifest): PartitionedTable =
-    new PartitionedTable(tableName, store, files, older, storage, reportPartitioning, commitAttempts, pinned = true)
+  def at(older: Manifest): PartitionedTable = withManifest(older, pinned = true)
+
+  private def withManifest(m: Manifest, pinned: Boolean): PartitionedTable =
+    new PartitionedTable(tableName, store, files, m, reportPartitioning, commitAttempts, pinned)
 
   override def schema(): StructType = manifest.meta.schema.sparkSchema
 
@@ -73,14 +75,14 @@ class PartitionedTable(
     else if (now.meta.properties != manifest.meta.properties) throw new IllegalStateException(
       s"table $tableName: its schema, partition specs or transaction mode changed after this DataFrame or view " +
         "loaded it; read the table again (spark.table or a new statement)")
-    else new PartitionedTable(tableName, store, files, now, storage, reportPartitioning, commitAttempts)
+    else withManifest(now, pinned = false)
   }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new PartitionedWriteBuilder(this, info)
 
   /** Commits writes to this table; new leaves get the namespace's columns. */
   def committer: Committer =
-    new Committer(store, files, LeafSchema.arrow(manifest.meta.schema), storage, commitAttempts)
+    new Committer(store, files, LeafSchema.arrow(manifest.meta.schema), commitAttempts)
 
   override def canDeleteWhere(predicates: Array[Predicate]): Boolean =
     V2Predicates.toFilters(predicates.toSeq).exists(RowRemoval.supports(this, _))

@@ -60,8 +60,8 @@ object StagedPartitionedTable {
   private val log = org.slf4j.LoggerFactory.getLogger(classOf[StagedPartitionedTable])
 
   /** `store` as the staged table's writes see it: `meta` is in force at the latest version. */
-  def view(store: ManifestStore, meta: TableMetadata, storage: Map[String, String]): ManifestStore =
-    new ManifestStore(store.tableUri, store.table, storage) {
+  def view(store: ManifestStore, meta: TableMetadata): ManifestStore =
+    new ManifestStore(store.tableUri, store.table, store.lance) {
       override def load(): Manifest = Manifest(meta, latestVersion())
     }
 }

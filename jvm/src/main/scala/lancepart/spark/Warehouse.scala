@@ -2,6 +2,7 @@
 // directories holding a partitioned __manifest. The root is a local path or a URI (s3://...).
 package lancepart.spark
 
+import lancepart.lance.LanceAccess
 import lancepart.manifest.{ManifestStore, TableFiles}
 import lancepart.spec.TableMetadata
 import lancepart.storage.Directories
@@ -9,7 +10,7 @@ import org.apache.spark.sql.connector.catalog.Identifier
 
 import scala.util.control.NonFatal
 
-class Warehouse(val root: String, val storage: Map[String, String], directories: Directories) {
+class Warehouse(val root: String, val lance: LanceAccess, directories: Directories) {
   /** URI of the directory for namespace `parts` (validated: nothing in it can leave the root). */
   def uri(parts: Seq[String]): String = {
     parts.foreach(Warehouse.checkName(_, parts))
@@ -20,7 +21,7 @@ class Warehouse(val root: String, val storage: Map[String, String], directories:
 
   /** The manifest of table `ident`; `displayName` names the table in errors. */
   def store(ident: Identifier, displayName: String): ManifestStore =
-    new ManifestStore(tableUri(ident), displayName, storage)
+    new ManifestStore(tableUri(ident), displayName, lance)
 
   /** The files of the table at `tableUri`. */
   def files(tableUri: String): TableFiles = new TableFiles(tableUri, directories)
@@ -30,7 +31,7 @@ class Warehouse(val root: String, val storage: Map[String, String], directories:
   /** True when `uri` holds a __manifest whose metadata declares a partition spec. */
   def isTable(uri: String): Boolean =
     exists(s"$uri/${ManifestStore.DirName}") && {
-      try TableMetadata.isPartitioned(new ManifestStore(uri, uri, storage).properties())
+      try TableMetadata.isPartitioned(new ManifestStore(uri, uri, lance).properties())
       catch { case NonFatal(_) => false }
     }
 

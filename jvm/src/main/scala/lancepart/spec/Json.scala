@@ -49,6 +49,3 @@ object Json {
     if (node == null || node.isNull) Map.empty
     else node.properties().asScala.map(e => e.getKey -> e.getValue.asText()).toMap
 }
-
-/** A partitioned namespace whose stored metadata breaks the spec; the message names table and key. */
-class FormatException(message: String) extends IllegalArgumentException(message)

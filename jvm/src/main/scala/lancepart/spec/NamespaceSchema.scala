@@ -1,7 +1,6 @@
 // The namespace `schema` property (spec: Schema): JsonArrowSchema with `lance:field_id` on every field.
 package lancepart.spec
 
-import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.types._
 
@@ -99,34 +98,5 @@ object NamespaceSchema {
       SchemaField(id, f.name, f.dataType, f.nullable, comment = f.getComment())
     }
     NamespaceSchema(fields, Json.write(root))
-  }
-}
-
-/** JsonArrowField encoding shared by the schema and by nested types. */
-object SchemaJson {
-  def fieldFromJson(node: JsonNode, what: => String): (String, DataType, Boolean, Int) = {
-    Json.requireObject(node, what)
-    val name = Json.string(node, "name", what)
-    val fieldWhat = s"$what, field '$name'"
-    val metadata = Json.stringMap(node.get("metadata"))
-    val id = metadata.get(NamespaceSchema.FieldIdKey) match {
-      case Some(v) if v.nonEmpty && v.forall(_.isDigit) => v.toInt
-      case Some(v) => throw new FormatException(s"$fieldWhat: ${NamespaceSchema.FieldIdKey} '$v' is not a non-negative integer")
-      case None => throw new FormatException(s"$fieldWhat: missing ${NamespaceSchema.FieldIdKey}")
-    }
-    val nullable = Option(node.get("nullable")).forall(_.asBoolean(true))
-    val zoned = metadata.get(ArrowJsonType.TimeZoneKey).exists(_.nonEmpty)
-    (name, ArrowJsonType.toSpark(node.get("type"), zoned, fieldWhat), nullable, id)
-  }
-
-  def fieldToJson(name: String, dt: DataType, nullable: Boolean, id: Int, nextId: () => Int): ObjectNode = {
-    val node = Json.obj()
-    node.put("name", name)
-    node.put("nullable", nullable)
-    node.set[JsonNode]("type", ArrowJsonType.fromSpark(dt, nextId))
-    val md = node.putObject("metadata")
-    md.put(NamespaceSchema.FieldIdKey, id.toString)
-    if (dt == TimestampType) md.put(ArrowJsonType.TimeZoneKey, "UTC")
-    node
   }
 }

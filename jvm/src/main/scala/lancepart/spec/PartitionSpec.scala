@@ -29,7 +29,7 @@ object PartitionField {
 }
 
 case class PartitionSpec(id: Int, fields: Seq[PartitionField]) {
-  def key: String = PartitionSpec.KeyPrefix + id
+  def key: String = PartitionSpec.keyOf(id)
   def namespace: String = s"v$id"
 
   def toJson: String = {
@@ -52,6 +52,9 @@ case class PartitionSpec(id: Int, fields: Seq[PartitionField]) {
 object PartitionSpec {
   val KeyPrefix = "partition_spec_v"
   private val FieldIdPattern = "[A-Za-z0-9_]+".r
+
+  /** The metadata key `partition_spec_v<N>` of spec version `version`. */
+  def keyOf(version: Int): String = KeyPrefix + version
 
   /** The spec version N of a metadata key `partition_spec_v<N>`, if it is one. */
   def versionOfKey(key: String): Option[Int] =

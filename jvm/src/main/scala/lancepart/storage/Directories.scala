@@ -4,6 +4,8 @@
 // every other URI goes through Hadoop's FileSystem.
 package lancepart.storage
 
+import lancepart.lance.LanceAccess
+
 import org.apache.hadoop.conf.Configuration
 
 /** A file directly inside a listed directory: its name and modification time (epoch ms). */
@@ -35,7 +37,7 @@ trait Directories {
 
 object Directories {
   /** The directory operations for URIs like `root`. */
-  def forRoot(root: String, storage: Map[String, String], hadoopConf: Configuration): Directories =
-    if (S3Directories.handles(root)) new S3Directories(S3Directories.client(storage))
+  def forRoot(root: String, lance: LanceAccess, hadoopConf: Configuration): Directories =
+    if (S3Directories.handles(root)) new S3Directories(S3Directories.client(lance))
     else new HadoopDirectories(hadoopConf)
 }

@@ -4,6 +4,8 @@
 // namespace is listed. The client takes the same storage options Lance's object store reads.
 package lancepart.storage
 
+import lancepart.lance.LanceAccess
+
 import java.net.URI
 
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, AwsSessionCredentials, DefaultCredentialsProvider, StaticCredentialsProvider}
@@ -104,7 +106,8 @@ object S3Directories {
   /** A client from Lance storage options (the keys and aliases of Lance's object store), falling
    * back to the AWS SDK's defaults (environment, profile) for credentials and to the
    * AWS_REGION / AWS_DEFAULT_REGION variables, then us-east-1, for the region. */
-  def client(storage: Map[String, String]): S3Client = {
+  def client(lance: LanceAccess): S3Client = {
+    val storage = lance.storageOptions
     def option(keys: String*): Option[String] = keys.flatMap(k => storage.get(k)).headOption.filter(_.nonEmpty)
     val endpoint = option("aws_endpoint", "aws_endpoint_url", "endpoint", "endpoint_url")
     val virtualHosted = option("aws_virtual_hosted_style_request", "virtual_hosted_style_request").exists(_.toBoolean)

@@ -6,7 +6,8 @@ package lancepart.txn
 
 import java.util.concurrent.ThreadLocalRandom
 
-import lancepart.manifest.{Lance, Manifest, ManifestConflict, ManifestQuery, ManifestRow, ManifestStore, Naming, TableFiles}
+import lancepart.lance.Lance
+import lancepart.manifest.{Manifest, ManifestConflict, ManifestQuery, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.spec.TransactionMode
 import org.apache.arrow.vector.types.pojo.Schema
 
@@ -16,37 +17,14 @@ import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
 /**
- * What one operation does to a table, planned against manifest `base` (S0) with `directory` (the
- * current spec's partitions at S0 and the naming seed the tasks used):
- *  - `writes`: fragments written per leaf; a leaf that `replaces` its partition is a new one;
- *  - `removed`: existing leaves (object id to their S0 row) an overwrite or DELETE removes,
- *    unless a write replaces them;
- *  - `deletes`: existing leaves (object id to their S0 row) and the Lance SQL predicate of the
- *    rows to delete from them.
- */
-case class TableWrite(
-    base: Manifest,
-    directory: PartitionDirectory,
-    writes: Seq[LeafWrite],
-    removed: Map[String, ManifestRow] = Map.empty,
-    deletes: Map[String, (ManifestRow, String)] = Map.empty) {
-  def isEmpty: Boolean = writes.isEmpty && removed.isEmpty && deletes.isEmpty
-}
-
-/** A write that conflicts with one committed since it started, or that kept losing the race to
- * commit; `__manifest` does not show it. */
-class TransactionConflict(message: String, cause: Throwable = null) extends RuntimeException(message, cause)
-
-/**
  * `leafSchema` is the schema of new leaves; `files` moves fragments that a rebase sends to
  * another leaf; `attempts` bounds the commit attempts.
  */
-class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, storage: Map[String, String],
-                attempts: Int = Committer.DefaultAttempts) {
+class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, attempts: Int = Committer.DefaultAttempts) {
 
   /** Commits `tx`; returns the new manifest version. */
   def commit(tx: TableWrite): Long = {
-    val state = new Attempts(tx, new LeafCommits(storage, detached = tx.base.meta.mode == TransactionMode.Strong))
+    val state = new Attempts(tx, new LeafCommits(store.lance, detached = tx.base.meta.mode == TransactionMode.Strong))
     @tailrec def attempt(n: Int): Long = {
       val latest = store.load()
       val outcome = try Right(state.commitOn(latest)) catch {

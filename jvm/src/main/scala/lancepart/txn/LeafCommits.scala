@@ -3,26 +3,23 @@
 // Transaction (Strong)); weak mode commits on the main branch (Lance rebases concurrent appends).
 package lancepart.txn
 
-import lancepart.manifest.Lance
+import lancepart.lance.{Lance, LanceAccess, LeafField}
 import org.apache.arrow.vector.UInt8Vector
-import org.apache.arrow.vector.types.pojo.{ArrowType, Schema}
+import org.apache.arrow.vector.types.pojo.Schema
 import org.lance.{CommitBuilder, Dataset, Fragment, FragmentMetadata, Transaction}
 import org.lance.ipc.ScanOptions
 import org.lance.operation.{Append, Delete, Operation, Overwrite}
-import org.lance.schema.LanceField
 
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
-class LeafCommits(storage: Map[String, String], detached: Boolean) {
+class LeafCommits(lance: LanceAccess, detached: Boolean) {
   private val MainRetries = 20
 
   /** Creates the leaf at `uri` as version 1 on its main branch. */
   def create(uri: String, schema: Schema, fragments: Seq[FragmentMetadata]): Long = {
     val op = Overwrite.builder().fragments(fragments.asJava).schema(schema).build()
-    Lance.using(new Transaction.Builder().readVersion(0).operation(op).build()) { txn =>
-      Lance.using(new CommitBuilder(uri, Lance.allocator).writeParams(storage.asJava).skipAutoCleanup(true).execute(txn))(_.version())
-    }
+    Lance.using(new Transaction.Builder().readVersion(0).operation(op).build())(lance.commit(uri, _))
   }
 
   /**
@@ -31,11 +28,11 @@ class LeafCommits(storage: Map[String, String], detached: Boolean) {
    * resulting version (`base`'s when nothing changed).
    */
   def update(uri: String, base: Option[Long], deletePredicate: Option[String], fragments: Seq[FragmentMetadata]): Long = {
-    var version = Lance.using(Lance.open(uri, storage, base)) { ds =>
+    var version = lance.withDataset(uri, base) { ds =>
       deletePredicate.flatMap(p => deleteOperation(ds, p)).fold(ds.version())(op => commit(ds, op))
     }
     if (fragments.nonEmpty) {
-      version = Lance.using(Lance.open(uri, storage, Some(version)))(commit(_, Append.builder().fragments(fragments.asJava).build()))
+      version = lance.withDataset(uri, Some(version))(commit(_, Append.builder().fragments(fragments.asJava).build()))
     }
     version
   }
@@ -49,7 +46,7 @@ class LeafCommits(storage: Map[String, String], detached: Boolean) {
   /** The leaf's fields at `version` (None: the latest main version) with their Lance field ids,
    * which a fragment's data files refer to. */
   def fields(uri: String, version: Option[Long]): Seq[LeafField] =
-    Lance.using(Lance.open(uri, storage, version))(ds => LeafField.all(ds.getLanceSchema.fields()))
+    lance.withDataset(uri, version)(ds => LeafField.all(ds.getLanceSchema.fields()))
 
   /** A Delete of the rows matching `predicate` (deletion files per fragment, whole fragments
    * dropped), or None when no row matches. */
@@ -75,12 +72,4 @@ class LeafCommits(storage: Map[String, String], detached: Boolean) {
         .predicate(predicate).build()
     }
   }
-}
-
-/** A leaf column as fragments' data files see it: its field id, name, type and nested fields. */
-case class LeafField(id: Int, name: String, arrowType: ArrowType, nullable: Boolean, children: Seq[LeafField])
-
-object LeafField {
-  def all(fields: java.util.List[LanceField]): Seq[LeafField] =
-    fields.asScala.toSeq.map(f => LeafField(f.getId, f.getName, f.getType, f.isNullable, all(f.getChildren)))
 }

@@ -3,6 +3,7 @@ package lancepart.manifest
 
 import java.nio.file.Files
 
+import lancepart.lance.LanceAccess
 import lancepart.spec._
 import lancepart.transform.Transform
 import org.apache.spark.sql.types._
@@ -21,7 +22,7 @@ class ManifestQuerySuite extends AnyFunSuite {
   private val tables = namespaces.map(_ + "$dataset")
 
   private lazy val store = {
-    val s = new ManifestStore(Files.createTempDirectory("queries").toString, "t", Map.empty)
+    val s = new ManifestStore(Files.createTempDirectory("queries").toString, "t", LanceAccess(Map.empty))
     s.create(v1)
     s.evolve(v1, meta)
     val value = Map("c" -> UTF8String.fromString("x"))

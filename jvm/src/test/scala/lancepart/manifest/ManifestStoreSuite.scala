@@ -3,6 +3,7 @@ package lancepart.manifest
 
 import java.nio.file.Files
 
+import lancepart.lance.{Lance, LanceAccess}
 import lancepart.spec._
 import lancepart.transform.Transform
 import org.apache.spark.sql.types._
@@ -18,7 +19,7 @@ class ManifestStoreSuite extends AnyFunSuite {
   private val meta = TableMetadata.create("t", schema, spec)
 
   private def newStore(): ManifestStore =
-    new ManifestStore(Files.createTempDirectory("manifest").toString, "t", Map.empty)
+    new ManifestStore(Files.createTempDirectory("manifest").toString, "t", LanceAccess(Map.empty))
 
   private def leaf(name: String, d: Any, c: String, version: Long): ManifestRow =
     ManifestRow(s"v1$$$name$$dataset", Naming.TableType, Some(Naming.location(s"v1$$$name$$dataset")), Some(version),
@@ -57,7 +58,7 @@ class ManifestStoreSuite extends AnyFunSuite {
     val store = newStore()
     store.create(TableMetadata.create("t", schema, spec.copy(fields = spec.fields.take(1))))
     val wider = TableMetadata.create("t", schema, spec)
-    Lance.using(Lance.open(store.uri, Map.empty)) { ds =>
+    store.lance.withDataset(store.uri) { ds =>
       val update = org.lance.operation.UpdateConfig.builder().tableMetadataUpdates(
         org.lance.operation.UpdateMap.builder().updates(java.util.Map.of("partition_spec_v1", wider.specs.head.spec.toJson))
           .replace(false).build()).build()

@@ -3,6 +3,7 @@ package lancepart.prune
 
 import java.nio.file.Files
 
+import lancepart.lance.LanceAccess
 import lancepart.manifest.{ManifestRow, ManifestStore, Naming}
 import lancepart.spec._
 import org.apache.spark.sql.sources._
@@ -23,7 +24,7 @@ class ManifestFilterSuite extends AnyFunSuite {
   private val dec11 = dec10.plusDays(1)
 
   private lazy val store = {
-    val s = new ManifestStore(Files.createTempDirectory("prune").toString, "t", Map.empty)
+    val s = new ManifestStore(Files.createTempDirectory("prune").toString, "t", LanceAccess(Map.empty))
     s.create(meta)
     def table(id: String, values: (String, Any)*) =
       ManifestRow(id, Naming.TableType, Some(Naming.location(id)), Some(1L), values.toMap)

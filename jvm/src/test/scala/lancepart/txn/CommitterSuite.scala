@@ -4,8 +4,8 @@ package lancepart.txn
 
 import java.nio.file.{Files, Path}
 
-import lancepart.manifest.{Lance, Manifest, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
-import lancepart.spark.LeafSchema
+import lancepart.lance.{Lance, LanceAccess, LeafSchema}
+import lancepart.manifest.{Manifest, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.spec._
 import lancepart.storage.HadoopDirectories
 import lancepart.transform.Transform
@@ -31,10 +31,10 @@ class CommitterSuite extends AnyFunSuite {
 
   private class Table(mode: TransactionMode) {
     val dir: Path = Files.createTempDirectory("committer")
-    val store = new ManifestStore(dir.toString, "t", Map.empty)
+    val store = new ManifestStore(dir.toString, "t", LanceAccess(Map.empty))
     store.create(TableMetadata.create("t", schema, spec, mode))
     val files = new TableFiles(dir.toString, new HadoopDirectories(new Configuration()))
-    def committer = new Committer(store, files, leafSchema, Map.empty)
+    def committer = new Committer(store, files, leafSchema)
     def latest: Manifest = store.load()
     def directory(base: Manifest, replaceAll: Boolean = false): PartitionDirectory =
       PartitionDirectory.load(store, base, base.meta.currentSpec, Naming.randomName()).replacingFor(replaceAll, Set.empty)
@@ -58,7 +58,7 @@ class CommitterSuite extends AnyFunSuite {
 
     def leaves(): Seq[ManifestRow] = store.rows(latest, s"object_type = '${Naming.TableType}'")
 
-    def ids(row: ManifestRow): Seq[Long] = Lance.using(Lance.open(store.leafUri(row), Map.empty, latest.pinnedVersion(row))) { ds =>
+    def ids(row: ManifestRow): Seq[Long] = store.lance.withDataset(store.leafUri(row), latest.pinnedVersion(row)) { ds =>
       Lance.using(ds.newScan()) { scanner =>
         Lance.using(scanner.scanBatches()) { reader =>
           Iterator.continually(reader.loadNextBatch()).takeWhile(identity).flatMap { _ =>
@@ -101,7 +101,7 @@ class CommitterSuite extends AnyFunSuite {
       t.commit(s1, db, b)
       val leaf = t.leaves().head
       assert(t.ids(leaf).sorted == Seq(1L, 2L, 3L))
-      val main = Lance.using(Lance.open(t.store.leafUri(leaf), Map.empty))(_.version())
+      val main = t.store.lance.withDataset(t.store.leafUri(leaf))(_.version())
       if (mode == TransactionMode.Strong) {
         assert(main == 1L, "strong-mode appends are detached: the main branch stays at the created version")
         assert(leaf.readVersion.exists(_ < 0), "a detached version has the top bit set")
@@ -147,7 +147,7 @@ class CommitterSuite extends AnyFunSuite {
   }
 
   /** A store where another writer commits just before each of this one's first `races` commits. */
-  private class RacedStore(dir: Path, var races: Int) extends ManifestStore(dir.toString, "t", Map.empty) {
+  private class RacedStore(dir: Path, var races: Int) extends ManifestStore(dir.toString, "t", LanceAccess(Map.empty)) {
     override def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long = {
       if (races > 0) {
         races -= 1
@@ -176,7 +176,7 @@ class CommitterSuite extends AnyFunSuite {
     val t = new Table(TransactionMode.Weak)
     val d0 = t.directory(t.latest)
     val seen = t.latest.version
-    val retried = committerLog(new Committer(new RacedStore(t.dir, races = 1), t.files, leafSchema, Map.empty, attempts = 2)
+    val retried = committerLog(new Committer(new RacedStore(t.dir, races = 1), t.files, leafSchema, attempts = 2)
       .commit(TableWrite(t.latest, d0, Seq(t.write(d0, "US", Seq(1))))))
     assert(retried.map(_._1) == Seq(Level.INFO), retried)
     assert(retried.head._2.startsWith(
@@ -186,7 +186,7 @@ class CommitterSuite extends AnyFunSuite {
     val u = new Table(TransactionMode.Weak)
     val d1 = u.directory(u.latest)
     val gaveUp = committerLog(intercept[TransactionConflict](
-      new Committer(new RacedStore(u.dir, races = 1), u.files, leafSchema, Map.empty, attempts = 1)
+      new Committer(new RacedStore(u.dir, races = 1), u.files, leafSchema, attempts = 1)
         .commit(TableWrite(u.latest, d1, Seq(u.write(d1, "US", Seq(1)))))))
     assert(gaveUp.map(_._1) == Seq(Level.WARN) && gaveUp.head._2.startsWith("table t: gave up after 1 commit attempts"), gaveUp)
   }

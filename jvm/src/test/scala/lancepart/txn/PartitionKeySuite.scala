@@ -6,6 +6,7 @@ import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream, 
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
 
+import lancepart.lance.LanceAccess
 import lancepart.manifest.{ManifestRow, ManifestStore, Naming}
 import lancepart.spec._
 import lancepart.transform.Transform
@@ -80,7 +81,7 @@ class PartitionKeySuite extends AnyFunSuite {
     val spec = PartitionSpec(1, columns.zipWithIndex.map { case ((n, t), i) =>
       PartitionField(n, Seq(i), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(t))
     })
-    val store = new ManifestStore(Files.createTempDirectory("partitionkey").toString, "t", Map.empty)
+    val store = new ManifestStore(Files.createTempDirectory("partitionkey").toString, "t", LanceAccess(Map.empty))
     store.create(TableMetadata.create("t", schema, spec, TransactionMode.Weak))
     val fieldIds = columns.map(_._1)
     val stored = Seq(true, 7.toByte, (-3).toShort, 42, Long.MaxValue, UTF8String.fromString("Zürich"), 19000,

@@ -1,8 +1,7 @@
 // Executor side of a read: scan one partition table with lance-core and hand Arrow batches to Spark.
 package lancepart.spark.read
 
-import lancepart.manifest.Lance
-import lancepart.spark.LeafSchema
+import lancepart.lance.{LanceAccess, LeafSchema}
 import lancepart.spec.SchemaField
 import org.apache.arrow.vector.types.pojo.Field
 import org.apache.arrow.vector.ipc.ArrowReader
@@ -31,9 +30,9 @@ import scala.jdk.CollectionConverters._
  * columns after filtering, return a NULL struct as a struct of NULLs and a NULL array of structs
  * as an empty array (Spark applies the filters again in any case).
  */
-class LeafReader(part: LeafPartition, columns: Seq[SchemaField], filters: Seq[LeafFilter], storage: Map[String, String])
+class LeafReader(part: LeafPartition, columns: Seq[SchemaField], filters: Seq[LeafFilter], lance: LanceAccess)
     extends PartitionReader[ColumnarBatch] {
-  private val dataset: Dataset = Lance.open(part.uri, storage, part.readVersion)
+  private val dataset: Dataset = lance.open(part.uri, part.readVersion)
   private val stored: Seq[Option[(Field, DataType)]] = columns.map { c =>
     LeafSchema.find(dataset.getSchema, c).map { field =>
       val leafType = ArrowBridge.fromArrowField(field)

@@ -1,7 +1,8 @@
 // The scan: one manifest query picks the partition tables, one input partition per table.
 package lancepart.spark.read
 
-import lancepart.manifest.{Lance, ManifestRow}
+import lancepart.lance.Lance
+import lancepart.manifest.ManifestRow
 import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
 import lancepart.spark.functions.CalendarKey
@@ -107,7 +108,7 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
 
   override def createReaderFactory(): PartitionReaderFactory =
     new LeafReaderFactory(readSchema.fields.toSeq.map(f => meta.schema.byName(f.name, caseSensitive = true).get
-      .copy(dataType = f.dataType)), leafFilters, table.storage)
+      .copy(dataType = f.dataType)), leafFilters, table.store.lance)
 }
 
 object PartitionedScan {

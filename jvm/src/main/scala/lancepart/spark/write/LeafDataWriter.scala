@@ -2,8 +2,7 @@
 // ArrowWriter) and written as Lance fragments into its leaf's directory, in the leaf's own column order.
 package lancepart.spark.write
 
-import lancepart.manifest.Lance
-import lancepart.spark.LeafSchema
+import lancepart.lance.{Lance, LanceAccess, LeafAlignment, LeafSchema}
 import lancepart.spark.read.{LeafPartition, LeafReader}
 import lancepart.spec.{BoundSpec, NamespaceSchema, SchemaField}
 import lancepart.txn.{LeafTarget, LeafWrite, PartitionDirectory, PartitionKey}
@@ -12,7 +11,7 @@ import org.apache.arrow.vector.types.pojo.{Field, Schema}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
 import org.apache.spark.sql.execution.arrow.ArrowWriter
-import org.lance.{Fragment, FragmentMetadata}
+import org.lance.FragmentMetadata
 
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
@@ -31,7 +30,7 @@ class LeafDataWriter(
     spec: BoundSpec,
     keyOf: InternalRow => PartitionKey,
     directory: PartitionDirectory,
-    storage: Map[String, String],
+    lance: LanceAccess,
     strong: Boolean) extends DataWriter[InternalRow] {
   private val active = schema.active
   private val namespaceLayout: Seq[(Field, Option[SchemaField])] = active.map(c => LeafSchema.tagged(c) -> Some(c))
@@ -59,13 +58,13 @@ class LeafDataWriter(
     val leaf = directory.resolve(key)
     val pinned = if (strong) leaf.baseVersion else None
     if (leaf.isNew) new Target(leaf, namespaceLayout)
-    else LeafAlignment.align(s"$tableUri/${leaf.location}", schema, storage, pinned) match {
+    else LeafAlignment.align(lance, s"$tableUri/${leaf.location}", schema, pinned) match {
       case Some(layout) => new Target(leaf, layout)
       case None if written.contains(leaf.objectId) => new Target(written(leaf.objectId)._1, namespaceLayout)
       case None =>
         val t = new Target(directory.replacement(key), namespaceLayout)
         val old = LeafPartition(s"$tableUri/${leaf.location}", pinned, spec.identityValues(leaf.key.byFieldId), InternalRow.empty)
-        val reader = new LeafReader(old, active, Seq.empty, storage)
+        val reader = new LeafReader(old, active, Seq.empty, lance)
         try while (reader.next()) reader.get().rowIterator().asScala.foreach(add(t, _))
         catch { case e: Throwable => t.root.close(); throw e }
         finally reader.close()
@@ -89,8 +88,7 @@ class LeafDataWriter(
 
   private def flush(t: Target): Unit = if (t.rows > 0) {
     t.arrow.finish()
-    val fragments = Fragment.write().datasetUri(s"$tableUri/${t.leaf.location}").allocator(Lance.allocator)
-      .data(t.root).storageOptions(storage.asJava).execute().asScala
+    val fragments = lance.writeFragments(s"$tableUri/${t.leaf.location}", t.root)
     written.getOrElseUpdate(t.leaf.objectId, (t.leaf, mutable.ArrayBuffer.empty))._2 ++= fragments
     t.arrow.reset()
     t.rows = 0

@@ -2,7 +2,7 @@
 // rows go to a LeafDataWriter.
 package lancepart.spark.write
 
-import lancepart.manifest.Lance
+import lancepart.lance.{Lance, LanceAccess}
 import lancepart.spec.{TableMetadata, TransactionMode}
 import lancepart.txn.{PartitionDirectory, PartitionKey}
 import org.apache.spark.sql.catalyst.InternalRow
@@ -22,7 +22,7 @@ class LeafWriterFactory(
     tableUri: String,
     sourceOrdinals: Seq[Seq[Option[Int]]],
     directory: PartitionDirectory,
-    storage: Map[String, String]) extends DataWriterFactory {
+    lance: LanceAccess) extends DataWriterFactory {
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = {
     Lance.loadNative()
     val meta = TableMetadata.fromProperties(properties, table)
@@ -40,7 +40,7 @@ class LeafWriterFactory(
             s"${s.fold("?")(_.name)}=$v" }.mkString(", ")}: $e", e)
       }
     })
-    new LeafDataWriter(tableUri, meta.schema, meta.currentSpec, keyOf, directory, storage, meta.mode == TransactionMode.Strong)
+    new LeafDataWriter(tableUri, meta.schema, meta.currentSpec, keyOf, directory, lance, meta.mode == TransactionMode.Strong)
   }
 
   private def copy(v: Any): Any = v match {

@@ -1,13 +1,11 @@
-// Thin access to lance-core: loading its native library safely, one allocator per JVM, opening
-// datasets with storage options, and running calls on separate datasets in parallel.
-package lancepart.manifest
+// What lance-core needs once per JVM: its native library loaded safely, one Arrow allocator, and
+// a pool that runs calls on separate datasets in parallel. Opening datasets is LanceAccess's.
+package lancepart.lance
 
 import java.util.concurrent.{ExecutionException, Executors}
 
 import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
-import org.lance.{Dataset, JniLoader, ReadOptions}
-
-import scala.jdk.CollectionConverters._
+import org.lance.JniLoader
 
 object Lance {
   /** The class lance-core's native dispatcher thread looks up when the library loads. */
@@ -45,13 +43,6 @@ object Lance {
   }
 
   lazy val allocator: BufferAllocator = new RootAllocator(Long.MaxValue)
-
-  def open(uri: String, storage: Map[String, String], version: Option[Long] = None): Dataset = {
-    loadNative()
-    val options = new ReadOptions.Builder().setStorageOptions(storage.asJava)
-    version.foreach(v => options.setVersion(v))
-    Dataset.open().allocator(allocator).uri(uri).readOptions(options.build()).build()
-  }
 
   /** Per-dataset calls (opens, small commits) run on this many threads. */
   val Threads = 8

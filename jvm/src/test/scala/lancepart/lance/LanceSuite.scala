@@ -1,6 +1,6 @@
 // Loading lance-core's native library: the uncaught-exception guard ignores only the native
 // dispatcher's failed class lookup and passes every other error on (printing it once).
-package lancepart.manifest
+package lancepart.lance
 
 import java.io.{ByteArrayOutputStream, PrintStream}
 

@@ -6,10 +6,8 @@
 // a leaf that needs any change: it is read at its read_version, and lance-core's Java API commits
 // schema changes only on the main branch, never detached.
 // Lance takes fragments only in the table's own column order, so the result is that order.
-package lancepart.spark.write
+package lancepart.lance
 
-import lancepart.manifest.Lance
-import lancepart.spark.LeafSchema
 import lancepart.spec.{NamespaceSchema, SchemaEvolution, SchemaField}
 import org.apache.arrow.vector.types.pojo.{Field, Schema}
 import org.apache.spark.sql.lancepart.ArrowBridge
@@ -22,9 +20,8 @@ object LeafAlignment {
    * (None for a leaf-only column, which new rows leave NULL); None when the leaf cannot take rows
    * of the namespace's columns and the partition is to be rewritten. `pinned` is the version a
    * strong-mode write appends to (None in weak mode: the latest, which is aligned in place). */
-  def align(uri: String, schema: NamespaceSchema, storage: Map[String, String],
-            pinned: Option[Long]): Option[Seq[(Field, Option[SchemaField])]] = {
-    Lance.using(Lance.open(uri, storage, pinned)) { ds =>
+  def align(lance: LanceAccess, uri: String, schema: NamespaceSchema, pinned: Option[Long]): Option[Seq[(Field, Option[SchemaField])]] = {
+    lance.withDataset(uri, pinned) { ds =>
       val leaf = ds.getSchema
       val found = schema.active.map(c => c -> LeafSchema.find(leaf, c))
       val narrower = found.exists { case (c, f) => f.exists { f =>
@@ -51,7 +48,7 @@ object LeafAlignment {
       else {
         if (renames.nonEmpty || displaced.nonEmpty) ds.alterColumns((renames ++ displaced).asJava)
         if (missing.nonEmpty) ds.addColumns(missing.asJava)
-        Some(Lance.using(Lance.open(uri, storage, None))(latest => layout(latest.getSchema, schema)))
+        Some(lance.withDataset(uri)(latest => layout(latest.getSchema, schema)))
       }
     }
   }

@@ -1,6 +1,6 @@
 // Partition-table (leaf) schemas: written with each column tagged by its namespace field id, so
 // that a renamed column is still found in leaves written before the rename.
-package lancepart.spark
+package lancepart.lance
 
 import lancepart.spec.{NamespaceSchema, SchemaField}
 import org.apache.arrow.vector.types.pojo.{Field, FieldType, Schema}

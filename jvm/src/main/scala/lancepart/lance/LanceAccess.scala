@@ -1,0 +1,45 @@
+// The one way lancepart reaches Lance datasets: every open, write and commit passes the catalog's
+// storage options (object-store endpoint, credentials). Serializable, so tasks get it with their work.
+package lancepart.lance
+
+import org.apache.arrow.vector.VectorSchemaRoot
+import org.apache.arrow.vector.types.pojo.Schema
+import org.lance.{CommitBuilder, Dataset, Fragment, FragmentMetadata, ReadOptions, Transaction, WriteParams}
+
+import scala.jdk.CollectionConverters._
+
+/** `storageOptions` are Lance's object-store options (catalog options `storage.*`). */
+final case class LanceAccess(storageOptions: Map[String, String]) {
+  /** The dataset at `uri` at `version` (None: the latest version on its main branch); the caller closes it. */
+  def open(uri: String, version: Option[Long] = None): Dataset = {
+    Lance.loadNative()
+    val options = new ReadOptions.Builder().setStorageOptions(storageOptions.asJava)
+    version.foreach(v => options.setVersion(v))
+    Dataset.open().allocator(Lance.allocator).uri(uri).readOptions(options.build()).build()
+  }
+
+  /** `f` of the dataset at `uri` and `version`, closed afterwards. */
+  def withDataset[B](uri: String, version: Option[Long] = None)(f: Dataset => B): B = Lance.using(open(uri, version))(f)
+
+  /** Creates an empty dataset at `uri` with `schema`; fails when one exists. */
+  def create(uri: String, schema: Schema): Unit =
+    Dataset.write().allocator(Lance.allocator).schema(schema).uri(uri)
+      .mode(WriteParams.WriteMode.CREATE).storageOptions(storageOptions.asJava).execute().close()
+
+  /** Writes `data` as new fragments of the dataset at `uri` (which need not exist yet); committing
+   * them is the caller's. */
+  def writeFragments(uri: String, data: VectorSchemaRoot): Seq[FragmentMetadata] = {
+    Lance.loadNative()
+    Fragment.write().datasetUri(uri).allocator(Lance.allocator).data(data).storageOptions(storageOptions.asJava)
+      .execute().asScala.toSeq
+  }
+
+  /** Commits `txn` to the dataset at `uri` without opening it (creating it when `txn` is an
+   * Overwrite at read version 0); returns the version committed. */
+  def commit(uri: String, txn: Transaction): Long =
+    Lance.using(new CommitBuilder(uri, Lance.allocator).writeParams(storageOptions.asJava).skipAutoCleanup(true)
+      .execute(txn))(_.version())
+
+  /** Names the options, not their values: these can be credentials. */
+  override def toString: String = s"LanceAccess(storage options: ${storageOptions.keys.toSeq.sorted.mkString(", ")})"
+}

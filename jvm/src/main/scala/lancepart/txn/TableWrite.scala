@@ -1,0 +1,22 @@
+// What one write, overwrite or DELETE does to a table, as the Committer takes it.
+package lancepart.txn
+
+import lancepart.manifest.{Manifest, ManifestRow}
+
+/**
+ * What one operation does to a table, planned against manifest `base` (S0) with `directory` (the
+ * current spec's partitions at S0 and the naming seed the tasks used):
+ *  - `writes`: fragments written per leaf; a leaf that `replaces` its partition is a new one;
+ *  - `removed`: existing leaves (object id to their S0 row) an overwrite or DELETE removes,
+ *    unless a write replaces them;
+ *  - `deletes`: existing leaves (object id to their S0 row) and the Lance SQL predicate of the
+ *    rows to delete from them.
+ */
+case class TableWrite(
+    base: Manifest,
+    directory: PartitionDirectory,
+    writes: Seq[LeafWrite],
+    removed: Map[String, ManifestRow] = Map.empty,
+    deletes: Map[String, (ManifestRow, String)] = Map.empty) {
+  def isEmpty: Boolean = writes.isEmpty && removed.isEmpty && deletes.isEmpty
+}
