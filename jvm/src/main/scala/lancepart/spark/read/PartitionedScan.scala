@@ -72,7 +72,9 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
       case _ if CalendarRun.isRun(group) => Expressions.apply(CalendarKey.name(group.size), column)
       case Transform.Identity => Expressions.identity(QuotingUtils.quoteIdentifier(name))
       case Transform.Bucket(n) => Expressions.bucket(n, QuotingUtils.quoteIdentifier(name))
-      case t => Expressions.apply(t.functionName, column)
+      case t: Transform.CalendarField => Expressions.apply(t.functionName, column)
+      case t @ (_: Transform.MultiBucket | _: Transform.Truncate) =>
+        throw new IllegalStateException(s"table ${table.name()}: ${t.jsonName} fields are never reported for joins")
     }
   }
 
