@@ -40,9 +40,12 @@ def test_repair_restores_what_a_foreign_rewrite_dropped(spark, admin, root, ns, 
     dirns = DirectoryNamespace(root=str(root / ns / "t"))
     assert len(dirns.list_namespaces(ln.ListNamespacesRequest(id=["v1"])).namespaces) == 3
 
+    refusal = (rf"table {t}: __manifest has no 'read_version' column, which transaction.mode=strong needs; another "
+               rf"client rewrote the manifest without it. Admin.repair\('{t}'\) restores it" if mode == "strong" else
+               rf"table {t}: __manifest has no column 'partition_field_d' for field 'd' of partition_spec_v1; another "
+               rf"client rewrote the manifest without its partition columns. Admin.repair\('{t}'\) restores them")
     for query in (f"SELECT * FROM {t}", f"SELECT * FROM {t} WHERE c = 'US'"):
-        with pytest.raises(Exception, match=rf"table {t}: __manifest has no 'read_version' column; another client "
-                                            rf"rewrote the manifest without it. Admin.repair\('{t}'\) restores it"):
+        with pytest.raises(Exception, match=refusal):
             spark.sql(query).collect()
     with pytest.raises(Exception, match=r"Admin.repair"):
         spark.sql(f"INSERT INTO {t} VALUES (9, DATE'2025-12-10', 'US')")
@@ -68,7 +71,8 @@ def test_repair_refuses_rows_without_metadata_and_changes_nothing(spark, admin, 
     ds.update({"metadata": "NULL"}, where=f"object_id = '{leaf_id}'")  # a row some other client wrote
     drop_partition_columns(manifest_dir)
     version = lance.dataset(str(manifest_dir)).version
-    with pytest.raises(Exception, match=rf"row {re.escape(leaf_id)} has no metadata to restore its partition values from"):
+    with pytest.raises(Exception, match=rf"cannot restore column partition_field_c: __manifest row {re.escape(leaf_id)} "
+                                        r"keeps no value of partition field 'c' in its metadata; nothing was changed"):
         admin.repair(t)
     assert lance.dataset(str(manifest_dir)).version == version
 
@@ -81,7 +85,7 @@ def test_partition_values_are_kept_as_text_in_row_metadata(spark, root, ns):
     leaf = lance.dataset(str(root / ns / "t" / "__manifest")).to_table(filter="object_type = 'table'").to_pylist()[0]
     assert json.loads(leaf["metadata"]) == {"partition.ts_year": "2025", "partition.ts_month": "12",
                                             "partition.ts_day": "10", "partition.amount": "12.50",
-                                            "partition.flag": "true", "read_version": "1"}
+                                            "partition.flag": "true", "lancepart.written_version": "1"}
     assert leaf["partition_field_ts_day"] == 10 and leaf["partition_field_amount"] == decimal.Decimal("12.50")
 
 

@@ -47,10 +47,12 @@ def _location(object_id):
     return hashlib.sha1(object_id.encode()).hexdigest()[:8] + "_" + object_id
 
 
-def write_by_hand(table_dir, properties=None):
+def write_by_hand(table_dir, properties=None, metadata=None, base_objects=None, read_version_column=True):
     """The spec's Appendix A-C example written with pylance alone: v1 by event_date, v2 by
     year(event_date) and country. One v1 leaf omits its identity column (as Daft writes them);
-    one v2 leaf has no read_version. Every leaf has two versions; read_version says 1."""
+    one v2 leaf has no read_version. Every leaf has two versions; read_version says 1. Every row
+    gets `metadata` (JSON text) and `base_objects` when given; `read_version_column=False` leaves
+    the optional column out of __manifest."""
     schema = {"fields": [
         {"name": "id", "nullable": False, "type": {"type": "int64"}, "metadata": {"lance:field_id": "0"}},
         {"name": "event_date", "nullable": True, "type": {"type": "date32"}, "metadata": {"lance:field_id": "1"}},
@@ -97,27 +99,23 @@ def write_by_hand(table_dir, properties=None):
         pa.field("base_objects", pa.list_(pa.field("object_id", pa.string()))),
         pa.field("read_version", pa.uint64()), pa.field("partition_field_event_date", pa.date32()),
         pa.field("partition_field_event_year", pa.int32()), pa.field("partition_field_country", pa.string())])
+    for row in rows:
+        row.update(metadata=metadata, base_objects=base_objects)
+    if not read_version_column:
+        manifest_schema = manifest_schema.remove(manifest_schema.get_field_index("read_version"))
     table = pa.Table.from_pylist(rows, schema=manifest_schema)
     manifest = lance.write_dataset(table, f"{table_dir}/__manifest")
     manifest.update_metadata({"schema": json.dumps(schema), "partition_spec_v1": json.dumps(spec1),
                               "partition_spec_v2": json.dumps(spec2), **(properties or {})})
 
 
-def test_namespace_written_by_hand_reads_correctly(spark, root, ns):
-    write_by_hand(root / ns / "events")
+@pytest.mark.parametrize("properties", [None, {"transaction.mode": "strong"}])
+def test_namespace_written_by_hand_reads_each_leaf_at_its_read_version(spark, root, ns, properties):
+    """The spec makes a table strong by its read_version values, not by a property: with or
+    without lancepart's transaction.mode, a leaf is read at its read_version where one is set."""
+    write_by_hand(root / ns / "events", properties)
     t = f"lance.{ns}.events"
     assert [r.tableName for r in spark.sql(f"SHOW TABLES IN lance.{ns}").collect()] == ["events"]
-    rows = sorted(tuple(r) for r in spark.table(t).collect())
-    # No transaction.mode: weak, so every leaf is read at its latest version (two copies each).
-    once = [(1, dt.date(2025, 12, 10), "US"), (2, dt.date(2025, 12, 10), "FR"), (3, dt.date(2025, 12, 11), "US"),
-            (4, dt.date(2025, 12, 20), "US"), (5, dt.date(2025, 12, 10), "JP")]
-    assert rows == sorted(once * 2)
-    assert lancepart.crosscheck(spark, t)["tables"] == 4
-
-
-def test_strong_namespace_written_by_hand_reads_each_leaf_at_its_read_version(spark, root, ns):
-    write_by_hand(root / ns / "events", {"transaction.mode": "strong"})
-    t = f"lance.{ns}.events"
     rows = sorted(tuple(r) for r in spark.table(t).collect())
     # Leaves pinned at version 1 (one copy); the v2 leaf without read_version at its latest (two).
     assert rows == [(1, dt.date(2025, 12, 10), "US"), (2, dt.date(2025, 12, 10), "FR"),
@@ -133,7 +131,7 @@ def test_appendix_d_prunes_each_version_with_its_own_spec(spark, root, ns):
     # v1: event_date = 2025-12-10 (one leaf); v2: year = 2025 AND country = 'US' (one leaf).
     query = f"SELECT id FROM {t} WHERE event_date = DATE'2025-12-10' AND country = 'US'"
     assert tables_scanned(spark, query) == (2, 4)
-    assert [r.id for r in spark.sql(query).collect()] == [1, 1]
+    assert [r.id for r in spark.sql(query).collect()] == [1]  # the v1 leaf at its read_version: one copy
     plan = spark.sql(f"EXPLAIN {query}").collect()[0][0]
     assert "tables=2/4" in plan
 
@@ -161,3 +159,65 @@ def test_a_leaf_type_that_cannot_be_read_fails_naming_leaf_and_column(spark, roo
                                         r"which cannot be read as BIGINT"):
         spark.table(f"lance.{ns}.typed").collect()
     assert [r.p for r in spark.sql(f"SELECT p FROM lance.{ns}.typed").collect()] == ["a"]  # other columns still read
+
+
+def _manifest_rows(table_dir):
+    return {r["object_id"]: r for r in lance.dataset(f"{table_dir}/__manifest").to_table().to_pylist()}
+
+
+def test_a_table_without_mode_whose_rows_pin_versions_is_written_strong(spark, root, ns):
+    """No transaction.mode, but rows with read_version: a write keeps the pinned versions and
+    publishes its own, so a reader following read_version sees exactly the new rows."""
+    table_dir = root / ns / "events"
+    write_by_hand(table_dir)
+    t = f"lance.{ns}.events"
+    spark.sql(f"INSERT INTO {t} VALUES (6, DATE'2025-12-11', 'JP')")
+    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} WHERE country = 'JP'").collect()) == [5, 6]
+    jp = next(r for r in _manifest_rows(table_dir).values()
+              if r["object_type"] == "table" and r["partition_field_country"] == "JP")
+    leaf = lance.dataset(f"{table_dir}/{jp['location']}", version=jp["read_version"])
+    assert sorted(leaf.to_table()["id"].to_pylist()) == [5, 6]
+    assert lance.dataset(f"{table_dir}/{jp['location']}").version == 2, "the main branch is not written"
+    assert lancepart.crosscheck(spark, t)["tables"] == 4
+
+
+def test_a_manifest_without_read_version_is_a_weak_table(spark, root, ns):
+    table_dir = root / ns / "events"
+    write_by_hand(table_dir, read_version_column=False)
+    t = f"lance.{ns}.events"
+    assert spark.table(t).count() == 10, "every leaf at its latest version: two copies each"
+    spark.sql(f"INSERT INTO {t} VALUES (6, DATE'2025-12-11', 'JP')")
+    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} WHERE country = 'JP'").collect()) == [5, 5, 6]
+    assert "read_version" not in lance.dataset(f"{table_dir}/__manifest").schema.names
+    lancepart.crosscheck(spark, t)
+
+
+def test_repair_of_an_appendix_c_table_changes_no_value(spark, admin, root, ns):
+    """Rows with metadata '{}' keep no partition values: repair must not blank the columns that
+    hold them, and must refuse, changing nothing, when those columns are the ones missing."""
+    table_dir = root / ns / "events"
+    write_by_hand(table_dir, metadata="{}", read_version_column=False)
+    t = f"lance.{ns}.events"
+    before = _manifest_rows(table_dir)
+    admin.repair(t)
+    assert _manifest_rows(table_dir) == before
+    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} WHERE country = 'US'").collect()) == [1, 1, 3, 3, 4, 4]
+
+    lance.dataset(f"{table_dir}/__manifest").drop_columns(["partition_field_country"])
+    version = lance.dataset(f"{table_dir}/__manifest").version
+    with pytest.raises(Exception, match=r"cannot restore column partition_field_country: __manifest row v2\$\w+\$\w+\$dataset "
+                                        r"keeps no value of partition field 'country' in its metadata; nothing was changed"):
+        admin.repair(t)
+    assert lance.dataset(f"{table_dir}/__manifest").version == version
+
+
+def test_a_write_keeps_other_writers_metadata_and_base_objects(spark, root, ns):
+    table_dir = root / ns / "events"
+    write_by_hand(table_dir, metadata='{"owner": "team-a"}', base_objects=["v0"])
+    t = f"lance.{ns}.events"
+    spark.sql(f"INSERT INTO {t} VALUES (6, DATE'2025-12-11', 'JP'), (7, DATE'2026-01-01', 'FR')")
+    rows = _manifest_rows(table_dir)
+    jp = next(r for r in rows.values() if r["object_type"] == "table" and r["partition_field_country"] == "JP")
+    assert json.loads(jp["metadata"])["owner"] == "team-a" and jp["base_objects"] == ["v0"]
+    assert rows["v2"]["metadata"] == '{"owner": "team-a"}' and rows["v2"]["base_objects"] == ["v0"]
+    assert sorted(r.id for r in spark.table(t).collect()) == [1, 2, 3, 4, 4, 5, 6, 7]

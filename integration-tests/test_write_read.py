@@ -58,7 +58,7 @@ def test_every_partition_type_round_trips(spark, ns, admin):
         assert spark.sql(f"SELECT id FROM lance.{ns}.t WHERE {where}").count() == 1, where
 
 
-def test_insert_into_appends_and_advances_read_version(spark, ns, admin):
+def test_insert_into_appends_and_leaves_read_version_null(spark, root, ns, admin):
     spark.sql(f"CREATE TABLE lance.{ns}.t (id INT, p STRING) PARTITIONED BY (p)")
     spark.sql(f"INSERT INTO lance.{ns}.t VALUES (1, 'a'), (2, 'b')")
     before = {p["values"]["p"]: p for p in admin.partitions(f"{ns}.t")}
@@ -66,10 +66,16 @@ def test_insert_into_appends_and_advances_read_version(spark, ns, admin):
     after = {p["values"]["p"]: p for p in admin.partitions(f"{ns}.t")}
     assert sorted(after) == ["a", "b", "c"]
     assert after["a"]["object_id"] == before["a"]["object_id"]
-    assert after["a"]["read_version"] == before["a"]["read_version"] + 1
+    # weak mode: read_version stays NULL, so any conforming reader reads each leaf's latest version
+    assert {p["read_version"] for p in after.values()} == {None}
     assert after["a"]["row_count"] == 2
     assert after["b"] == before["b"]
     assert sorted(r.id for r in spark.table(f"lance.{ns}.t").collect()) == [1, 2, 3, 4]
+    # ... including rows another writer appended to the leaf directly
+    leaf = str(root / ns / "t" / after["a"]["location"])
+    lance.write_dataset(lance.dataset(leaf).to_table().slice(0, 1), leaf, mode="append")
+    assert sorted(r.id for r in spark.table(f"lance.{ns}.t").collect()) == [1, 1, 2, 3, 4]
+    lancepart.crosscheck(spark, f"lance.{ns}.t")
 
 
 def test_ctas_and_dataframe_append(spark, ns):
@@ -118,10 +124,12 @@ def test_manifest_follows_the_spec(spark, root, ns):
         parent = rows[leaf["object_id"].rsplit("$", 1)[0]]
         assert (parent["partition_field_d"], parent["partition_field_c"]) == (
             leaf["partition_field_d"], leaf["partition_field_c"])
-        assert leaf["read_version"] == lance.dataset(str(root / ns / "t" / leaf["location"])).version
-        # the metadata JSON keeps the partition values and read_version (for Admin.repair)
+        assert leaf["read_version"] is None, "weak mode: readers read each leaf's latest version"
+        # the metadata JSON keeps the partition values (for Admin.repair) and the leaf version this
+        # write left (lancepart's own key, to detect a concurrent overwrite)
+        version = lance.dataset(str(root / ns / "t" / leaf["location"])).version
         assert json.loads(leaf["metadata"]) == {"partition.d": "2025-12-10", "partition.c": leaf["partition_field_c"],
-                                                "read_version": str(leaf["read_version"])}
+                                                "lancepart.written_version": str(version)}
     assert json.loads(level1[0]["metadata"]) == {"partition.d": "2025-12-10"}
     assert rows["v1"]["metadata"] is None
 

@@ -1,8 +1,8 @@
 """An independent read of a partitioned table with pylance and pyarrow only, compared with Spark.
 
 The walk follows the spec, not the JVM code: ``__manifest`` rows of type ``table`` give each leaf's
-location and ``read_version``; each leaf is opened with pylance at that version in strong mode, at
-its latest version in weak mode (spec: Transaction, read behavior). Leaf columns are
+location and ``read_version``; each leaf is opened with pylance at that version, or at its latest
+version where it is NULL (spec: Transaction, read behavior). Leaf columns are
 matched to namespace columns by the field id they are tagged with (``lancepart:field_id``, so
 renames are followed), else by name; a namespace column a leaf does not store reads as the
 partition's identity value (or NULL), as the spec's schema rules say.
@@ -68,10 +68,10 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
     # rows of spec versions the metadata does not declare (a REPLACE being staged) are no part of the table
     declared = " OR ".join(f"object_id LIKE 'v{k[len('partition_spec_v'):]}$%'" for k in meta if k.startswith("partition_spec_v"))
     leaves = manifest.to_table(filter=f"object_type = 'table' AND ({declared})").to_pylist()
-    strong = meta.get("transaction.mode") == "strong"
     parts = []
     for leaf in iterate(leaves, f"pylance read of {table}", len(leaves), progress, unit="table"):
-        version = leaf["read_version"] if strong else None  # weak mode reads each leaf's latest version
+        # NULL (weak mode, or a manifest without the column): the leaf's latest version
+        version = leaf.get("read_version")
         ds = lance.dataset(f"{table_dir}/{leaf['location']}", version=version, storage_options=storage)
         stored = {f["name"]: _leaf_column(ds.schema, f) for f in schema_fields}
         data = ds.to_table(filter=where) if where else ds.to_table()

@@ -112,7 +112,7 @@ object AdminApi {
         values.set[JsonNode](f.fieldId, JsonValues.toJson(row.values.getOrElse(f.fieldId, null), f.valueType))
       }
       n.put("location", row.location.orNull)
-      row.readVersion.foreach(v => n.put("read_version", new java.math.BigInteger(java.lang.Long.toUnsignedString(v))))
+      row.readVersion.fold(n.putNull("read_version"))(v => n.put("read_version", new java.math.BigInteger(java.lang.Long.toUnsignedString(v))))
       n.put("row_count", partition.rowCount)
     }
     Json.write(out)

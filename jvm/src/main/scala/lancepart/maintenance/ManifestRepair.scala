@@ -3,7 +3,7 @@
 package lancepart.maintenance
 
 import lancepart.manifest.{ManifestQuery, ManifestRow, ManifestStore, Naming, RowMetadata}
-import lancepart.spec.{FormatException, TableMetadata}
+import lancepart.spec.{FormatException, TableMetadata, TransactionMode}
 import org.apache.spark.sql.lancepart.ArrowBridge
 
 import scala.jdk.CollectionConverters._
@@ -12,46 +12,66 @@ object ManifestRepair {
   import ManifestStore._
 
   /**
-   * Restores the `partition_field_*` and `read_version` columns that another client's rewrite of
-   * `__manifest` dropped (Lance's DirectoryNamespace keeps only its own columns), from the values
-   * every lancepart row keeps in its `metadata` JSON: the columns are added (NULL), then every row
-   * is upserted with its values in one commit. Returns the number of rows restored (0 when no
-   * column is missing). A row that needs values and has no metadata fails the repair, naming it,
-   * before anything changes. While the columns are added but not yet filled the table metadata
-   * holds [[ManifestStore.RepairInProgressKey]], so that readers refuse the table instead of pruning on NULLs; an
-   * interrupted repair is finished by running it again. `progress` counts the rows read, then
-   * the commit.
+   * Restores the `partition_field_*` columns of the declared specs and the `read_version` column
+   * (of a table lancepart wrote, or when a row's metadata holds a read_version) that another
+   * client's rewrite of `__manifest` dropped (Lance's DirectoryNamespace keeps only its own
+   * columns), from the values every lancepart row keeps in its `metadata` JSON: the columns are
+   * added (NULL), then every row gets the restored columns' values in one commit, which writes
+   * no other column. Returns the number of rows restored (0 when no column is missing).
+   *
+   * Before anything changes, a partition table row whose metadata lacks a value of a restored
+   * column fails the repair, naming the row and the field: its value is not guessed. While the
+   * columns are added but not yet filled the table metadata holds
+   * [[ManifestStore.RepairInProgressKey]], so that readers refuse the table instead of pruning
+   * on NULLs; an interrupted repair is finished by running it again. `progress` counts the rows
+   * read, then the commit.
    */
   def run(store: ManifestStore, progress: Progress): Int = {
-    val (missing, rows, interrupted) = store.lance.withDataset(store.uri) { ds =>
+    val (missing, restored, rows) = store.lance.withDataset(store.uri) { ds =>
       val props = ds.getTableMetadata.asScala.toMap
       val meta = TableMetadata.fromProperties(props, store.table)
       val present = ds.getSchema.getFields.asScala.map(_.getName).toSet
-      val missing = (meta.allFields.map(f => ArrowBridge.toArrowField(f.column, f.valueType, nullable = true)) :+
-        ManifestStore.arrowSchema(Seq.empty).findField(ReadVersion)).filterNot(f => present(f.getName))
-      val types = meta.allFields.map(f => f.fieldId -> f.valueType).toMap
       val interrupted = props.contains(RepairInProgressKey)
-      val scanned = if (missing.isEmpty && !interrupted) Seq.empty else store.scan(ds, ManifestQuery.all, Seq(ObjectId, ObjectType, Location, Metadata))
-      progress.start(scanned.size + 1L)
-      val rows = scanned.map { r =>
+      val scanned = store.scan(ds, ManifestQuery.all, Seq(ObjectId, ObjectType) ++ Seq(Metadata).filter(present))
+      val types = meta.allFields.map(f => f.fieldId -> f.valueType).toMap
+      val kept = scanned.map(r => r(ObjectId).toString -> Option(r.getOrElse(Metadata, null)).map(m =>
+        RowMetadata.parse(m.toString, types, store.table, r(ObjectId).toString))).toMap
+      // lancepart's tables (they state their mode) had the column; another writer's needs it when
+      // its rows kept read_versions
+      val readVersionNeeded = props.contains(TransactionMode.Key) || kept.values.exists(_.exists(_.readVersion.isDefined))
+      val missing = (meta.allFields.map(f => ArrowBridge.toArrowField(f.column, f.valueType, nullable = true)) ++
+        Option.when(readVersionNeeded)(ManifestStore.arrowSchema(Seq.empty).findField(ReadVersion))).filterNot(f => present(f.getName))
+      // An interrupted repair may have added columns it did not fill: all are filled again.
+      val restored = if (interrupted) meta.allFields.map(_.column) ++ Option.when(readVersionNeeded)(ReadVersion)
+        else missing.map(_.getName)
+      progress.start((if (restored.isEmpty) 0 else scanned.size) + 1L)
+      val rows = if (restored.isEmpty) Seq.empty else scanned.map { r =>
         val objectId = r(ObjectId).toString
-        val (values, readVersion) = Option(r(Metadata)).fold((Map.empty[String, Any], Option.empty[Long]))(
-          m => RowMetadata.parse(m.toString, types, store.table, objectId))
-        val needsValues = objectId.contains(Naming.Delimiter)
-        if (needsValues && r(Metadata) == null) throw new FormatException(
-          s"table ${store.table}: __manifest row $objectId has no metadata to restore its partition values from; nothing was changed")
+        val metadata = kept(objectId)
+        if (r(ObjectType).toString == Naming.TableType) checkRecoverable(store.table, meta, objectId, metadata, restored.toSet)
         progress.advance()
-        ManifestRow(objectId, r(ObjectType).toString, Option(r(Location)).map(_.toString), readVersion, values)
+        ManifestRow(objectId, r(ObjectType).toString, None, metadata.flatMap(_.readVersion),
+          metadata.fold(Map.empty[String, Any])(_.values))
       }
-      (missing, rows, interrupted)
+      (missing, restored, rows)
     }
-    if (missing.nonEmpty || interrupted) {
+    if (restored.nonEmpty) {
       store.updateMetadata(Map(RepairInProgressKey -> "true"))
       if (missing.nonEmpty) store.lance.withDataset(store.uri)(_.addColumns(missing.asJava))
-      store.upsert(rows)
+      store.upsert(rows, c => c == ObjectId || c == ObjectType || restored.contains(c))
       store.removeMetadata(RepairInProgressKey)
     }
     progress.advance()
     rows.size
   }
+
+  /** Refuses a partition table row whose metadata does not hold the value of every restored
+   * column of its spec version. */
+  private def checkRecoverable(table: String, meta: TableMetadata, objectId: String, metadata: Option[RowMetadata],
+                               restored: Set[String]): Unit =
+    for (spec <- Naming.specVersion(objectId).flatMap(v => meta.specs.find(_.id == v)); f <- spec.fields
+         if restored(f.column) && !metadata.exists(_.values.contains(f.fieldId))) {
+      throw new FormatException(s"table $table: cannot restore column ${f.column}: __manifest row $objectId keeps " +
+        s"no value of partition field '${f.fieldId}' in its metadata; nothing was changed")
+    }
 }

@@ -1,12 +1,8 @@
 // A __manifest at one version: the table metadata a reader of that version sees.
 package lancepart.manifest
 
-import lancepart.spec.{TableMetadata, TransactionMode}
+import lancepart.spec.TableMetadata
 
-/** What a reader needs: metadata at one manifest version. */
-case class Manifest(meta: TableMetadata, version: Long) {
-  /** The leaf version a reader of this manifest reads: `read_version` in strong mode, the
-   * leaf's latest version (None) in weak mode (spec: Transaction, read behavior). */
-  def pinnedVersion(row: ManifestRow): Option[Long] =
-    if (meta.mode == TransactionMode.Strong) row.readVersion else None
-}
+/** What a reader needs: metadata at one manifest version. Each leaf is read at its row's
+ * `read_version`, or at its latest version where that is NULL (see [[ManifestRow]]). */
+case class Manifest(meta: TableMetadata, version: Long)

@@ -23,10 +23,6 @@ object ManifestQuery {
     s"$ObjectType = '${Naming.TableType}' AND (${perVersion.mkString(" OR ")})"
   }
 
-  /** The partition tables with object ids `ids` (not empty). */
-  def tablesById(ids: Seq[String]): String =
-    s"$ObjectType = '${Naming.TableType}' AND $ObjectId IN ${ids.map(quote).mkString("(", ", ", ")")}"
-
   /** The rows below spec version `version`'s `v<N>` row: its partition namespaces, tables and
    * table versions (not the `v<N>` row itself). */
   def specRows(version: Int): String = s"$ObjectId LIKE 'v$version${Naming.Delimiter}%'"
@@ -40,6 +36,9 @@ object ManifestQuery {
 
   /** The `v<N>` namespace rows (one per spec version, declared or not). */
   val specNamespaces: String = s"$ObjectType = '${Naming.NamespaceType}' AND $ObjectId NOT LIKE '%${Naming.Delimiter}%'"
+
+  /** The partition tables whose rows pin the version readers read (strong mode). */
+  val pinnedTables: String = s"$ObjectType = '${Naming.TableType}' AND ${ManifestStore.ReadVersion} IS NOT NULL"
 
   /** Rows that lead to a partition table's files: `table` and `table_version` rows with a location. */
   val leafReferences: String = s"$ObjectType IN ('${Naming.TableType}', '${Naming.TableVersionType}') AND $Location IS NOT NULL"

@@ -1,13 +1,22 @@
 // One __manifest row: a namespace, a partition table or (strong mode) a partition table version.
 package lancepart.manifest
 
-/** One `__manifest` row; `values` maps partition field_id to its value (see [[ArrowValues]]). */
+/**
+ * One `__manifest` row; `values` maps partition field_id to its value (see [[ArrowValues]]).
+ * `readVersion` is the leaf version every reader reads (spec: Transaction): set by strong-mode
+ * writes, NULL after weak ones (readers then read the leaf's latest version).
+ * `writtenVersion` is the leaf version lancepart's last weak write left, kept in the row's
+ * metadata only so that a concurrent overwrite of the partition is detected.
+ * `metadata` is the row's `metadata` JSON as read: its keys of other writers survive a rewrite.
+ */
 case class ManifestRow(
     objectId: String,
     objectType: String,
     location: Option[String],
     readVersion: Option[Long],
-    values: Map[String, Any]) {
+    values: Map[String, Any],
+    writtenVersion: Option[Long] = None,
+    metadata: Option[String] = None) {
   def specVersion: Option[Int] = Naming.specVersion(objectId)
 
   /** The strong-mode record of this leaf at `version` (spec: `table_version` rows). */

@@ -4,7 +4,7 @@ package lancepart.manifest
 import java.util.Collections
 
 import lancepart.lance.{Lance, LanceAccess}
-import lancepart.spec.{BoundField, FormatException, PartitionField, PartitionSpec, TableMetadata}
+import lancepart.spec.{BoundField, FormatException, PartitionField, PartitionSpec, TableMetadata, TransactionMode}
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.VectorSchemaRoot
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
@@ -32,9 +32,9 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   def leafUri(row: ManifestRow): String = leafUri(row.location.getOrElse(
     throw new FormatException(s"table $table: partition table ${row.objectId} has no location")))
 
-  /** A partition table's row count at the version `manifest` reads, from Lance metadata. */
-  def leafRowCount(manifest: Manifest, row: ManifestRow): Long =
-    lance.withDataset(leafUri(row), manifest.pinnedVersion(row))(_.countRows())
+  /** A partition table's row count at the version readers read, from Lance metadata. */
+  def leafRowCount(row: ManifestRow): Long =
+    lance.withDataset(leafUri(row), row.readVersion)(_.countRows())
 
   /** Creates `__manifest` with the table's metadata and the `v<N>` row of its spec. */
   def create(meta: TableMetadata): Unit = {
@@ -164,12 +164,18 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
     Option.when(TableMetadata.isPartitioned(props)) {
       if (props.contains(RepairInProgressKey)) throw new FormatException(
         s"table $table: a repair of its __manifest did not finish; run Admin.repair('$table') again")
-      val meta = TableMetadata.fromProperties(props, table)
-      checkColumns(meta, ds.getSchema)
+      val declared = TableMetadata.fromProperties(props, table)
+      checkColumns(declared, props, ds.getSchema)
+      // A table of another writer states no mode: it is strong when its rows pin leaf versions.
+      val meta = if (props.contains(TransactionMode.Key) || !pinsVersions(ds)) declared
+        else declared.copy(mode = TransactionMode.Strong)
       Manifest(meta, ds.version())
     }
   }
 
+
+  private def pinsVersions(ds: Dataset): Boolean =
+    has(ds, ReadVersion) && ds.countRows(ManifestQuery.pinnedTables) > 0
 
   /** The table metadata map of `__manifest`, or None when the directory has no manifest. */
   def properties(): Map[String, String] =
@@ -179,13 +185,17 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   def rows(manifest: Manifest, filter: String): Seq[ManifestRow] =
     lance.withDataset(uri, Some(manifest.version)) { ds =>
       val fields = manifest.meta.allFields
-      scan(ds, filter, BaseColumns ++ fields.map(_.column)).map { r =>
+      val optional = Seq(ReadVersion, Metadata).filter(has(ds, _))
+      scan(ds, filter, RequiredColumns ++ optional ++ fields.map(_.column)).map { r =>
+        val metadata = r.get(Metadata).flatMap(Option(_)).map(_.toString)
         ManifestRow(
           objectId = r(ObjectId).toString,
           objectType = r(ObjectType).toString,
           location = Option(r(Location)).map(_.toString),
-          readVersion = Option(r(ReadVersion)).map(_.asInstanceOf[Long]),
-          values = fields.map(f => f.fieldId -> r(f.column)).toMap)
+          readVersion = r.get(ReadVersion).flatMap(Option(_)).map(_.asInstanceOf[Long]),
+          values = fields.map(f => f.fieldId -> r(f.column)).toMap,
+          writtenVersion = metadata.flatMap(RowMetadata.writtenVersion),
+          metadata = metadata)
       }
     }
 
@@ -208,8 +218,8 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    * versions pin (`read_version` of `table` and `table_version` rows). Reads every version. */
   def leafReferences(): Map[String, Set[Long]] = {
     versions().flatMap { v =>
-      lance.withDataset(uri, Some(v))(scan(_, ManifestQuery.leafReferences, Seq(Location, ReadVersion)))
-    }.groupMapReduce(_(Location).toString)(r => Option(r(ReadVersion)).map(_.asInstanceOf[Long]).toSet)(_ ++ _)
+      lance.withDataset(uri, Some(v))(ds => scan(ds, ManifestQuery.leafReferences, Location +: Seq(ReadVersion).filter(has(ds, _))))
+    }.groupMapReduce(_(Location).toString)(r => r.get(ReadVersion).flatMap(Option(_)).map(_.asInstanceOf[Long]).toSet)(_ ++ _)
   }
 
   /** Number of partition tables at `manifest.version` (of the spec versions it declares). */
@@ -219,10 +229,10 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   /**
    * One atomic `__manifest` commit: rows whose object_id exists are replaced, others inserted
    * (merge_insert keyed on object_id); Lance retries it on top of concurrent commits. Returns
-   * the new manifest version.
+   * the new manifest version. Only `columns` are written (default: those lancepart keeps).
    */
-  def upsert(rows: Seq[ManifestRow]): Long =
-    lance.withDataset(uri)(mergeInsert(_, rows, Seq.empty, ConflictRetries)._1)
+  def upsert(rows: Seq[ManifestRow], columns: String => Boolean = Written): Long =
+    lance.withDataset(uri)(mergeInsert(_, rows, Seq.empty, ConflictRetries, columns)._1)
 
   /**
    * A transaction's commit (spec: Commit Behavior): upserts `rows` and deletes the rows of
@@ -253,10 +263,12 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       m.contains("concurrent") || m.contains("onflict")
     }
 
-  /** The committed version and its table metadata. */
-  private def mergeInsert(ds: Dataset, rows: Seq[ManifestRow], removed: Seq[String], retries: Int): (Long, Map[String, String]) = {
-    val schema = ds.getSchema
-    val types = partitionTypes(schema)
+  /** The committed version and its table metadata. Writes `columns` (default: those lancepart
+   * keeps); the other columns of an updated row, such as `base_objects`, keep their values. */
+  private def mergeInsert(ds: Dataset, rows: Seq[ManifestRow], removed: Seq[String], retries: Int,
+                          columns: String => Boolean = Written): (Long, Map[String, String]) = {
+    val types = partitionTypes(ds.getSchema)
+    val schema = new Schema(ds.getSchema.getFields.asScala.filter(f => columns(f.getName)).asJava)
     Lance.using(VectorSchemaRoot.create(schema, Lance.allocator)) { root =>
       root.allocateNew()
       rows.zipWithIndex.foreach { case (row, i) =>
@@ -285,15 +297,18 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
     case Metadata => RowMetadata.json(row, types).orNull
     case ReadVersion => row.readVersion.getOrElse(null)
     case c if c.startsWith(PartitionField.ColumnPrefix) => row.values.getOrElse(c.stripPrefix(PartitionField.ColumnPrefix), null)
-    case _ => null
+    case c => throw new IllegalStateException(s"table $table: __manifest column '$c' is not one lancepart writes")
   }
 
-  private def checkColumns(meta: TableMetadata, schema: Schema): Unit = {
+  /** `read_version` is optional (spec: Transaction), but a table declared strong needs it. */
+  private def checkColumns(meta: TableMetadata, props: Map[String, String], schema: Schema): Unit = {
     val present = schema.getFields.asScala.map(_.getName).toSet
-    BaseColumns.filterNot(present).headOption.foreach { c =>
-      throw new FormatException(s"table $table: __manifest has no '$c' column" +
-        (if (c == ReadVersion) s"; another client rewrote the manifest without it. Admin.repair('$table') restores it" else ""))
+    RequiredColumns.filterNot(present).headOption.foreach { c =>
+      throw new FormatException(s"table $table: __manifest has no '$c' column")
     }
+    if (!present(ReadVersion) && TransactionMode.of(props, table) == TransactionMode.Strong) throw new FormatException(
+      s"table $table: __manifest has no '$ReadVersion' column, which ${TransactionMode.Key}=strong needs; another " +
+        s"client rewrote the manifest without it. Admin.repair('$table') restores it")
     for (spec <- meta.specs; f <- spec.fields if !present(f.column)) {
       throw new FormatException(
         s"table $table: __manifest has no column '${f.column}' for field '${f.fieldId}' of " +
@@ -311,7 +326,13 @@ object ManifestStore {
   val Metadata = "metadata"
   val BaseObjects = "base_objects"
   val ReadVersion = "read_version"
-  val BaseColumns: Seq[String] = Seq(ObjectId, ObjectType, Location, ReadVersion)
+  /** The columns every reader needs; `metadata` and `read_version` are read when present. */
+  val RequiredColumns: Seq[String] = Seq(ObjectId, ObjectType, Location)
+  /** The columns lancepart writes; others (`base_objects`, other writers' own) keep their values. */
+  val Written: String => Boolean = c =>
+    RequiredColumns.contains(c) || c == Metadata || c == ReadVersion || c.startsWith(PartitionField.ColumnPrefix)
+
+  private def has(ds: Dataset, column: String): Boolean = ds.getSchema.getFields.asScala.exists(_.getName == column)
   private val ConflictRetries = 20
   /** Table metadata key present while a repair (`lancepart.maintenance.ManifestRepair`) runs:
    * the partition columns may hold NULLs that are no partition values, so the table does not load. */

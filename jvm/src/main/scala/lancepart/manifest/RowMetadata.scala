@@ -1,40 +1,65 @@
 // The `metadata` JSON of a __manifest row: the row's partition values as `partition.<field_id>`
-// (spec: Runtime Namespace Properties) and a table's `read_version`, so that a manifest another
-// client rewrote without the partition and read_version columns can be repaired from it.
+// (spec: Runtime Namespace Properties), a table's `read_version` and lancepart's weak-mode
+// `lancepart.written_version`, so that a manifest another client rewrote without the partition
+// and read_version columns can be repaired from it. Keys of other writers are kept.
 package lancepart.manifest
 
 import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.databind.node.ObjectNode
 import lancepart.spec.{FormatException, Json}
 import org.apache.spark.sql.types.DataType
 
+import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
+
+/** What lancepart keeps in one row's metadata; `values` maps field ids to values (NULL ones too). */
+case class RowMetadata(values: Map[String, Any], readVersion: Option[Long], writtenVersion: Option[Long])
 
 object RowMetadata {
   val PartitionPrefix = "partition."
   val ReadVersionKey = "read_version"
+  val WrittenVersionKey = "lancepart.written_version"
 
-  /** The JSON for `row`, values as text and NULL values as JSON null (so that a partition whose
-   * values are all NULL can be restored too), or None when there is nothing to keep. */
+  /** The JSON for `row`: its metadata as read with lancepart's keys set anew, values as text and
+   * NULL values as JSON null (so that a partition whose values are all NULL can be restored too),
+   * or None when there is nothing to keep. Metadata whose keys come out unchanged keeps its text. */
   def json(row: ManifestRow, types: Map[String, DataType]): Option[String] = {
-    val node = Json.obj()
+    val read = row.metadata.flatMap(objectOf)
+    val node = read.fold(Json.obj())(_.deepCopy())
+    node.fieldNames().asScala.toSeq.filter(ours).foreach(node.remove)
     for ((fieldId, value) <- row.values.toSeq.sortBy(_._1); dt <- types.get(fieldId)) {
       if (value == null) node.putNull(PartitionPrefix + fieldId)
       else node.put(PartitionPrefix + fieldId, JsonValues.toJson(value, dt).asText())
     }
     row.readVersion.foreach(v => node.put(ReadVersionKey, java.lang.Long.toUnsignedString(v)))
-    Option.when(!node.isEmpty)(Json.write(node))
+    row.writtenVersion.foreach(v => node.put(WrittenVersionKey, java.lang.Long.toUnsignedString(v)))
+    if (read.contains(node)) row.metadata // unchanged: the text as another writer wrote it
+    else Option.when(!node.isEmpty)(Json.write(node))
   }
 
-  /** Partition values and read_version kept in `text`, typed by `types` (field id to value type):
-   * the fields `text` names, NULL ones included. */
-  def parse(text: String, types: Map[String, DataType], table: String, objectId: String): (Map[String, Any], Option[Long]) = {
-    val node = try Json.mapper.readTree(text) catch {
-      case NonFatal(e) => throw new FormatException(s"table $table: __manifest row $objectId has metadata that is not JSON: ${e.getMessage}")
-    }
-    def textOf(n: JsonNode): Option[String] = Option(n).filterNot(_.isNull).map(_.asText())
+  private def ours(key: String): Boolean = key.startsWith(PartitionPrefix) || key == ReadVersionKey || key == WrittenVersionKey
+
+  private def objectOf(text: String): Option[ObjectNode] =
+    try Some(Json.mapper.readTree(text)).collect { case o: ObjectNode => o } catch { case NonFatal(_) => None }
+
+  /** What `text` keeps, partition values typed by `types` (field id to value type): the fields
+   * `text` names, NULL ones included. */
+  def parse(text: String, types: Map[String, DataType], table: String, objectId: String): RowMetadata = {
+    val node = objectOf(text).getOrElse(throw new FormatException(
+      s"table $table: __manifest row $objectId has metadata that is not a JSON object: $text"))
     val values = types.collect { case (fieldId, dt) if node.has(PartitionPrefix + fieldId) =>
       fieldId -> textOf(node.get(PartitionPrefix + fieldId)).map(v => JsonValues.fromJson(Json.mapper.getNodeFactory.textNode(v), dt)).orNull
     }
-    (values, textOf(node.get(ReadVersionKey)).map(java.lang.Long.parseUnsignedLong))
+    def version(key: String) = textOf(node.get(key)).map { v =>
+      try java.lang.Long.parseUnsignedLong(v) catch { case _: NumberFormatException => throw new FormatException(
+        s"table $table: __manifest row $objectId has metadata key $key '$v', which is no version number") }
+    }
+    RowMetadata(values, version(ReadVersionKey), version(WrittenVersionKey))
   }
+
+  /** lancepart's weak-mode written version in `text`, if it holds a well-formed one. */
+  def writtenVersion(text: String): Option[Long] =
+    objectOf(text).flatMap(node => textOf(node.get(WrittenVersionKey))).flatMap(_.toLongOption)
+
+  private def textOf(n: JsonNode): Option[String] = Option(n).filterNot(_.isNull).map(_.asText())
 }

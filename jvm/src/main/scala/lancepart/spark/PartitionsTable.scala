@@ -40,7 +40,7 @@ class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
    * row count and data size at the version the table's manifest reads. */
   def partitions(): Seq[PartitionsTable.Partition] =
     table.store.rows(table.manifest, ManifestQuery.tables(table.manifest.meta)).sortBy(_.objectId).map { row =>
-      val (count, size) = table.store.lance.withDataset(table.store.leafUri(row), table.manifest.pinnedVersion(row)) { ds =>
+      val (count, size) = table.store.lance.withDataset(table.store.leafUri(row), row.readVersion) { ds =>
         (ds.countRows(), ds.calculateDataSize())
       }
       PartitionsTable.Partition(row, row.specVersion.flatMap(v => table.manifest.meta.specs.find(_.id == v)), count, size)

@@ -71,8 +71,12 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, att
       if (latest.meta.properties != tx.base.meta.properties) throw new TransactionConflict(
         s"table ${store.table}: its schema, partition specs or transaction mode changed while this write ran; nothing was committed")
       val touched = tx.writes.map(_.target).filterNot(_.isNew).map(_.objectId) ++ tx.removed.keys ++ tx.deletes.keys
-      val now = if (touched.isEmpty) Map.empty[String, ManifestRow] else store.rows(latest, ManifestQuery.tablesById(touched.distinct))
-        .map(r => r.objectId -> r).toMap
+      // The rows this write changes as they are at S1, and the `v<N>` row every commit rewrites
+      // (as it is: other writers' metadata stays).
+      val read = store.rows(latest, ManifestQuery.byId(touched.distinct :+ spec.namespace)).map(r => r.objectId -> r).toMap
+      val now = read.filter(_._2.objectType == Naming.TableType)
+      val guard = read.get(spec.namespace).fold(ManifestRow(spec.namespace, Naming.NamespaceType, None, None, Map.empty))(
+        _.copy(values = Map.empty))
       // New partitions are resolved against S1; a write without any needs no scan for it.
       lazy val directory = PartitionDirectory.load(store, latest, spec, tx.directory.seed)
       val plans = mutable.LinkedHashMap.empty[String, LeafPlan]
@@ -113,7 +117,7 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, att
                 "added or renamed since it was written), which this write cannot combine with deleting rows from it; " +
                 "DELETE the rows first, then write the new ones; this write did not change __manifest")
               replacedIds += a.objectId
-              LeafPlan(a.copy(location = Some(w.location), readVersion = None), isNew = true)
+              LeafPlan(a.copy(location = Some(w.location), readVersion = None, writtenVersion = None), isNew = true)
             case (None, None) =>
               relocate(location, group, target)
               newLeaf(target)
@@ -130,12 +134,12 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, att
       // Leaves under one new namespace each carry its row: keep one.
       val rows = Lance.parallel(plans.values.toSeq)(commitLeaf).flatten.distinctBy(_.objectId)
       val removed = replacedIds.toSeq.filterNot(plans.contains)
-      val guard = ManifestRow(spec.namespace, Naming.NamespaceType, None, None, Map.empty)
       store.commit(latest.version, guard +: rows, removed)
     }
 
     private def sameLeaf(a: ManifestRow, b: ManifestRow): Boolean =
-      a.objectId == b.objectId && a.location == b.location && a.readVersion == b.readVersion
+      a.objectId == b.objectId && a.location == b.location && a.readVersion == b.readVersion &&
+        a.writtenVersion == b.writtenVersion
 
     /**
      * Moves the fragments of the new partition first written at `location` to where `target`
@@ -188,7 +192,7 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, att
         if (p.isNew) created.getOrElseUpdate(location, leaves.create(uri, leafSchema, p.fragments.toSeq))
         else updated.getOrElseUpdate((location, if (strong) base else None),
           leaves.update(uri, if (strong) base else None, p.deletePredicate, p.fragments.toSeq))
-      val leaf = p.leaf.copy(readVersion = Some(version))
+      val leaf = if (strong) p.leaf.copy(readVersion = Some(version)) else p.leaf.copy(readVersion = None, writtenVersion = Some(version))
       val changed = p.isNew || !base.contains(version)
       p.namespaces ++ Seq(leaf) ++ (if (strong && changed) Seq(leaf.versionRecord(version)) else Seq.empty)
     }

@@ -40,8 +40,9 @@ class ManifestQuerySuite extends AnyFunSuite {
     assert(selected(ManifestQuery.tables(meta, v => Option.when(v == 1)("false"))) == Set("v2$b$dataset"))
   }
 
-  test("tablesById and namespaceRow quote the object ids") {
-    assert(selected(ManifestQuery.tablesById(Seq("v1$it's$dataset", "v1$b", "v2$b$dataset"))) == Set("v1$it's$dataset", "v2$b$dataset"))
+  test("byId and namespaceRow quote the object ids; pinnedTables: tables with a read_version") {
+    assert(selected(ManifestQuery.byId(Seq("v1$it's$dataset", "v1$b", "v2$b$dataset"))) == Set("v1$it's$dataset", "v1$b", "v2$b$dataset"))
+    assert(selected(ManifestQuery.pinnedTables) == tables.toSet)
     assert(selected(ManifestQuery.namespaceRow("v1$it's")) == Set("v1$it's"))
     assert(selected(ManifestQuery.namespaceRow("v1$it's$dataset")).isEmpty)
   }

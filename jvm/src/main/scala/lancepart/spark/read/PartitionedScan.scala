@@ -95,7 +95,7 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
     leaves.map { row =>
       val spec = row.specVersion.flatMap(v => meta.specs.find(_.id == v)).getOrElse(
         throw new IllegalStateException(s"table ${table.name()}: partition table ${row.objectId} has no known spec version"))
-      LeafPartition(table.store.leafUri(row), table.manifest.pinnedVersion(row), spec.identityValues(row.values), keyOf(row)): InputPartition
+      LeafPartition(table.store.leafUri(row), row.readVersion, spec.identityValues(row.values), keyOf(row)): InputPartition
     }.toArray
   }
 
@@ -104,7 +104,7 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
   def countScan: Scan = new LocalScan {
     override def readSchema(): StructType = StructType(Seq(StructField("count(*)", LongType, nullable = false)))
     override def rows(): Array[InternalRow] =
-      Array(InternalRow(Lance.parallel(leaves)(table.store.leafRowCount(table.manifest, _)).sum))
+      Array(InternalRow(Lance.parallel(leaves)(table.store.leafRowCount).sum))
     override def description(): String = s"${PartitionedScan.this.description()} COUNT(*) from metadata"
   }
 
