@@ -33,8 +33,8 @@ KNOWN_DIFFERENCES = {
         "literal) at CREATE TABLE; Iceberg accepts identity(double).",
         f"{FORMAT_DOC}#partition-specs-spec-partition-spec"),
     "bucket-on-double": (
-        "lancepart's bucket accepts any hashable column, double included (-0.0 hashed as 0.0, one "
-        "NaN); Iceberg refuses bucket on float and double.",
+        "lancepart's bucket accepts any hashable column, double included (its raw bits, as Lance's "
+        "murmur3 hashes them); Iceberg refuses bucket on float and double.",
         f"{FORMAT_DOC}#bucket-hash-spec-hash-functions"),
     "iceberg-truncate-overflow": (
         "Iceberg 1.12's truncate overflows at the type's edge (truncate(10, INT -2147483648), truncate(100, "

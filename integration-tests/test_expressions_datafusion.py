@@ -66,6 +66,14 @@ CORPUS = [
     ("abs(murmur3(col0)) % 16", ["bigint"], "int"),
     ("abs(murmur3(col0)) % 16", ["string"], "int"),
     ("abs(murmur3_multi(col0, col1)) % 8", ["string", "bigint"], "int"),
+    # a column hashes at its own Arrow type (issue 16): int32 as 4 bytes, date32 as 4, decimal as text
+    ("abs(murmur3(col0)) % 16", ["int"], "int"),
+    ("abs(murmur3(col0)) % 16", ["smallint"], "int"),
+    ("abs(murmur3(col0)) % 16", ["date"], "int"),
+    ("abs(murmur3(col0)) % 16", ["timestamp"], "int"),
+    ("abs(murmur3(col0)) % 16", ["double"], "int"),
+    ("abs(murmur3(col0)) % 16", ["decimal(8,2)"], "int"),
+    ("abs(murmur3_multi(col0, col1)) % 8", ["int", "date"], "int"),
 ]
 
 

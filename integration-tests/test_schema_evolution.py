@@ -193,3 +193,20 @@ def test_new_specs_may_not_use_a_dropped_column(spark, admin, ns, events):
     spark.sql(f"ALTER TABLE {events} DROP COLUMN country")
     with pytest.raises(lancepart.LancepartError, match=r"PARTITIONED BY column 'country' is not a column"):
         admin.evolve_partition_spec(f"{ns}.e", ["country"])
+
+
+def test_widening_a_hashed_column_is_refused_and_changes_nothing(spark, root, ns):
+    # bucket hashes an int as 4 bytes and a bigint as 8 (issue 16): widening would move every
+    # row's bucket, so rows already written would be pruned away. A decimal's precision may grow:
+    # its hashed display string keeps the scale.
+    t = f"lance.{ns}.h"
+    spark.sql(f"CREATE TABLE {t} (id INT, n INT, dec DECIMAL(6, 2)) PARTITIONED BY (bucket(4, n), bucket(2, id, n), bucket(3, dec))")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 10, 1.50), (2, 20, -2.25)")
+    before = lance.dataset(str(root / ns / "h" / "__manifest"))
+    with pytest.raises(Exception, match=rf"table lance\.{ns}\.h: column 'n' cannot change from INT to BIGINT: "
+                                        r"it is hashed by partition field\(s\) n_bucket_4, id_n_bucket_2"):
+        spark.sql(f"ALTER TABLE {t} ALTER COLUMN n TYPE BIGINT")
+    after = lance.dataset(str(root / ns / "h" / "__manifest"))
+    assert (after.version, after.metadata) == (before.version, before.metadata)
+    spark.sql(f"ALTER TABLE {t} ALTER COLUMN dec TYPE DECIMAL(10, 2)")
+    assert spark.sql(f"SELECT id FROM {t} WHERE n = 20 AND dec = -2.25").collect() == [(2,)]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-import math
 import struct
 
 import mmh3
@@ -32,31 +31,37 @@ def parse(value, type_name: str):
     return value
 
 
+WIDTHS = {"tinyint": "<b", "smallint": "<h", "int": "<i", "bigint": "<q", "float": "<f", "double": "<d"}
+
+
 def encode(value, type_name: str) -> bytes:
-    if type_name in ("tinyint", "smallint", "int", "bigint"):
-        return struct.pack("<q", value)
-    if type_name == "boolean":
-        return struct.pack("<q", 1 if value else 0)
+    """The bytes Lance's murmur3 extension hashes: the Arrow value's little-endian bytes at its own
+    width, UTF-8 of strings, raw binary, and the UTF-8 of Arrow's display string otherwise."""
+    if type_name in WIDTHS:
+        return struct.pack(WIDTHS[type_name], value)
     if type_name == "date":
-        return struct.pack("<q", (value - dt.date(1970, 1, 1)).days)
+        return struct.pack("<i", (value - dt.date(1970, 1, 1)).days)
     if type_name in ("timestamp", "timestamp_ntz"):
         aware = value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
         delta = aware - EPOCH
         return struct.pack("<q", (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds)
-    if type_name in ("float", "double"):
-        v = 0.0 if value == 0.0 else (math.nan if math.isnan(value) else value)
-        bits = 0x7FF8000000000000 if math.isnan(v) else struct.unpack("<q", struct.pack("<d", v))[0]
-        return struct.pack("<q", bits)
+    if type_name == "boolean":
+        return b"true" if value else b"false"
     if type_name.startswith("decimal"):
-        scale = int(type_name.split(",")[1].rstrip(")"))
-        unscaled = int(value.scaleb(scale))
-        length = max(1, (unscaled.bit_length() + 8) // 8)
-        return unscaled.to_bytes(length, "big", signed=True)
+        return decimal_display(value, int(type_name.split(",")[1].rstrip(")"))).encode("utf-8")
     if type_name == "string":
         return value.encode("utf-8")
     if type_name == "binary":
         return value
     raise ValueError(type_name)
+
+
+def decimal_display(value: decimal.Decimal, scale: int) -> str:
+    """arrow-rs's display of a Decimal128 of ``scale``: plain digits, ``scale`` decimal places."""
+    unscaled = int(value.scaleb(scale, decimal.Context(prec=80)))
+    digits = str(abs(unscaled)).rjust(scale + 1, "0")
+    plain = digits if scale == 0 else f"{digits[:-scale]}.{digits[-scale:]}"
+    return ("-" if unscaled < 0 else "") + plain
 
 
 def murmur3(values, type_names) -> int | None:
@@ -65,4 +70,5 @@ def murmur3(values, type_names) -> int | None:
 
 
 def bucket(h: int, n: int) -> int:
+    """abs(h) % N with Python's unbounded abs: h = -2^31 gives 2^31 % N."""
     return abs(h) % n

@@ -3,7 +3,7 @@ package lancepart.prune
 
 import lancepart.manifest.ManifestQuery
 import lancepart.spec.{BoundField, BoundSpec, CalendarRun, SchemaField, TableMetadata}
-import lancepart.transform.Transform
+import lancepart.transform.{BucketHash, Transform}
 import org.apache.spark.sql.sources._
 import org.apache.spark.sql.types.{DataType, DateType, StringType}
 
@@ -85,14 +85,18 @@ object ManifestFilter {
       }
     }
 
+    /** The internal values of type `dt` that Spark's `=` matches for `vs`: 0.0 and -0.0 both
+     * (they hash apart); None when one has no exact internal form or is NaN (any payload bits). */
+    private def equalValues(vs: Seq[Any], dt: DataType): Option[Seq[Any]] = {
+      val converted = vs.map(LanceSql.internal(_, dt).flatMap(BucketHash.equalValues))
+      if (converted.exists(_.isEmpty)) None else Some(converted.flatten.flatten)
+    }
+
     /** Projects through `t`: its values of `=` and IN values, ranges when it preserves order,
      * string prefixes when it keeps them. */
     private def transformed(f: BoundField, t: Transform, sourceType: DataType, col: String, leaf: Filter): Option[Proj] = {
       def apply(v: Any): Any = f.compute(IndexedSeq(v))
-      def values(vs: Seq[Any]): Option[Seq[Any]] = {
-        val converted = vs.map(LanceSql.internal(_, sourceType))
-        if (converted.exists(_.isEmpty)) None else Some(converted.flatten.map(apply))
-      }
+      def values(vs: Seq[Any]): Option[Seq[Any]] = equalValues(vs, sourceType).map(_.map(apply))
       def cmp(v: Any, op: String): Option[Proj] =
         for (iv <- LanceSql.internal(v, sourceType) if iv != null; lit <- LanceSql.literal(apply(iv), f.valueType))
           yield Proj(s"$col $op $lit", exact = false)
@@ -192,10 +196,7 @@ object ManifestFilter {
             case EqualTo(a, v) if on(a) && v != null => Seq(v)
             case EqualNullSafe(a, v) if on(a) => Seq(v)
             case In(a, vs) if on(a) => vs.toSeq.filter(_ != null)
-          }.flatMap { vs =>
-            val converted = vs.map(LanceSql.internal(_, s.dataType))
-            if (converted.exists(_.isEmpty)) None else Some(converted.flatten)
-          }
+          }.flatMap(equalValues(_, s.dataType))
       }
       if (candidates.exists(_.isEmpty) || candidates.flatten.map(_.size.toLong).product > MaxCombinations) return None
       val combos = candidates.flatten.foldLeft(Seq(IndexedSeq.empty[Any]))((acc, vs) => for (a <- acc; v <- vs) yield a :+ v)

@@ -5,6 +5,7 @@ package lancepart.spec
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.{ArrayNode, ObjectNode}
+import lancepart.transform.{BucketHash, Transform}
 import org.apache.spark.sql.types._
 
 import scala.jdk.CollectionConverters._
@@ -63,6 +64,12 @@ object SchemaEvolution {
           throw new IllegalArgumentException(s"table $table: column '${f.name}' cannot change from ${f.dataType.sql} " +
             s"to ${dt.sql} (only int to bigint, float to double and a larger decimal precision with the same scale)")
         }
+        val hashing = hashedBy(meta, f)
+        if (hashing.nonEmpty && BucketHash.encodingChanges(f.dataType, dt)) {
+          throw new IllegalArgumentException(s"table $table: column '${f.name}' cannot change from ${f.dataType.sql} " +
+            s"to ${dt.sql}: it is hashed by partition field(s) ${hashing.mkString(", ")}, and the hash of a " +
+            s"${dt.sql} differs from the hash of the same ${f.dataType.sql} value")
+        }
         val n = node(f)
         n.set[JsonNode]("type", ArrowJsonType.fromSpark(dt, () => throw new IllegalStateException("primitive type")))
       case CommentColumn(name, comment) =>
@@ -71,6 +78,15 @@ object SchemaEvolution {
     }
     NamespaceSchema.parse(Json.write(root), table)
   }
+
+  /** The ids of the fields of any spec version that hash column `f`: bucket, multi_bucket and
+   * expressions calling murmur3. */
+  private def hashedBy(meta: TableMetadata, f: SchemaField): Seq[String] = meta.allFields.map(_.field).filter { p =>
+    p.sourceIds.contains(f.id) && (p.transform match {
+      case Some(_: Transform.Bucket | _: Transform.MultiBucket) => true
+      case _ => p.expression.exists(_.toLowerCase(java.util.Locale.ROOT).contains("murmur3"))
+    })
+  }.map(_.fieldId)
 
   /** Type changes that every old value survives unchanged. */
   def isWidening(from: DataType, to: DataType): Boolean = (from, to) match {

@@ -1,7 +1,8 @@
-// The bucket hash (spec: Hash Functions): murmur3 x86_32, seed 0, over this project's value
-// encodings (docs/format.md, "Bucket hash"), and the bucket number abs(h) % N in 64 bits.
+// The bucket hash (spec: Hash Functions): Lance's murmur3 / murmur3_multi DataFusion extensions,
+// murmur3 x86_32 with seed 0 over each value's native bytes (docs/format.md, "Bucket hash").
 package lancepart.transform
 
+import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.{ByteBuffer, ByteOrder}
 
 import com.google.common.hash.Hashing
@@ -18,16 +19,19 @@ object BucketHash {
     case _ => false
   }
 
-  /** The bytes hashed for a non-null value of type `dt` (Spark internal form). */
+  /** The bytes hashed for a non-null value of type `dt` (Spark internal form): the Arrow value's
+   * little-endian bytes at its own width (dates as int32 days, timestamps as int64 microseconds,
+   * floats by their raw IEEE 754 bits), UTF-8 for strings, raw binary, and the UTF-8 of Arrow's
+   * display string for the rest (`true`, decimals in plain notation with the type's scale). */
   def encode(value: Any, dt: DataType): Array[Byte] = (value, dt) match {
-    case (b: Boolean, BooleanType) => long(if (b) 1L else 0L)
-    case (n: Byte, _) => long(n.toLong)
-    case (n: Short, _) => long(n.toLong)
-    case (n: Int, _) => long(n.toLong)
-    case (n: Long, _) => long(n)
-    case (f: Float, FloatType) => double(f.toDouble)
-    case (d: Double, DoubleType) => double(d)
-    case (d: Decimal, _: DecimalType) => d.toJavaBigDecimal.unscaledValue().toByteArray
+    case (b: Boolean, BooleanType) => b.toString.getBytes(UTF_8)
+    case (n: Byte, ByteType) => Array(n)
+    case (n: Short, ShortType) => buffer(2).putShort(n).array()
+    case (n: Int, IntegerType | DateType) => buffer(4).putInt(n).array()
+    case (n: Long, LongType | TimestampType | TimestampNTZType) => buffer(8).putLong(n).array()
+    case (f: Float, FloatType) => buffer(4).putInt(java.lang.Float.floatToRawIntBits(f)).array()
+    case (d: Double, DoubleType) => buffer(8).putLong(java.lang.Double.doubleToRawLongBits(d)).array()
+    case (d: Decimal, t: DecimalType) => d.toJavaBigDecimal.setScale(t.scale).toPlainString.getBytes(UTF_8)
     case (s: UTF8String, StringType) => s.getBytes
     case (b: Array[Byte], BinaryType) => b
     case _ => throw new IllegalArgumentException(s"cannot hash ${value.getClass.getSimpleName} as ${dt.sql}")
@@ -43,13 +47,26 @@ object BucketHash {
     if (parts.isEmpty) None else Some(murmur3.hashBytes(parts.reduce(_ ++ _)).asInt())
   }
 
+  /** abs(h) % N with abs taken in 64 bits, so h = -2^31 gives 2^31 % N (DataFusion's Int32
+   * `abs` fails on -2^31 instead). */
   def bucket(hash: Int, numBuckets: Int): Int = (Math.abs(hash.toLong) % numBuckets).toInt
 
-  private def long(v: Long): Array[Byte] =
-    ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(v).array()
-
-  private def double(v: Double): Array[Byte] = {
-    val canonical = if (v == 0.0) 0.0 else if (v.isNaN) Double.NaN else v
-    long(java.lang.Double.doubleToLongBits(canonical))
+  /** True when a value of `from` and the same value as `to` hash differently: every change but a
+   * decimal's precision (its display string keeps the scale). */
+  def encodingChanges(from: DataType, to: DataType): Boolean = (from, to) match {
+    case (a: DecimalType, b: DecimalType) => a.scale != b.scale
+    case (a, b) => a != b
   }
+
+  /** The values Spark's `=` treats as equal to `v` that hash differently: -0.0 with 0.0; None
+   * for NaN, whose payload bits are not known. */
+  def equalValues(v: Any): Option[Seq[Any]] = v match {
+    case d: Double if d.isNaN => None
+    case f: Float if f.isNaN => None
+    case d: Double if d == 0.0 => Some(Seq(0.0, -0.0))
+    case f: Float if f == 0.0f => Some(Seq(0.0f, -0.0f))
+    case other => Some(Seq(other))
+  }
+
+  private def buffer(width: Int): ByteBuffer = ByteBuffer.allocate(width).order(ByteOrder.LITTLE_ENDIAN)
 }

@@ -97,7 +97,31 @@ object ExprEval {
       val target = evalType(to)
       if (!castable(b.dataType, to)) throw new ExprTypeException(s"cannot CAST ${b.dataType.sql} AS ${to.sql}")
       new BoundExpr(target, in => cast(b.eval(in), b.dataType, to))
+    case Call(name @ ("murmur3" | "murmur3_multi"), args) => hash(name, args.map(hashInput(_, sources)))
     case Call(name, args) => call(name, args.map(bind(_, sources)))
+  }
+
+  // ---- murmur3 ----
+
+  /** murmur3 / murmur3_multi (docs/format.md, "Bucket hash") over (type, internal value) inputs. */
+  private def hash(name: String, inputs: Seq[(DataType, IndexedSeq[Any] => Any)]): BoundExpr = name match {
+    case "murmur3" =>
+      if (inputs.size != 1) throw new ExprTypeException(s"function murmur3 takes 1 arguments, got ${inputs.size}")
+      val (dt, value) = inputs.head
+      new BoundExpr(LongType, in => BucketHash.hash(value(in), dt).map(_.toLong).orNull)
+    case _ =>
+      if (inputs.isEmpty) throw new ExprTypeException("murmur3_multi needs arguments")
+      new BoundExpr(LongType, in => BucketHash.hashMulti(inputs.map { case (dt, value) => (value(in), dt) }).map(_.toLong).orNull)
+  }
+
+  /** A hash argument as its Arrow type has it: a column at its own type (an int column as 4
+   * bytes), any other expression at its evaluation type (integers as int64, as DataFusion's). */
+  private def hashInput(e: Expr, sources: Seq[Option[DataType]]): (DataType, IndexedSeq[Any] => Any) = {
+    val bound = bind(e, sources)
+    e match {
+      case Col(i) if sources(i).isDefined => (sources(i).get, in => in(i))
+      case _ => (hashType(bound.dataType), in => toInternal(bound.eval(in), bound.dataType))
+    }
   }
 
   // ---- functions ----
@@ -164,13 +188,6 @@ object ExprEval {
       case "char_length" | "character_length" | "length" =>
         arity(1)
         new BoundExpr(LongType, in => Option(str(0, in)).map(_.numChars().toLong).orNull)
-      case "murmur3" =>
-        arity(1)
-        new BoundExpr(LongType, in => BucketHash.hash(args.head.eval(in), hashType(args.head.dataType)).map(_.toLong).orNull)
-      case "murmur3_multi" =>
-        if (args.isEmpty) throw new ExprTypeException("murmur3_multi needs arguments")
-        new BoundExpr(LongType, in =>
-          BucketHash.hashMulti(args.map(a => (a.eval(in), hashType(a.dataType)))).map(_.toLong).orNull)
       case other => throw new ExprTypeException(s"unsupported function '$other' (supported: ${Functions.toSeq.sorted.mkString(", ")})")
     }
   }

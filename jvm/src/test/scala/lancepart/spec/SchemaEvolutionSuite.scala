@@ -39,4 +39,21 @@ class SchemaEvolutionSuite extends AnyFunSuite {
     assert(err(RenameColumn("nope", "x")) == "table t: no column 'nope' (columns: id, d, point)")
     assert(isWidening(DecimalType(10, 2), DecimalType(12, 2)) && !isWidening(DecimalType(10, 2), DecimalType(12, 3)))
   }
+
+  test("widening a column some spec hashes is refused, unless only a decimal's precision grows") {
+    val hashed = StructType(Seq(StructField("a", IntegerType), StructField("b", ShortType), StructField("c", FloatType),
+      StructField("dec", DecimalType(6, 2))))
+    def field(id: String, sources: Seq[Int], t: Option[Transform], e: Option[String]) =
+      PartitionField(id, sources, t, e, PartitionSpec.resultTypeJson(IntegerType))
+    val spec = PartitionSpec(1, Seq(field("a_bucket_4", Seq(0), Some(Transform.Bucket(4)), None),
+      field("a_b", Seq(0, 1), Some(Transform.MultiBucket(8)), None),
+      field("h", Seq(2), None, Some("abs(MURMUR3(col0)) % 4")), field("dec_bucket_2", Seq(3), Some(Transform.Bucket(2)), None)))
+    val m = TableMetadata.create("t", NamespaceSchema.fromSpark(hashed, "t"), spec)
+    def err(change: Change) = intercept[IllegalArgumentException](SchemaEvolution(m, Seq(change))).getMessage
+    assert(err(WidenColumn("a", LongType)) == "table t: column 'a' cannot change from INT to BIGINT: it is hashed by " +
+      "partition field(s) a_bucket_4, a_b, and the hash of a BIGINT differs from the hash of the same INT value")
+    assert(err(WidenColumn("b", IntegerType)).contains("hashed by partition field(s) a_b,"))
+    assert(err(WidenColumn("c", DoubleType)).contains("hashed by partition field(s) h,"))
+    assert(SchemaEvolution(m, Seq(WidenColumn("dec", DecimalType(12, 2)))).byName("dec").map(_.dataType).contains(DecimalType(12, 2)))
+  }
 }

@@ -14,7 +14,7 @@ import org.apache.spark.sql.connector.expressions.{Expression, Expressions}
 import org.apache.spark.sql.connector.read.{Batch, HasPartitionKey, InputPartition, LocalScan, PartitionReaderFactory, Scan, SupportsReportPartitioning}
 import org.apache.spark.sql.connector.read.partitioning.{KeyGroupedPartitioning, Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.{DataType, LongType, StructField, StructType}
+import org.apache.spark.sql.types.{DataType, DoubleType, FloatType, LongType, StructField, StructType}
 
 class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: Seq[Filter], pruning: Boolean)
     extends Scan with Batch with SupportsReportPartitioning {
@@ -45,16 +45,19 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
    * hour fields over one column (starting at year) is one key (see [[CalendarKey]]), so that
    * a finer table joins a coarser one. truncate, multi_bucket and expression fields carry a
    * parameter or definition that Spark's function matching would not see, so they are not
-   * reported. Empty when reporting is off.
+   * reported, nor are fields over float or double columns. Empty when reporting is off.
    */
   private lazy val keys: Seq[Seq[BoundField]] = if (!table.reportPartitioning) Seq.empty else {
     val read = leaves.flatMap(_.specVersion).distinct.flatMap(v => meta.specs.find(_.id == v))
     val common = read.headOption.toSeq.flatMap(_.fields).filter { f =>
       read.forall(_.fields.exists(_.fieldId == f.fieldId)) && f.sources.size == 1 && f.source.isDefined &&
-        f.field.transform.exists(_.reportable)
+        f.field.transform.exists(_.reportable) && !hashesZerosApart(f)
     }
     CalendarRun.group(common)
   }
+
+  /** A float or double source hashes 0.0 and -0.0 (equal in a join) into different buckets. */
+  private def hashesZerosApart(f: BoundField): Boolean = f.source.exists(s => s.dataType == FloatType || s.dataType == DoubleType)
 
   private def keyOf(row: ManifestRow): InternalRow = InternalRow.fromSeq(keys.map { group =>
     val values = group.map(f => row.values.getOrElse(f.fieldId, null))
