@@ -1,7 +1,8 @@
 # Two entry points for a fresh machine (JDK 17+, Maven 3.8+, Python 3.10+):
 #   make demo   builds the plugin, installs the Python package in .venv, runs demo/demo.py
-#   make test   builds, runs the Scala tests, then the Python unit and integration tests (with the
-#               differential suite against Iceberg, whose runtime jar it fetches)
+#   make test   checks the Scala formatting, builds, runs the Scala tests, then the Python unit and
+#               integration tests (with the differential suite against Iceberg, whose runtime jar it fetches)
+#   make format formats the Scala sources (scalafmt through Maven; the rules are in .scalafmt.conf)
 #   make differential-sweep   the differential suite's random part over DIFF_SEEDS seeds (default 200)
 # and the benchmarks against peers (about 45 minutes on 2 cores):
 #   make bench  also fetches the Iceberg runtime, writes bench/results/ and docs/benchmarks.md
@@ -15,14 +16,17 @@ MVN := mvn -q -B
 ICEBERG_JAR := target/bench/iceberg-spark-runtime-4.1_2.13-1.12.0.jar
 DIFF_SEEDS := 200
 
-.PHONY: demo test differential-sweep jar bench docs
+.PHONY: demo test format differential-sweep jar bench docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
 
 test: $(VENV)/.installed $(ICEBERG_JAR)
-	$(MVN) package
+	$(MVN) spotless:check package
 	$(PY) -m pytest -q -p no:cacheprovider python/tests integration-tests
+
+format:
+	$(MVN) spotless:apply
 
 differential-sweep: $(VENV)/.installed $(JAR) $(ICEBERG_JAR)
 	LANCEPART_DIFF_SEEDS=$(DIFF_SEEDS) $(PY) -m pytest -q -p no:cacheprovider \
