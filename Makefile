@@ -14,6 +14,9 @@ SOURCES := pom.xml $(shell find jvm -name '*.scala')
 MVN := mvn -q -B
 
 ICEBERG_JAR := target/bench/iceberg-spark-runtime-4.1_2.13-1.12.0.jar
+# The newest pylance, apart from the package's pinned one: integration-tests/test_interop_newest_pylance.py
+NEWEST_PYLANCE := 14.0.2
+NEWEST_VENV := .venv-newest-pylance
 DIFF_SEEDS := 200
 
 .PHONY: demo test format differential-sweep jar bench docs
@@ -21,7 +24,7 @@ DIFF_SEEDS := 200
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
 
-test: $(VENV)/.installed $(ICEBERG_JAR)
+test: $(VENV)/.installed $(NEWEST_VENV)/.installed $(ICEBERG_JAR)
 	$(MVN) spotless:check package
 	$(PY) -m pytest -q -p no:cacheprovider python/tests integration-tests
 
@@ -42,6 +45,11 @@ bench: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 
 $(ICEBERG_JAR):
 	$(MVN) dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 -DoutputDirectory=target/bench
+
+$(NEWEST_VENV)/.installed:
+	python3 -m venv $(NEWEST_VENV)
+	$(NEWEST_VENV)/bin/pip install -q pylance==$(NEWEST_PYLANCE) pyarrow==26.0.1
+	touch $@
 
 $(VENV)/.installed-bench: $(VENV)/.installed
 	$(PY) -m pip install -q -e 'python[bench]'

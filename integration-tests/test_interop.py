@@ -2,10 +2,7 @@
 hand with pylance (random ids as in the spec's appendices) reads correctly in Spark."""
 
 import datetime as dt
-import hashlib
 import json
-import secrets
-import string
 
 import lance
 import lance_namespace as ln
@@ -15,6 +12,7 @@ from lance.namespace import DirectoryNamespace
 
 import lancepart
 from conftest import tables_scanned
+from handwritten import location_of, random_name, write_by_hand
 
 
 def test_directory_namespace_lists_our_layout(spark, root, ns):
@@ -36,77 +34,6 @@ def test_directory_namespace_lists_our_layout(spark, root, ns):
     assert sorted(i for leaf in leaves for i in leaf.to_table()["id"].to_pylist()) == [1, 2, 3]
     for leaf in leaves:  # leaves hold the full namespace schema, source columns included
         assert leaf.schema.names == ["id", "d", "c"]
-
-
-def _name():
-    alphabet = string.ascii_lowercase + string.digits
-    return "".join(secrets.choice(alphabet) for _ in range(16))
-
-
-def _location(object_id):
-    return hashlib.sha1(object_id.encode()).hexdigest()[:8] + "_" + object_id
-
-
-def write_by_hand(table_dir, properties=None, metadata=None, base_objects=None, read_version_column=True):
-    """The spec's Appendix A-C example written with pylance alone: v1 by event_date, v2 by
-    year(event_date) and country. One v1 leaf omits its identity column (as Daft writes them);
-    one v2 leaf has no read_version. Every leaf has two versions; read_version says 1. Every row
-    gets `metadata` (JSON text) and `base_objects` when given; `read_version_column=False` leaves
-    the optional column out of __manifest."""
-    schema = {"fields": [
-        {"name": "id", "nullable": False, "type": {"type": "int64"}, "metadata": {"lance:field_id": "0"}},
-        {"name": "event_date", "nullable": True, "type": {"type": "date32"}, "metadata": {"lance:field_id": "1"}},
-        {"name": "country", "nullable": True, "type": {"type": "utf8"}, "metadata": {"lance:field_id": "2"}},
-    ]}
-    spec1 = {"id": 1, "fields": [{"field_id": "event_date", "source_ids": [1],
-                                  "transform": {"type": "identity"}, "result_type": {"type": "date32"}}]}
-    spec2 = {"id": 2, "fields": [
-        {"field_id": "event_year", "source_ids": [1], "transform": {"type": "year"}, "result_type": {"type": "int32"}},
-        {"field_id": "country", "source_ids": [2], "transform": {"type": "identity"}, "result_type": {"type": "utf8"}}]}
-    rows = [{"object_id": "v1", "object_type": "namespace"}, {"object_id": "v2", "object_type": "namespace"}]
-    d10, d11 = dt.date(2025, 12, 10), dt.date(2025, 12, 11)
-
-    def leaf(parts, values, data, read_version=True):
-        ids = []
-        for depth, part in enumerate(parts, start=1):
-            ids.append(part)
-            object_id = "$".join(ids)
-            if not any(r["object_id"] == object_id for r in rows):
-                rows.append({"object_id": object_id, "object_type": "namespace", **values[depth - 2]})
-        object_id = "$".join(ids + ["dataset"])
-        location = _location(object_id)
-        ds = lance.write_dataset(pa.table(data), f"{table_dir}/{location}")
-        ds = lance.write_dataset(pa.table(data), f"{table_dir}/{location}", mode="append")  # version 2
-        rows.append({"object_id": object_id, "object_type": "table", "location": location,
-                     "read_version": 1 if read_version else None, **values[-1]})
-        return ds
-
-    leaf(["v1", _name()], [{"partition_field_event_date": d10}],
-         {"id": pa.array([1, 2], pa.int64()), "event_date": pa.array([d10, d10]), "country": ["US", "FR"]})
-    leaf(["v1", _name()], [{"partition_field_event_date": d11}],
-         {"id": pa.array([3], pa.int64()), "country": ["US"]})  # Daft-style: no event_date column
-    y = _name()
-    leaf(["v2", y, _name()], [{"partition_field_event_year": 2025},
-                              {"partition_field_event_year": 2025, "partition_field_country": "US"}],
-         {"id": pa.array([4], pa.int64()), "event_date": pa.array([dt.date(2025, 12, 20)]), "country": ["US"]},
-         read_version=False)
-    leaf(["v2", y, _name()], [{"partition_field_event_year": 2025},
-                              {"partition_field_event_year": 2025, "partition_field_country": "JP"}],
-         {"id": pa.array([5], pa.int64()), "event_date": pa.array([dt.date(2025, 12, 10)]), "country": ["JP"]})
-    manifest_schema = pa.schema([
-        pa.field("object_id", pa.string(), nullable=False), pa.field("object_type", pa.string(), nullable=False),
-        pa.field("location", pa.string()), pa.field("metadata", pa.string()),
-        pa.field("base_objects", pa.list_(pa.field("object_id", pa.string()))),
-        pa.field("read_version", pa.uint64()), pa.field("partition_field_event_date", pa.date32()),
-        pa.field("partition_field_event_year", pa.int32()), pa.field("partition_field_country", pa.string())])
-    for row in rows:
-        row.update(metadata=metadata, base_objects=base_objects)
-    if not read_version_column:
-        manifest_schema = manifest_schema.remove(manifest_schema.get_field_index("read_version"))
-    table = pa.Table.from_pylist(rows, schema=manifest_schema)
-    manifest = lance.write_dataset(table, f"{table_dir}/__manifest")
-    manifest.update_metadata({"schema": json.dumps(schema), "partition_spec_v1": json.dumps(spec1),
-                              "partition_spec_v2": json.dumps(spec2), **(properties or {})})
 
 
 @pytest.mark.parametrize("properties", [None, {"transaction.mode": "strong"}])
@@ -143,11 +70,11 @@ def test_a_leaf_type_that_cannot_be_read_fails_naming_leaf_and_column(spark, roo
         {"name": "p", "nullable": True, "type": {"type": "utf8"}, "metadata": {"lance:field_id": "1"}}]}
     spec = {"id": 1, "fields": [{"field_id": "p", "source_ids": [1], "transform": {"type": "identity"},
                                  "result_type": {"type": "utf8"}}]}
-    oid = f"v1${_name()}$dataset"
-    lance.write_dataset(pa.table({"id": ["not a number"], "p": ["a"]}), f"{table_dir}/{_location(oid)}")
+    oid = f"v1${random_name()}$dataset"
+    lance.write_dataset(pa.table({"id": ["not a number"], "p": ["a"]}), f"{table_dir}/{location_of(oid)}")
     rows = [{"object_id": "v1", "object_type": "namespace"}, {"object_id": oid.rsplit("$", 1)[0], "object_type": "namespace",
              "partition_field_p": "a"},
-            {"object_id": oid, "object_type": "table", "location": _location(oid), "read_version": 1, "partition_field_p": "a"}]
+            {"object_id": oid, "object_type": "table", "location": location_of(oid), "read_version": 1, "partition_field_p": "a"}]
     manifest_schema = pa.schema([
         pa.field("object_id", pa.string(), nullable=False), pa.field("object_type", pa.string(), nullable=False),
         pa.field("location", pa.string()), pa.field("metadata", pa.string()),
@@ -155,7 +82,7 @@ def test_a_leaf_type_that_cannot_be_read_fails_naming_leaf_and_column(spark, roo
         pa.field("read_version", pa.uint64()), pa.field("partition_field_p", pa.string())])
     lance.write_dataset(pa.Table.from_pylist(rows, schema=manifest_schema), f"{table_dir}/__manifest") \
         .update_metadata({"schema": json.dumps(schema), "partition_spec_v1": json.dumps(spec)})
-    with pytest.raises(Exception, match=rf"partition table .*{_location(oid).replace('$', '.')}: column 'id' has type STRING, "
+    with pytest.raises(Exception, match=rf"partition table .*{location_of(oid).replace('$', '.')}: column 'id' has type STRING, "
                                         r"which cannot be read as BIGINT"):
         spark.table(f"lance.{ns}.typed").collect()
     assert [r.p for r in spark.sql(f"SELECT p FROM lance.{ns}.typed").collect()] == ["a"]  # other columns still read

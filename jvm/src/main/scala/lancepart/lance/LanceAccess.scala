@@ -21,17 +21,22 @@ final case class LanceAccess(storageOptions: Map[String, String]) {
   /** `f` of the dataset at `uri` and `version`, closed afterwards. */
   def withDataset[B](uri: String, version: Option[Long] = None)(f: Dataset => B): B = Lance.using(open(uri, version))(f)
 
-  /** Creates an empty dataset at `uri` with `schema`; fails when one exists. */
-  def create(uri: String, schema: Schema): Unit =
-    Dataset.write().allocator(Lance.allocator).schema(schema).uri(uri)
-      .mode(WriteParams.WriteMode.CREATE).storageOptions(storageOptions.asJava).execute().close()
+  /** Creates an empty dataset at `uri` with `schema` in Lance file format `fileVersion` (None:
+   * lance-core's default); fails when one exists. */
+  def create(uri: String, schema: Schema, fileVersion: Option[String]): Unit = {
+    val builder = Dataset.write().allocator(Lance.allocator).schema(schema).uri(uri)
+      .mode(WriteParams.WriteMode.CREATE).storageOptions(storageOptions.asJava)
+    fileVersion.foreach(builder.dataStorageVersion)
+    builder.execute().close()
+  }
 
-  /** Writes `data` as new fragments of the dataset at `uri` (which need not exist yet); committing
-   * them is the caller's. */
-  def writeFragments(uri: String, data: VectorSchemaRoot): Seq[FragmentMetadata] = {
+  /** Writes `data` as new fragments of the dataset at `uri` (which need not exist yet) in Lance
+   * file format `fileVersion`: a dataset's data files must all have its version. Committing them
+   * is the caller's. */
+  def writeFragments(uri: String, data: VectorSchemaRoot, fileVersion: String): Seq[FragmentMetadata] = {
     Lance.loadNative()
     Fragment.write().datasetUri(uri).allocator(Lance.allocator).data(data).storageOptions(storageOptions.asJava)
-      .execute().asScala.toSeq
+      .dataStorageVersion(fileVersion).execute().asScala.toSeq
   }
 
   /** Commits `txn` to the dataset at `uri` without opening it (creating it when `txn` is an

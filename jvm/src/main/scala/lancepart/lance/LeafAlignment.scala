@@ -9,18 +9,22 @@
 package lancepart.lance
 
 import lancepart.spec.{NamespaceSchema, SchemaEvolution, SchemaField}
-import org.apache.arrow.vector.types.pojo.{Field, Schema}
+import org.apache.arrow.vector.types.pojo.Field
 import org.apache.spark.sql.lancepart.ArrowBridge
+import org.lance.Dataset
 import org.lance.schema.ColumnAlteration
 
 import scala.jdk.CollectionConverters._
 
+/** A leaf's fields after alignment, in order, each with the namespace column it stores (None for a
+ * leaf-only column, which new rows leave NULL), and the Lance file format its data files have. */
+case class LeafLayout(fields: Seq[(Field, Option[SchemaField])], fileVersion: String)
+
 object LeafAlignment {
-  /** The leaf's fields after alignment, in order, each with the namespace column it stores
-   * (None for a leaf-only column, which new rows leave NULL); None when the leaf cannot take rows
-   * of the namespace's columns and the partition is to be rewritten. `pinned` is the version a
-   * strong-mode write appends to (None in weak mode: the latest, which is aligned in place). */
-  def align(lance: LanceAccess, uri: String, schema: NamespaceSchema, pinned: Option[Long]): Option[Seq[(Field, Option[SchemaField])]] = {
+  /** The leaf's layout after alignment; None when the leaf cannot take rows of the namespace's
+   * columns and the partition is to be rewritten. `pinned` is the version a strong-mode write
+   * appends to (None in weak mode: the latest, which is aligned in place). */
+  def align(lance: LanceAccess, uri: String, schema: NamespaceSchema, pinned: Option[Long]): Option[LeafLayout] = {
     lance.withDataset(uri, pinned) { ds =>
       val leaf = ds.getSchema
       val found = schema.active.map(c => c -> LeafSchema.find(leaf, c))
@@ -44,15 +48,18 @@ object LeafAlignment {
       val missing = found.collect { case (c, None) => LeafSchema.tagged(c) }
       val unchanged = renames.isEmpty && displaced.isEmpty && missing.isEmpty
       if (narrower || (pinned.isDefined && !unchanged)) None
-      else if (unchanged) Some(layout(leaf, schema))
+      else if (unchanged) Some(layout(ds, schema))
       else {
         if (renames.nonEmpty || displaced.nonEmpty) ds.alterColumns((renames ++ displaced).asJava)
         if (missing.nonEmpty) ds.addColumns(missing.asJava)
-        Some(lance.withDataset(uri)(latest => layout(latest.getSchema, schema)))
+        Some(lance.withDataset(uri)(layout(_, schema)))
       }
     }
   }
 
-  private def layout(leaf: Schema, schema: NamespaceSchema): Seq[(Field, Option[SchemaField])] =
-    leaf.getFields.asScala.toSeq.map(f => f -> schema.active.find(c => LeafSchema.find(leaf, c).contains(f)))
+  private def layout(ds: Dataset, schema: NamespaceSchema): LeafLayout = {
+    val leaf = ds.getSchema
+    LeafLayout(leaf.getFields.asScala.toSeq.map(f => f -> schema.active.find(c => LeafSchema.find(leaf, c).contains(f))),
+      ds.getLanceFileFormatVersion)
+  }
 }

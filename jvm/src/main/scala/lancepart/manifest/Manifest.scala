@@ -4,5 +4,6 @@ package lancepart.manifest
 import lancepart.spec.TableMetadata
 
 /** What a reader needs: metadata at one manifest version. Each leaf is read at its row's
- * `read_version`, or at its latest version where that is NULL (see [[ManifestRow]]). */
-case class Manifest(meta: TableMetadata, version: Long)
+ * `read_version`, or at its latest version where that is NULL (see [[ManifestRow]]).
+ * `fileVersion` is the Lance file format of `__manifest`, which new partition tables take. */
+case class Manifest(meta: TableMetadata, version: Long, fileVersion: String)

@@ -36,16 +36,18 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   def leafRowCount(row: ManifestRow): Long =
     lance.withDataset(leafUri(row), row.readVersion)(_.countRows())
 
-  /** Creates `__manifest` with the table's metadata and the `v<N>` row of its spec. */
-  def create(meta: TableMetadata): Unit = {
-    createEmpty(meta.allFields)
+  /** Creates `__manifest` with the table's metadata and the `v<N>` row of its spec, in Lance file
+   * format `fileVersion` (None: lance-core's default), which new partition tables then take. */
+  def create(meta: TableMetadata, fileVersion: Option[String] = None): Unit = {
+    createEmpty(meta.allFields, fileVersion)
     updateMetadata(meta.stored)
     upsert(Seq(ManifestRow(meta.currentSpec.namespace, Naming.NamespaceType, None, None, Map.empty)))
   }
 
-  /** Creates `__manifest` with the columns of `fields` and no metadata: no table yet. */
-  def createEmpty(fields: Seq[BoundField]): Unit =
-    lance.create(uri, arrowSchema(fields))
+  /** Creates `__manifest` with the columns of `fields` and no metadata (no table yet), in Lance
+   * file format `fileVersion` (None: lance-core's default). */
+  def createEmpty(fields: Seq[BoundField], fileVersion: Option[String] = None): Unit =
+    lance.create(uri, arrowSchema(fields), fileVersion)
 
   /**
    * Adds `next`'s newest spec to a table whose metadata was `current`: first the spec's new
@@ -169,9 +171,14 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       // A table of another writer states no mode: it is strong when its rows pin leaf versions.
       val meta = if (props.contains(TransactionMode.Key) || !pinsVersions(ds)) declared
         else declared.copy(mode = TransactionMode.Strong)
-      Manifest(meta, ds.version())
+      Manifest(meta, ds.version(), ds.getLanceFileFormatVersion)
     }
   }
+
+  /** The latest manifest version with `meta` in force (a staged table's view, before its
+   * metadata is published). */
+  def latest(meta: TableMetadata): Manifest =
+    lance.withDataset(uri)(ds => Manifest(meta, ds.version(), ds.getLanceFileFormatVersion))
 
 
   private def pinsVersions(ds: Dataset): Boolean =

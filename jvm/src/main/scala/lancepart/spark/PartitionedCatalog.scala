@@ -108,7 +108,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       properties: util.Map[String, String]): Table = {
     requireCreatable(ident)
     val meta = tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty)
-    warehouse.store(ident, qualified(ident)).create(meta)
+    warehouse.store(ident, qualified(ident)).create(meta, TableProperties.fileVersion(qualified(ident), properties.asScala.toMap))
     loadTable(ident)
   }
 
@@ -147,7 +147,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     requireCreatable(ident)
     val meta = tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty)
     val store = warehouse.store(ident, qualified(ident))
-    store.createEmpty(meta.allFields)
+    store.createEmpty(meta.allFields, TableProperties.fileVersion(qualified(ident), properties.asScala.toMap))
     staged(store, meta, replaced = None)
   }
 
@@ -172,6 +172,10 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
                                  partitions: Array[Transform], properties: util.Map[String, String],
                                  attempts: Int): StagedTable = {
     val store = current.store
+    TableProperties.fileVersion(store.table, properties.asScala.toMap).filter(_ != current.manifest.fileVersion).foreach { v =>
+      throw new IllegalArgumentException(s"table ${store.table}: REPLACE cannot change ${TableProperties.FileVersionKey} " +
+        s"from ${current.manifest.fileVersion} to $v: the table's datasets keep their Lance file format")
+    }
     val stored = store.properties()
     val old = TableMetadata.fromProperties(stored, store.table)
     val specId = (old.specs.map(_.id) ++ store.specVersionsInRows()).max + 1

@@ -49,12 +49,13 @@ class PartitionedTable(
   /** Also the current spec's expression fields as CREATE TABLE takes them, so that SHOW CREATE
    * TABLE's statement makes the same spec. */
   /** What CREATE TABLE takes back (SHOW CREATE TABLE prints these): the user's properties, the
-   * location, the transaction mode and expression fields. The format's own metadata (schema,
+   * location, the transaction mode, the Lance file format and expression fields. The format's own metadata (schema,
    * partition specs, manifest version) is shown by DESCRIBE's partitioning and `Admin.describe`. */
   override def properties(): util.Map[String, String] =
     (manifest.meta.tableProperties +
       (TableCatalog.PROP_LOCATION -> store.tableUri) +
-      (TransactionMode.Key -> manifest.meta.mode.name) ++
+      (TransactionMode.Key -> manifest.meta.mode.name) +
+      (TableProperties.FileVersionKey -> manifest.fileVersion) ++
       DdlPartitioning.expressionsProperty(manifest.meta.currentSpec).map(DdlPartitioning.ExpressionsProperty -> _)).asJava
 
   override def capabilities(): util.Set[TableCapability] =

@@ -62,6 +62,6 @@ object StagedPartitionedTable {
   /** `store` as the staged table's writes see it: `meta` is in force at the latest version. */
   def view(store: ManifestStore, meta: TableMetadata): ManifestStore =
     new ManifestStore(store.tableUri, store.table, store.lance) {
-      override def load(): Manifest = Manifest(meta, latestVersion())
+      override def load(): Manifest = latest(meta)
     }
 }

@@ -12,6 +12,11 @@ object TableProperties {
   val Provider = "lance"
   /** Keys Spark adds that describe the statement, not the table; they are not stored. */
   private val StatementKeys = Set(TableCatalog.PROP_PROVIDER, TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION)
+  /** CREATE's choice of the Lance file format of the table's datasets, under Lance's own option
+   * name; `__manifest` is created in it and keeps it, new partition tables take it from there. */
+  val FileVersionKey = "data_storage_version"
+  /** The Lance file format versions a table can be created in. */
+  val FileVersions: Seq[String] = Seq("2.0", "2.1", "2.2")
   /** Keys of the format's own `__manifest` metadata besides the partition specs. */
   private val Reserved = Set(TableMetadata.SchemaKey)
 
@@ -26,10 +31,20 @@ object TableProperties {
       else if (key == TableCatalog.PROP_EXTERNAL && value.toBoolean) throw new IllegalArgumentException(
         s"table $table: CREATE EXTERNAL TABLE is not supported: every table of this catalog is managed " +
           "(DROP TABLE deletes its data); leave EXTERNAL out")
-      else !StatementKeys(key) && key != TransactionMode.Key && key != DdlPartitioning.ExpressionsProperty && {
+      else !StatementKeys(key) && key != TransactionMode.Key && key != DdlPartitioning.ExpressionsProperty &&
+        key != FileVersionKey && {
         checkSettable(table, key)
         true
       }
+    }
+
+  /** The Lance file format CREATE asks for (None: lance-core's default), refused unless a version
+   * in [[FileVersions]]. */
+  def fileVersion(table: String, properties: Map[String, String]): Option[String] =
+    properties.get(FileVersionKey).map { v =>
+      if (FileVersions.contains(v)) v
+      else throw new IllegalArgumentException(s"table $table: $FileVersionKey '$v' is not a Lance file format " +
+        s"version; expected one of ${FileVersions.mkString(", ")}")
     }
 
   /** `lance`, or the session's default source, which Spark names when a statement names none
@@ -44,6 +59,7 @@ object TableProperties {
       else if (key == DdlPartitioning.ExpressionsProperty) Some(
         s"expression partition fields are set at CREATE TABLE; later specs come from ${PartitionedCatalog.FunctionNamespace}.evolve_partition_spec")
       else if (StatementKeys(key)) Some("it is set by Spark for CREATE TABLE and is not stored")
+      else if (key == FileVersionKey) Some("the Lance file format of a table's datasets is chosen at CREATE TABLE")
       else None
     reason.foreach(r => throw new IllegalArgumentException(s"table $table: property '$key' cannot be set: $r"))
   }

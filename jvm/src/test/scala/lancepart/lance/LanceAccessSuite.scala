@@ -16,18 +16,18 @@ import scala.jdk.CollectionConverters._
 class LanceAccessSuite extends AnyFunSuite {
   private val schema = new Schema(Seq(Field.nullable("x", new ArrowType.Int(32, true))).asJava)
 
-  private def rows(lance: LanceAccess, uri: String, values: Seq[Int]) =
+  private def rows(lance: LanceAccess, uri: String, values: Seq[Int], fileVersion: String = "2.1") =
     Lance.using(VectorSchemaRoot.create(schema, Lance.allocator)) { root =>
       val x = root.getVector("x").asInstanceOf[IntVector]
       values.zipWithIndex.foreach { case (v, i) => x.setSafe(i, v) }
       root.setRowCount(values.size)
-      lance.writeFragments(uri, root)
+      lance.writeFragments(uri, root, fileVersion)
     }
 
   test("create, append written fragments, and open the latest or an older version") {
     val lance = LanceAccess(Map.empty)
     val uri = Files.createTempDirectory("access").resolve("t.lance").toString
-    lance.create(uri, schema)
+    lance.create(uri, schema, None)
     val first = lance.withDataset(uri)(_.version())
     val fragments = rows(lance, uri, Seq(1, 2, 3))
     val appended = Lance.using(new Transaction.Builder().readVersion(first)
@@ -35,7 +35,28 @@ class LanceAccessSuite extends AnyFunSuite {
     assert(appended == first + 1)
     assert(lance.withDataset(uri)(_.countRows()) == 3)
     assert(lance.withDataset(uri, Some(first))(_.countRows()) == 0)
-    assertThrows[RuntimeException](lance.create(uri, schema)) // never over an existing dataset
+    assertThrows[RuntimeException](lance.create(uri, schema, None)) // never over an existing dataset
+  }
+
+  test("datasets and fragments are written in the Lance file format asked for") {
+    val lance = LanceAccess(Map.empty)
+    for (fileVersion <- Seq("2.1", "2.2")) {
+      val uri = Files.createTempDirectory("access").resolve("t.lance").toString
+      lance.create(uri, schema, Some(fileVersion))
+      assert(lance.withDataset(uri)(_.getLanceFileFormatVersion) == fileVersion)
+      val fragments = rows(lance, uri, Seq(1), fileVersion)
+      val first = lance.withDataset(uri)(_.version())
+      Lance.using(new Transaction.Builder().readVersion(first)
+        .operation(Append.builder().fragments(fragments.asJava).build()).build())(lance.commit(uri, _))
+      assert(lance.withDataset(uri)(_.countRows()) == 1)
+    }
+    // a dataset's data files must all have its version: Lance refuses other fragments
+    val uri = Files.createTempDirectory("access").resolve("t.lance").toString
+    lance.create(uri, schema, Some("2.2"))
+    val older = rows(lance, uri, Seq(1), "2.1")
+    val e = intercept[RuntimeException](Lance.using(new Transaction.Builder().readVersion(1)
+      .operation(Append.builder().fragments(older.asJava).build()).build())(lance.commit(uri, _)))
+    assert(e.getMessage.contains("added files with version 2.1.  However, the data storage version is 2.2"), e.getMessage)
   }
 
   test("survives Java serialization (tasks get it with their factories) and hides option values") {

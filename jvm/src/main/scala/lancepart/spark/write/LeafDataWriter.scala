@@ -2,12 +2,12 @@
 // ArrowWriter) and written as Lance fragments into its leaf's directory, in the leaf's own column order.
 package lancepart.spark.write
 
-import lancepart.lance.{Lance, LanceAccess, LeafAlignment, LeafSchema}
+import lancepart.lance.{Lance, LanceAccess, LeafAlignment, LeafLayout, LeafSchema}
 import lancepart.spark.read.{LeafPartition, LeafReader}
-import lancepart.spec.{BoundSpec, NamespaceSchema, SchemaField}
+import lancepart.spec.{BoundSpec, NamespaceSchema}
 import lancepart.txn.{LeafTarget, LeafWrite, PartitionDirectory, PartitionKey}
 import org.apache.arrow.vector.VectorSchemaRoot
-import org.apache.arrow.vector.types.pojo.{Field, Schema}
+import org.apache.arrow.vector.types.pojo.Schema
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
 import org.apache.spark.sql.execution.arrow.ArrowWriter
@@ -17,7 +17,8 @@ import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
 /**
- * Rows arrive in the namespace's readable columns. A new leaf gets them in that order; an existing
+ * Rows arrive in the namespace's readable columns. A new leaf gets them in that order, in the
+ * table's Lance file format `fileVersion` (its `__manifest`'s); an existing
  * leaf is aligned first ([[LeafAlignment]]; in strong mode at its read_version) and rows are
  * rearranged into its column order, with NULL for its leaf-only columns. A leaf that cannot be
  * aligned (a column narrower than the namespace's, or strong mode and a schema change) is
@@ -31,18 +32,19 @@ class LeafDataWriter(
     keyOf: InternalRow => PartitionKey,
     directory: PartitionDirectory,
     lance: LanceAccess,
+    fileVersion: String,
     strong: Boolean) extends DataWriter[InternalRow] {
   private val active = schema.active
-  private val namespaceLayout: Seq[(Field, Option[SchemaField])] = active.map(c => LeafSchema.tagged(c) -> Some(c))
+  private val newLeafLayout = LeafLayout(active.map(c => LeafSchema.tagged(c) -> Some(c)), fileVersion)
   private var current: Option[Target] = None
   private val written = mutable.LinkedHashMap.empty[String, (LeafTarget, mutable.ArrayBuffer[FragmentMetadata])]
 
   /** The partition being written: its leaf, its Arrow buffer and how input rows map onto it. */
-  private class Target(val leaf: LeafTarget, layout: Seq[(Field, Option[SchemaField])]) {
-    private val ordinals: Array[Int] = layout.map(_._2.fold(-1)(c => active.indexOf(c))).toArray
+  private class Target(val leaf: LeafTarget, val layout: LeafLayout) {
+    private val ordinals: Array[Int] = layout.fields.map(_._2.fold(-1)(c => active.indexOf(c))).toArray
     private val types = active.map(_.dataType).toArray
     private val identity = ordinals.sameElements(active.indices)
-    val root: VectorSchemaRoot = VectorSchemaRoot.create(new Schema(layout.map(_._1).asJava), Lance.allocator)
+    val root: VectorSchemaRoot = VectorSchemaRoot.create(new Schema(layout.fields.map(_._1).asJava), Lance.allocator)
     val arrow: ArrowWriter = ArrowWriter.create(root)
     var rows = 0
 
@@ -57,12 +59,12 @@ class LeafDataWriter(
   private def open(key: PartitionKey): Target = {
     val leaf = directory.resolve(key)
     val pinned = if (strong) leaf.baseVersion else None
-    if (leaf.isNew) new Target(leaf, namespaceLayout)
+    if (leaf.isNew) new Target(leaf, newLeafLayout)
     else LeafAlignment.align(lance, s"$tableUri/${leaf.location}", schema, pinned) match {
       case Some(layout) => new Target(leaf, layout)
-      case None if written.contains(leaf.objectId) => new Target(written(leaf.objectId)._1, namespaceLayout)
+      case None if written.contains(leaf.objectId) => new Target(written(leaf.objectId)._1, newLeafLayout)
       case None =>
-        val t = new Target(directory.replacement(key), namespaceLayout)
+        val t = new Target(directory.replacement(key), newLeafLayout)
         val old = LeafPartition(s"$tableUri/${leaf.location}", pinned, spec.identityValues(leaf.key.byFieldId), InternalRow.empty)
         val reader = new LeafReader(old, active, Seq.empty, lance)
         try while (reader.next()) reader.get().rowIterator().asScala.foreach(add(t, _))
@@ -88,7 +90,7 @@ class LeafDataWriter(
 
   private def flush(t: Target): Unit = if (t.rows > 0) {
     t.arrow.finish()
-    val fragments = lance.writeFragments(s"$tableUri/${t.leaf.location}", t.root)
+    val fragments = lance.writeFragments(s"$tableUri/${t.leaf.location}", t.root, t.layout.fileVersion)
     written.getOrElseUpdate(t.leaf.objectId, (t.leaf, mutable.ArrayBuffer.empty))._2 ++= fragments
     t.arrow.reset()
     t.rows = 0

@@ -14,7 +14,8 @@ import scala.util.control.NonFatal
 /**
  * `properties` are the table's metadata, re-read on the executor (bound specs hold evaluators
  * that are not serializable); `sourceOrdinals` give, per partition field of the current spec,
- * each source's ordinal in the input rows (None for a source the schema lost: NULL).
+ * each source's ordinal in the input rows (None for a source the schema lost: NULL);
+ * `fileVersion` is the Lance file format of new partition tables.
  */
 class LeafWriterFactory(
     table: String,
@@ -22,7 +23,8 @@ class LeafWriterFactory(
     tableUri: String,
     sourceOrdinals: Seq[Seq[Option[Int]]],
     directory: PartitionDirectory,
-    lance: LanceAccess) extends DataWriterFactory {
+    lance: LanceAccess,
+    fileVersion: String) extends DataWriterFactory {
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = {
     Lance.loadNative()
     val meta = TableMetadata.fromProperties(properties, table)
@@ -40,7 +42,8 @@ class LeafWriterFactory(
             s"${s.fold("?")(_.name)}=$v" }.mkString(", ")}: $e", e)
       }
     })
-    new LeafDataWriter(tableUri, meta.schema, meta.currentSpec, keyOf, directory, lance, meta.mode == TransactionMode.Strong)
+    new LeafDataWriter(tableUri, meta.schema, meta.currentSpec, keyOf, directory, lance, fileVersion,
+      meta.mode == TransactionMode.Strong)
   }
 
   private def copy(v: Any): Any = v match {

@@ -1,0 +1,162 @@
+"""Interop with the newest pylance, which writes Lance file format 2.2: it runs in its own virtual
+environment (`make test` creates .venv-newest-pylance), apart from the package's pinned pylance.
+Each way round, one side writes a partitioned namespace and the other reads exact rows, prunes,
+appends and evolves it."""
+
+import json
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import lance
+import pytest
+
+import lancepart
+from conftest import tables_scanned
+from handwritten import comparable
+
+HERE = Path(__file__).resolve().parent
+NEWEST_PYTHON = Path(os.environ.get("LANCEPART_NEWEST_PYLANCE_PYTHON",
+                                    HERE.parent / ".venv-newest-pylance" / "bin" / "python"))
+
+
+def newest(code: str, *args):
+    """Runs `code` under the newest pylance with `args` as sys.argv[1:]; returns what it printed
+    as JSON (None when it printed nothing). `handwritten` is importable there."""
+    assert NEWEST_PYTHON.is_file(), f"{NEWEST_PYTHON} is missing: `make test` creates it"
+    done = subprocess.run([str(NEWEST_PYTHON), "-c", textwrap.dedent(code), *map(str, args)],
+                          env={**os.environ, "PYTHONPATH": str(HERE)}, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout) if done.stdout.strip() else None
+
+
+def spark_rows(spark, table):
+    return comparable(r.asDict(recursive=True) for r in spark.table(table).collect())
+
+
+def test_the_newest_pylance_is_the_one_tested():
+    version = newest("import json, lance; print(json.dumps(lance.__version__))")
+    assert int(version.split(".")[0]) >= 14, version
+    assert lance.__version__ != version, "the newest pylance runs apart from the package's pinned one"
+
+
+def test_a_namespace_written_by_the_newest_pylance_reads_prunes_and_takes_writes(spark, root, ns):
+    table_dir = root / ns / "events"
+    newest("""
+        import sys, handwritten
+        handwritten.write_by_hand(sys.argv[1])
+    """, table_dir)
+    t = f"lance.{ns}.events"
+    written = newest("""
+        import json, sys, handwritten
+        print(json.dumps(handwritten.comparable(handwritten.read_by_hand(sys.argv[1]))))
+    """, table_dir)
+    assert spark_rows(spark, t) == written
+    assert tables_scanned(spark, f"SELECT id FROM {t} WHERE country = 'JP'") == (3, 4)  # v1 leaves cannot be pruned by country
+
+    # into existing leaves of either spec and into a new one, each in the table's file format
+    spark.sql(f"INSERT INTO {t} VALUES (6, DATE'2025-12-20', 'US'), (7, DATE'2025-12-10', 'JP'), "
+              "(8, DATE'2026-02-01', 'DE')")
+    seen = newest("""
+        import json, sys, lance, handwritten
+        manifest = lance.dataset(sys.argv[1] + "/__manifest")
+        versions = sorted({lance.dataset(sys.argv[1] + "/" + r["location"]).data_storage_version
+                           for r in manifest.to_table().to_pylist() if r["object_type"] == "table"})
+        print(json.dumps({"rows": handwritten.comparable(handwritten.read_by_hand(sys.argv[1])),
+                          "ids": sorted(r["id"] for r in handwritten.read_by_hand(sys.argv[1])),
+                          "file_versions": versions, "manifest": manifest.data_storage_version}))
+    """, table_dir)
+    assert seen["file_versions"] == ["2.2"] and seen["manifest"] == "2.2"
+    assert spark.sql(f"SHOW TBLPROPERTIES {t} ('data_storage_version')").collect()[0].value == "2.2"
+    assert seen["rows"] == spark_rows(spark, t)
+    assert seen["ids"] == [1, 2, 3, 4, 4, 5, 6, 7, 8]
+
+    spark.sql(f"ALTER TABLE {t} ADD COLUMN note STRING")
+    spark.sql(f"INSERT INTO {t} VALUES (9, DATE'2025-12-20', 'US', 'added')")
+    after = newest("""
+        import json, sys, handwritten
+        print(json.dumps(handwritten.comparable(handwritten.read_by_hand(sys.argv[1]))))
+    """, table_dir)
+    assert after == spark_rows(spark, t)
+    assert spark.sql(f"SELECT note FROM {t} WHERE id = 9").collect()[0].note == "added"
+    lancepart.crosscheck(spark, t)
+
+
+def test_a_lancepart_table_reads_lists_and_takes_writes_in_the_newest_pylance(spark, root, ns):
+    t = f"lance.{ns}.events"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, ts TIMESTAMP, country STRING, amount DECIMAL(10, 2), "
+              "score DOUBLE, tags ARRAY<STRING>, place STRUCT<city: STRING, zip: INT>) "
+              "PARTITIONED BY (days(ts), country, bucket(4, id))")
+    spark.sql(f"INSERT INTO {t} VALUES "
+              "(1, TIMESTAMP'2025-12-10 08:00:00', 'US', 12.50, 0.5, array('a', 'b'), named_struct('city', 'NYC', 'zip', 10001)), "
+              "(2, TIMESTAMP'2025-12-10 09:30:00', NULL, NULL, NULL, NULL, NULL), "
+              "(3, TIMESTAMP'2025-12-11 23:59:59', 'FR', -3.25, -1.0, array(), named_struct('city', NULL, 'zip', 75001))")
+    spark.sql(f"ALTER TABLE {t} ADD COLUMN note STRING")
+    spark.sql(f"INSERT INTO {t} VALUES (4, TIMESTAMP'2025-12-11 00:00:00', 'FR', 1.00, 2.0, array('c'), NULL, 'late')")
+    table_dir = root / ns / "events"
+
+    read = newest("""
+        import json, sys, handwritten
+        from lance.namespace import DirectoryNamespace
+        import lance_namespace as ln
+        ns = DirectoryNamespace(root=sys.argv[1])
+        print(json.dumps({"rows": handwritten.comparable(handwritten.read_by_hand(sys.argv[1])),
+                          "specs": ns.list_namespaces(ln.ListNamespacesRequest(id=[])).namespaces}))
+    """, table_dir)
+    assert read["rows"] == spark_rows(spark, t)
+    assert read["specs"] == ["v1"]
+
+    # the newest pylance appends to the leaf holding id 3 and adds a column to the namespace
+    newest("""
+        import json, sys, lance, pyarrow as pa
+        table_dir = sys.argv[1]
+        manifest = lance.dataset(table_dir + "/__manifest")
+        for row in manifest.to_table().to_pylist():
+            if row["object_type"] != "table":
+                continue
+            leaf = lance.dataset(table_dir + "/" + row["location"])
+            if 3 in leaf.to_table(columns=["id"])["id"].to_pylist():
+                rows = leaf.to_table(filter="id = 3")
+                rows = rows.set_column(rows.schema.get_field_index("id"), rows.schema.field("id"),
+                                       pa.array([30], pa.int64()))
+                lance.write_dataset(rows, leaf.uri, mode="append")
+                leaf = lance.dataset(leaf.uri)
+                leaf.add_columns({"origin": "'newest pylance'"})
+        schema = json.loads(manifest.metadata["schema"])
+        next_id = max(int(f["metadata"]["lance:field_id"]) for f in schema["fields"]) + 1
+        schema["fields"].append({"name": "origin", "nullable": True, "type": {"type": "utf8"},
+                                 "metadata": {"lance:field_id": str(next_id)}})
+        manifest.update_metadata({"schema": json.dumps(schema)})
+    """, table_dir)
+    rows = {r.id: r for r in spark.table(t).collect()}
+    assert sorted(rows) == [1, 2, 3, 4, 30]
+    assert (rows[30].ts, rows[30].country, rows[30].amount, rows[30].place) == \
+        (rows[3].ts, rows[3].country, rows[3].amount, rows[3].place)
+    assert {i: r.origin for i, r in rows.items()} == {1: None, 2: None, 3: "newest pylance", 4: None,
+                                                      30: "newest pylance"}
+    assert tables_scanned(spark, f"SELECT id FROM {t} WHERE country = 'FR'") == (2, 4)
+    lancepart.crosscheck(spark, t)
+
+
+def test_the_file_format_is_chosen_at_create_and_kept(spark, root, ns):
+    t = f"lance.{ns}.events"
+    spark.sql(f"CREATE TABLE {t} (id INT, c STRING) PARTITIONED BY (c) TBLPROPERTIES ('data_storage_version' = '2.2')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
+    table_dir = root / ns / "events"
+    leaves = [r for r in lance.dataset(f"{table_dir}/__manifest").to_table().to_pylist() if r["object_type"] == "table"]
+    assert {lance.dataset(f"{table_dir}/{r['location']}").data_storage_version for r in leaves} == {"2.2"}
+    assert lance.dataset(f"{table_dir}/__manifest").data_storage_version == "2.2"
+    assert "'data_storage_version' = '2.2'" in spark.sql(f"SHOW CREATE TABLE {t}").collect()[0][0]
+
+    with pytest.raises(Exception, match=rf"table lance.{ns}.events: property 'data_storage_version' cannot be set: "
+                                        "the Lance file format of a table's datasets is chosen at CREATE TABLE"):
+        spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('data_storage_version' = '2.1')")
+    with pytest.raises(Exception, match=rf"table lance.{ns}.events: REPLACE cannot change data_storage_version "
+                                        "from 2.2 to 2.1"):
+        spark.sql(f"REPLACE TABLE {t} (id INT) TBLPROPERTIES ('data_storage_version' = '2.1')")
+    with pytest.raises(Exception, match=rf"table lance.{ns}.other: data_storage_version '3.0' is not a Lance file "
+                                        "format version; expected one of 2.0, 2.1, 2.2"):
+        spark.sql(f"CREATE TABLE lance.{ns}.other (id INT) PARTITIONED BY (id) TBLPROPERTIES ('data_storage_version' = '3.0')")
+    assert [r.tableName for r in spark.sql(f"SHOW TABLES IN lance.{ns}").collect()] == ["events"]
+    assert sorted(r.id for r in spark.table(t).collect()) == [1, 2]
