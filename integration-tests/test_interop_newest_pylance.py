@@ -160,3 +160,38 @@ def test_the_file_format_is_chosen_at_create_and_kept(spark, root, ns):
         spark.sql(f"CREATE TABLE lance.{ns}.other (id INT) PARTITIONED BY (id) TBLPROPERTIES ('data_storage_version' = '3.0')")
     assert [r.tableName for r in spark.sql(f"SHOW TABLES IN lance.{ns}").collect()] == ["events"]
     assert sorted(r.id for r in spark.table(t).collect()) == [1, 2]
+
+
+def test_a_table_the_newest_directory_namespace_declared_into_is_repaired(spark, admin, root, ns):
+    """Lance's DirectoryNamespace rewrites __manifest down to its five base columns when it
+    declares a table, and leaves the declared table's location holding only a reservation."""
+    t = f"lance.{ns}.events"
+    spark.sql(f"CREATE TABLE {t} (id INT, c STRING) PARTITIONED BY (c)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b'), (3, 'a')")
+    expected = sorted(tuple(r) for r in spark.table(t).collect())
+    table_dir = root / ns / "events"
+    declared = newest("""
+        import json, sys, lance_namespace as ln
+        from lance.namespace import DirectoryNamespace
+        d = DirectoryNamespace(root=sys.argv[1])
+        d.create_namespace(ln.CreateNamespaceRequest(id=["v1", "zzzzzzzzzzzzzzzz"]))
+        d.declare_table(ln.DeclareTableRequest(id=["v1", "zzzzzzzzzzzzzzzz", "dataset"]))
+        d.create_namespace(ln.CreateNamespaceRequest(id=["other"]))
+        d.declare_table(ln.DeclareTableRequest(id=["other", "tbl"]))
+        import lance
+        print(json.dumps(sorted(lance.dataset(sys.argv[1] + "/__manifest").schema.names)))
+    """, table_dir)
+    assert declared == sorted(["object_id", "object_type", "location", "metadata", "base_objects"])
+    with pytest.raises(Exception, match=r"Admin.repair\('lance\.\w+\.events'\) restores them"):
+        spark.table(t).collect()
+
+    with pytest.warns(UserWarning, match=r"tables declared and never created NULL \(they read as empty\): "
+                                         r"v1\$zzzzzzzzzzzzzzzz\$dataset"):
+        assert admin.repair(t) == len(lance.dataset(f"{table_dir}/__manifest").to_table())
+    assert sorted(tuple(r) for r in spark.table(t).collect()) == expected
+    assert spark.sql(f"SELECT count(*) FROM {t}").collect()[0][0] == 3
+    assert [r.c for r in spark.sql(f"SELECT c FROM {t}.partitions ORDER BY c").collect()] == ["a", "b"]
+    assert tables_scanned(spark, f"SELECT id FROM {t} WHERE c = 'a'") == (1, 3)
+    assert lancepart.crosscheck(spark, t)["tables"] == 2
+    spark.sql(f"INSERT INTO {t} VALUES (4, 'b'), (5, 'c')")
+    assert sorted(r.id for r in spark.table(t).collect()) == [1, 2, 3, 4, 5]

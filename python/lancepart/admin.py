@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
+import warnings
 from typing import Any
 
 from pyspark.sql import SparkSession
@@ -87,10 +88,15 @@ class Admin:
         """Restores the ``partition_field_*`` and ``read_version`` columns of ``__manifest`` that
         another client dropped (Lance's own DirectoryNamespace rewrites the manifest with its base
         columns only), from the values each row keeps in its ``metadata`` JSON. Returns the number
-        of rows restored (0 when nothing was missing). ``progress``: see ``lancepart.progress``."""
-        result = run_jvm(lambda counter: self._api.repair(*self._target(name), counter),
-                         self._spark._jvm, f"repair {name}", progress, unit="row")
-        return json.loads(result)["restored_rows"]
+        of rows restored (0 when nothing was missing). Tables another client declared and never
+        created keep NULL partition values (they read as empty); a warning names them.
+        ``progress``: see ``lancepart.progress``."""
+        result = json.loads(run_jvm(lambda counter: self._api.repair(*self._target(name), counter),
+                                    self._spark._jvm, f"repair {name}", progress, unit="row"))
+        if result["declared_without_values"]:
+            warnings.warn(f"table {name}: repair left the partition values of tables declared and never created "
+                          f"NULL (they read as empty): {', '.join(result['declared_without_values'])}", stacklevel=2)
+        return result["restored_rows"]
 
     @jvm_errors
     def vacuum(self, name: str, older_than: dt.timedelta = dt.timedelta(days=1), progress: bool | None = None) -> dict:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.fs as pafs
 from pyspark.sql import SparkSession
 
 from lancepart.progress import iterate
@@ -72,6 +73,8 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
     for leaf in iterate(leaves, f"pylance read of {table}", len(leaves), progress, unit="table"):
         # NULL (weak mode, or a manifest without the column): the leaf's latest version
         version = leaf.get("read_version")
+        if version is None and _declared_only(f"{table_dir}/{leaf['location']}"):
+            continue  # a table another client declared and never created: no rows
         ds = lance.dataset(f"{table_dir}/{leaf['location']}", version=version, storage_options=storage)
         stored = {f["name"]: _leaf_column(ds.schema, f) for f in schema_fields}
         data = ds.to_table(filter=where) if where else ds.to_table()
@@ -87,7 +90,15 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
         parts.append(pa.table(columns))
     rows = pa.concat_tables(parts, promote_options="permissive") if parts else pa.table(
         {f["name"]: pa.array([], pa.null()) for f in schema_fields})
-    return rows, len(leaves)
+    return rows, len(parts)
+
+
+def _declared_only(uri: str) -> bool:
+    """True when ``uri`` holds only Lance's reservation of a declared table (``.lance-reserved``,
+    no ``_versions``)."""
+    fs, path = pafs.FileSystem.from_uri(uri if "://" in uri else f"file://{uri}")
+    infos = fs.get_file_info([f"{path}/_versions", f"{path}/.lance-reserved"])
+    return infos[0].type == pafs.FileType.NotFound and infos[1].type == pafs.FileType.File
 
 
 def _leaf_column(leaf_schema: pa.Schema, field: dict) -> str | None:

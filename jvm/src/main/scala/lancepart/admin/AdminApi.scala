@@ -140,10 +140,15 @@ object AdminApi {
   }
 
   /** Restores `partition_field_*` / `read_version` columns another client dropped (see
-   * [[ManifestRepair]]; the table need not load); JSON `{"restored_rows": n}`. */
+   * [[ManifestRepair]]; the table need not load); JSON `{"restored_rows": n, "declared_without_values": [object ids]}`. */
   def repair(spark: SparkSession, catalog: String, name: String, progress: Progress): String = inSession(spark) {
+    val tables = catalogOf(spark, catalog)
+    val ident = identifier(catalog, name)
+    val result = ManifestRepair.run(tables.manifestStore(ident), tables.tableFiles(ident), progress)
     val out = Json.obj()
-    out.put("restored_rows", ManifestRepair.run(catalogOf(spark, catalog).manifestStore(identifier(catalog, name)), progress))
+    out.put("restored_rows", result.restoredRows)
+    val declared = out.putArray("declared_without_values")
+    result.declaredWithoutValues.foreach(id => declared.add(id))
     Json.write(out)
   }
 

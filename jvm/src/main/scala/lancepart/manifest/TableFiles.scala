@@ -23,7 +23,18 @@ class TableFiles(tableUri: String, directories: Directories) {
 
   def deleteFile(location: String, relative: String): Unit = directories.deleteFile(s"$tableUri/$location/$relative")
 
+  /** True when leaf `location` holds only a Lance namespace's reservation (`.lance-reserved`, no
+   * `_versions`): a table another client declared (`declare_table`) and never created. */
+  def isDeclaredOnly(location: String): Boolean =
+    !directories.exists(s"$tableUri/$location/_versions") &&
+      directories.files(s"$tableUri/$location").exists(_.name == TableFiles.ReservationFile)
+
   /** The newest modification time (epoch ms) of anything in leaf `location`: a directory a
    * writer is still filling counts as new. */
   def lastModified(location: String): Long = directories.lastModified(s"$tableUri/$location")
+}
+
+object TableFiles {
+  /** The marker Lance's DirectoryNamespace leaves in the location of a declared table. */
+  val ReservationFile = ".lance-reserved"
 }

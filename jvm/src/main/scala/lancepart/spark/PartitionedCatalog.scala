@@ -5,7 +5,7 @@ package lancepart.spark
 import java.util
 
 import lancepart.lance.LanceAccess
-import lancepart.manifest.{ManifestConflict, ManifestRow, ManifestStore, Naming}
+import lancepart.manifest.{ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.spark.functions.PartitionFunctions
 import lancepart.spec.{ArrowJsonType, FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata, TransactionMode}
 import lancepart.storage.Directories
@@ -266,6 +266,9 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     if (!warehouse.isTable(warehouse.tableUri(ident))) throw new NoSuchTableException(ident)
     warehouse.store(ident, qualified(ident))
   }
+
+  /** The files of table `ident`'s directory. */
+  def tableFiles(ident: Identifier): TableFiles = warehouse.files(warehouse.tableUri(ident))
 
   /** `ALTER TABLE ... SET TBLPROPERTIES` and `COMMENT ON TABLE`: user properties are kept in the
    * table metadata; LOCATION can only be the table's own. */

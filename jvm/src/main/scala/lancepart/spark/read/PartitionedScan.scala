@@ -22,7 +22,7 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
   private val manifestFilter = ManifestFilter.tables(meta, if (pruning) filters else Seq.empty)
 
   /** Partition tables that may hold matching rows, found by a filtered scan of __manifest. */
-  private lazy val leaves: Seq[ManifestRow] = table.store.rows(table.manifest, manifestFilter)
+  private lazy val leaves: Seq[ManifestRow] = table.withData(table.store.rows(table.manifest, manifestFilter))
   private lazy val totalTables: Long = table.store.tableCount(table.manifest)
 
   /** Each pushed filter as Lance SQL with the columns it reads; a leaf applies those it has. */
