@@ -148,3 +148,24 @@ def test_a_write_keeps_other_writers_metadata_and_base_objects(spark, root, ns):
     assert json.loads(jp["metadata"])["owner"] == "team-a" and jp["base_objects"] == ["v0"]
     assert rows["v2"]["metadata"] == '{"owner": "team-a"}' and rows["v2"]["base_objects"] == ["v0"]
     assert sorted(r.id for r in spark.table(t).collect()) == [1, 2, 3, 4, 4, 5, 6, 7]
+
+
+@pytest.mark.parametrize("column", ["read_tag", "read_branch"])
+def test_a_table_reading_leaves_at_a_tag_or_branch_is_refused_not_read_at_main(spark, root, ns, column):
+    """The spec's earlier edition lets a row read its partition table at a tag or branch; read at
+    main instead, the table would give other rows. Empty columns are harmless."""
+    table_dir = root / ns / "events"
+    write_by_hand(table_dir)
+    t = f"lance.{ns}.events"
+    manifest = lance.dataset(f"{table_dir}/__manifest")
+    manifest.add_columns({column: "CAST(NULL AS STRING)"})
+    assert spark.table(t).count() == 6
+    jp = next(r for r in _manifest_rows(table_dir).values()
+              if r["object_type"] == "table" and r["partition_field_country"] == "JP")
+    leaf = lance.dataset(f"{table_dir}/{jp['location']}")
+    if column == "read_tag":
+        leaf.tags.create("release", 1)
+    lance.dataset(f"{table_dir}/__manifest").update({column: "'release'"}, where=f"object_id = '{jp['object_id']}'")
+    with pytest.raises(Exception, match=rf"table lance.{ns}.events: __manifest rows read partition tables at a "
+                                        rf"{column[5:]} \(column {column}\), which this catalog does not support"):
+        spark.table(t).collect()

@@ -38,7 +38,10 @@ object ManifestQuery {
   val specNamespaces: String = s"$ObjectType = '${Naming.NamespaceType}' AND $ObjectId NOT LIKE '%${Naming.Delimiter}%'"
 
   /** The partition tables whose rows pin the version readers read (strong mode). */
-  val pinnedTables: String = s"$ObjectType = '${Naming.TableType}' AND ${ManifestStore.ReadVersion} IS NOT NULL"
+  val pinnedTables: String = tablesWith(ManifestStore.ReadVersion)
+
+  /** The partition tables whose rows have a value in `column`. */
+  def tablesWith(column: String): String = s"$ObjectType = '${Naming.TableType}' AND $column IS NOT NULL"
 
   /** Rows that lead to a partition table's files: `table` and `table_version` rows with a location. */
   val leafReferences: String = s"$ObjectType IN ('${Naming.TableType}', '${Naming.TableVersionType}') AND $Location IS NOT NULL"

@@ -168,6 +168,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
         s"table $table: a repair of its __manifest did not finish; run Admin.repair('$table') again")
       val declared = TableMetadata.fromProperties(props, table)
       checkColumns(declared, props, ds.getSchema)
+      checkNoReadRefs(ds)
       // A table of another writer states no mode: it is strong when its rows pin leaf versions.
       val meta = if (props.contains(TransactionMode.Key) || !pinsVersions(ds)) declared
         else declared.copy(mode = TransactionMode.Strong)
@@ -180,6 +181,16 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   def latest(meta: TableMetadata): Manifest =
     lance.withDataset(uri)(ds => Manifest(meta, ds.version(), ds.getLanceFileFormatVersion))
 
+
+  /** Refuses a table whose rows read partition tables at a branch or tag (the spec's earlier
+   * edition): lancepart reads and writes main-branch versions only, and reading main instead
+   * would give other rows. */
+  private def checkNoReadRefs(ds: Dataset): Unit = {
+    val named = ReadRefs.filter(c => has(ds, c) && ds.countRows(ManifestQuery.tablesWith(c)) > 0)
+    if (named.nonEmpty) throw new FormatException(s"table $table: __manifest rows read partition tables at a " +
+      s"${named.map(_.stripPrefix("read_")).mkString(" or ")} (column ${named.mkString(", ")}), which this catalog " +
+      "does not support: it reads main-branch versions only and will not read another version instead")
+  }
 
   private def pinsVersions(ds: Dataset): Boolean =
     has(ds, ReadVersion) && ds.countRows(ManifestQuery.pinnedTables) > 0
@@ -333,6 +344,8 @@ object ManifestStore {
   val Metadata = "metadata"
   val BaseObjects = "base_objects"
   val ReadVersion = "read_version"
+  /** Columns of the spec's earlier edition that read a partition table at a branch or a tag. */
+  val ReadRefs: Seq[String] = Seq("read_branch", "read_tag")
   /** The columns every reader needs; `metadata` and `read_version` are read when present. */
   val RequiredColumns: Seq[String] = Seq(ObjectId, ObjectType, Location)
   /** The columns lancepart writes; others (`base_objects`, other writers' own) keep their values. */
