@@ -71,7 +71,9 @@ def test_strong_mode_publishes_detached_leaf_versions(spark, root, ns):
     records = manifest(root, ns).to_table(filter="object_type = 'table_version'").to_pylist()
     us_records = sorted(r["read_version"] for r in records if r["object_id"].startswith(us["object_id"] + "$"))
     assert us_records == sorted([1, us["read_version"]])
-    assert all(r["object_id"] == f"{r['object_id'].rsplit('$', 1)[0]}${r['read_version']}" for r in records)
+    # numbered by the __manifest version that wrote them: a partition's highest is its current version
+    assert max((r for r in records if r["object_id"].startswith(us["object_id"] + "$")),
+               key=lambda r: int(r["object_id"].rsplit("$", 1)[1]))["read_version"] == us["read_version"]
     assert len(records) == 5, "one record per published leaf version: 3 created, then US and FR appended"
     assert leaves["JP"]["read_version"] == 1
     listed = spark.sql(f"SELECT read_version, row_count FROM {t}.partitions WHERE c = 'US'").collect()
@@ -208,3 +210,23 @@ def test_admin_creates_strong_tables(spark, admin, root, ns):
     admin.create_table(f"{ns}.a", "id BIGINT, c STRING", ["c"], properties={"transaction.mode": "strong"})
     assert manifest(root, ns, "a").metadata["transaction.mode"] == "strong"
     assert admin.describe(f"{ns}.a")["name"] == f"lance.{ns}.a"
+
+
+def test_a_reader_following_appendix_c_reads_the_new_leaf_after_insert_overwrite(spark, root, ns):
+    """Appendix C's reader takes a partition's highest-numbered table_version row; after INSERT
+    OVERWRITE that must be the new leaf's version, never the replaced leaf's."""
+    t = create(spark, ns, "strong")
+    spark.sql(f"INSERT INTO {t} VALUES (5, 'US', 50)")
+    spark.sql(f"INSERT OVERWRITE {t} PARTITION (c = 'US') VALUES (7, 70)")
+    spark.sql(f"INSERT INTO {t} VALUES (8, 'FR', 80)")
+    table_dir = root / ns / "t"
+    everything = manifest(root, ns).to_table().to_pylist()
+    seen = []
+    for row in (r for r in everything if r["object_type"] == "table"):
+        records = [r for r in everything if r["object_type"] == "table_version"
+                   and r["object_id"].rsplit("$", 1)[0] == row["object_id"]]
+        latest = max(records, key=lambda r: int(r["object_id"].rsplit("$", 1)[1]))
+        leaf = lance.dataset(str(table_dir / row["location"]), version=latest["read_version"])
+        seen += leaf.to_table(columns=["id"])["id"].to_pylist()
+    assert sorted(seen) == [r[0] for r in rows(spark, f"SELECT id FROM {t}")] == [3, 4, 7, 8]
+

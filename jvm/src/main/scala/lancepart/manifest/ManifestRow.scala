@@ -19,7 +19,9 @@ case class ManifestRow(
     metadata: Option[String] = None) {
   def specVersion: Option[Int] = Naming.specVersion(objectId)
 
-  /** The strong-mode record of this leaf at `version` (spec: `table_version` rows). */
-  def versionRecord(version: Long): ManifestRow =
-    ManifestRow(Naming.versionObjectId(objectId, version), Naming.TableVersionType, location, Some(version), values)
+  /** The strong-mode record of this leaf at `version` (spec: `table_version` rows, Appendix C),
+   * numbered `record`: numbers grow with every record of the partition, also across a
+   * replacement of its leaf, so a reader taking the highest reads the leaf the `table` row names. */
+  def versionRecord(version: Long, record: Long): ManifestRow =
+    ManifestRow(Naming.versionObjectId(objectId, record), Naming.TableVersionType, location, Some(version), values)
 }

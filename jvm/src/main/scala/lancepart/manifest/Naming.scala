@@ -30,9 +30,8 @@ object Naming {
 
   def objectId(parts: Seq[String]): String = parts.mkString(Delimiter)
 
-  /** `<table id>$<version>`, the version unsigned (detached Lance versions use the top bit). */
-  def versionObjectId(tableId: String, version: Long): String =
-    objectId(Seq(tableId, java.lang.Long.toUnsignedString(version)))
+  /** `<table id>$<record>`: a `table_version` row's id. */
+  def versionObjectId(tableId: String, record: Long): String = objectId(Seq(tableId, record.toString))
 
   /**
    * Leaf directory relative to the table root: `<8 hex>_<object_id>`. The object id already holds

@@ -132,7 +132,7 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, att
       }
 
       // Leaves under one new namespace each carry its row: keep one.
-      val rows = Lance.parallel(plans.values.toSeq)(commitLeaf).flatten.distinctBy(_.objectId)
+      val rows = Lance.parallel(plans.values.toSeq)(commitLeaf(_, latest.version + 1)).flatten.distinctBy(_.objectId)
       val removed = replacedIds.toSeq.filterNot(plans.contains)
       store.commit(latest.version, guard +: rows, removed)
     }
@@ -183,8 +183,9 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, att
     }
 
     /** Commits one leaf's change; returns its manifest rows: the namespaces a new leaf needs,
-     * the leaf, and in strong mode the record of its new version. */
-    private def commitLeaf(p: LeafPlan): Seq[ManifestRow] = {
+     * the leaf, and in strong mode the record of its new version, numbered `record` (the
+     * `__manifest` version this commit makes). */
+    private def commitLeaf(p: LeafPlan, record: Long): Seq[ManifestRow] = {
       val location = p.leaf.location.get
       val base = p.leaf.readVersion
       val uri = store.leafUri(location)
@@ -194,7 +195,7 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, att
           leaves.update(uri, if (strong) base else None, p.deletePredicate, p.fragments.toSeq))
       val leaf = if (strong) p.leaf.copy(readVersion = Some(version)) else p.leaf.copy(readVersion = None, writtenVersion = Some(version))
       val changed = p.isNew || !base.contains(version)
-      p.namespaces ++ Seq(leaf) ++ (if (strong && changed) Seq(leaf.versionRecord(version)) else Seq.empty)
+      p.namespaces ++ Seq(leaf) ++ (if (strong && changed) Seq(leaf.versionRecord(version, record)) else Seq.empty)
     }
 
     private def describe(objectId: String, values: Map[String, Any]): String = {

@@ -29,7 +29,7 @@ class ManifestQuerySuite extends AnyFunSuite {
     s.upsert(ManifestRow("v11", Naming.NamespaceType, None, None, Map.empty) +:
       namespaces.map(ManifestRow(_, Naming.NamespaceType, None, None, value)) ++:
       tables.map(id => ManifestRow(id, Naming.TableType, Some(Naming.location(id)), Some(1L), value)) :+
-      ManifestRow("v1$b$dataset", Naming.TableType, Some(Naming.location("v1$b$dataset")), Some(1L), value).versionRecord(1L))
+      ManifestRow("v1$b$dataset", Naming.TableType, Some(Naming.location("v1$b$dataset")), Some(1L), value).versionRecord(1L, 1L))
     s
   }
 
