@@ -46,7 +46,7 @@ def test_describe_shows_schema_and_partitioning(spark, root, ns):
     details = dict(pairs)
     assert details["Location"] == str(root / ns / "e")
     # properties are what CREATE TABLE takes back; the spec is the partition information above
-    assert details["Table Properties"] == "[transaction.mode=weak]"
+    assert details["Table Properties"] == "[data_storage_version=2.1,transaction.mode=weak]"
 
 
 def test_create_in_missing_namespace_fails(spark, root):

@@ -169,3 +169,34 @@ def test_a_table_reading_leaves_at_a_tag_or_branch_is_refused_not_read_at_main(s
     with pytest.raises(Exception, match=rf"table lance.{ns}.events: __manifest rows read partition tables at a "
                                         rf"{column[5:]} \(column {column}\), which this catalog does not support"):
         spark.table(t).collect()
+
+
+def test_a_spec_field_whose_source_left_the_schema_reads_as_null_not_a_refused_table(spark, root, ns):
+    table_dir = root / ns / "events"
+    write_by_hand(table_dir)
+    manifest = lance.dataset(f"{table_dir}/__manifest")
+    schema = json.loads(manifest.metadata["schema"])
+    schema["fields"] = [f for f in schema["fields"] if f["name"] != "country"]  # source of v2's field country
+    manifest.update_metadata({"schema": json.dumps(schema)})
+    t = f"lance.{ns}.events"
+    assert spark.table(t).columns == ["id", "event_date"]
+    assert sorted(r.id for r in spark.table(t).collect()) == [1, 2, 3, 4, 4, 5]
+    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} WHERE event_date = DATE'2025-12-10'").collect()) == [1, 2, 5]
+
+
+def test_field_ids_with_other_characters_name_quoted_manifest_columns(spark, root, ns):
+    table_dir = root / ns / "events"
+    write_by_hand(table_dir)
+    manifest = lance.dataset(f"{table_dir}/__manifest")
+    manifest.alter_columns({"path": "partition_field_country", "name": "partition_field_coun-try x"})
+    spec = json.loads(manifest.metadata["partition_spec_v2"])
+    spec["fields"][1]["field_id"] = "coun-try x"
+    lance.dataset(f"{table_dir}/__manifest").update_metadata({"partition_spec_v2": json.dumps(spec)})
+    t = f"lance.{ns}.events"
+    query = f"SELECT id FROM {t} WHERE country = 'JP'"
+    assert tables_scanned(spark, query) == (3, 4)  # the v2 leaf of US is pruned on the quoted column
+    assert [r.id for r in spark.sql(query).collect()] == [5]
+    spark.sql(f"INSERT INTO {t} VALUES (6, DATE'2026-01-01', 'DE')")
+    de = [r for r in _manifest_rows(table_dir).values() if r["object_type"] == "table" and r["partition_field_coun-try x"] == "DE"]
+    assert len(de) == 1
+    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} WHERE country = 'DE'").collect()) == [6]

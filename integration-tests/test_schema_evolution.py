@@ -1,4 +1,4 @@
-"""Namespace schema evolution: ADD, RENAME, DROP (kept as deprecated) and widening ALTER COLUMN
+"""Namespace schema evolution: ADD, RENAME, DROP (removed from the schema, ids never reused) and widening ALTER COLUMN
 TYPE; leaves are not rewritten by ALTER, reads follow the consistency rules, and writes align a
 leaf before new rows land in it."""
 
@@ -61,8 +61,11 @@ def test_dropped_column_is_not_readable_and_its_id_is_never_reused(spark, admin,
     assert "amount" not in spark.table(events).columns
     with pytest.raises(AnalysisException):
         spark.sql(f"SELECT amount FROM {events}").collect()
-    dropped = next(f for f in schema_json(root, ns)["fields"] if f["name"] == "amount")
-    assert dropped["metadata"] == {"lance:field_id": "3", "lancepart:deprecated": "true"}
+    # other readers see the column gone: the schema lists the live columns only, and keeps the
+    # largest id ever used in its metadata
+    stored = schema_json(root, ns)
+    assert [f["name"] for f in stored["fields"]] == ["id", "event_date", "country"]
+    assert stored["metadata"] == {"lancepart:max_field_id": "3"}
     spark.sql(f"ALTER TABLE {events} ADD COLUMN amount DOUBLE")
     assert [r.amount for r in spark.table(events).collect()] == [None, None]  # not the dropped values
     assert schema_json(root, ns)["fields"][-1]["metadata"]["lance:field_id"] == "4"
@@ -210,3 +213,18 @@ def test_widening_a_hashed_column_is_refused_and_changes_nothing(spark, root, ns
     assert (after.version, after.metadata) == (before.version, before.metadata)
     spark.sql(f"ALTER TABLE {t} ALTER COLUMN dec TYPE DECIMAL(10, 2)")
     assert spark.sql(f"SELECT id FROM {t} WHERE n = 20 AND dec = -2.25").collect() == [(2,)]
+
+
+def test_dropping_the_source_of_an_older_spec_keeps_its_partitions_readable(spark, admin, root, ns, events):
+    """Requirement 4: a spec field whose source left the schema reads as NULL; the table stays
+    readable and writable, and old partitions are still read (never pruned on a lost column)."""
+    admin.evolve_partition_spec(f"{ns}.e", ["country"])
+    spark.sql(f"INSERT INTO {events} VALUES (3, DATE'2025-12-12', 'JP', 3.5)")
+    spark.sql(f"ALTER TABLE {events} DROP COLUMN event_date")
+    assert [f["name"] for f in schema_json(root, ns)["fields"]] == ["id", "country", "amount"]
+    assert sorted(tuple(r) for r in spark.table(events).collect()) == [(1, "US", 1.5), (2, "FR", 2.5), (3, "JP", 3.5)]
+    spark.sql(f"INSERT INTO {events} VALUES (4, 'US', 4.5)")
+    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {events} WHERE country = 'US'").collect()) == [1, 4]
+    assert tables_scanned(spark, f"SELECT id FROM {events} WHERE country = 'US'") == (3, 4)
+    lancepart.crosscheck(spark, events)
+

@@ -62,8 +62,7 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
     table_dir, storage = table_uri(spark, table)
     manifest = lance.dataset(f"{table_dir}/__manifest", storage_options=storage)
     meta = manifest.metadata
-    schema_fields = [f for f in json.loads(meta["schema"])["fields"]
-                     if f["metadata"].get("lancepart:deprecated") != "true"]
+    schema_fields = json.loads(meta["schema"])["fields"]
     names_by_id = {int(f["metadata"]["lance:field_id"]): f["name"] for f in schema_fields}
     identity_sources = _identity_sources(meta, names_by_id)
     # rows of spec versions the metadata does not declare (a REPLACE being staged) are no part of the table

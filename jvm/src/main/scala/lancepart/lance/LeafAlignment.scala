@@ -27,7 +27,7 @@ object LeafAlignment {
   def align(lance: LanceAccess, uri: String, schema: NamespaceSchema, pinned: Option[Long]): Option[LeafLayout] = {
     lance.withDataset(uri, pinned) { ds =>
       val leaf = ds.getSchema
-      val found = schema.active.map(c => c -> LeafSchema.find(leaf, c))
+      val found = schema.fields.map(c => c -> LeafSchema.find(leaf, c))
       val narrower = found.exists { case (c, f) => f.exists { f =>
         val leafType = ArrowBridge.fromArrowField(f)
         if (!SchemaEvolution.isWidening(leafType, c.dataType)) {
@@ -59,7 +59,7 @@ object LeafAlignment {
 
   private def layout(ds: Dataset, schema: NamespaceSchema): LeafLayout = {
     val leaf = ds.getSchema
-    LeafLayout(leaf.getFields.asScala.toSeq.map(f => f -> schema.active.find(c => LeafSchema.find(leaf, c).contains(f))),
+    LeafLayout(leaf.getFields.asScala.toSeq.map(f => f -> schema.fields.find(c => LeafSchema.find(leaf, c).contains(f))),
       ds.getLanceFileFormatVersion)
   }
 }

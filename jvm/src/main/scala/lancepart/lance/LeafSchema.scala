@@ -12,7 +12,7 @@ object LeafSchema {
   val FieldIdKey = "lancepart:field_id"
 
   /** The Arrow schema of data written now: the readable columns, tagged with their ids. */
-  def arrow(schema: NamespaceSchema): Schema = new Schema(schema.active.map(tagged).asJava)
+  def arrow(schema: NamespaceSchema): Schema = new Schema(schema.fields.map(tagged).asJava)
 
   def tagged(f: SchemaField): Field = {
     val plain = ArrowBridge.toArrowField(f.name, f.dataType, f.nullable)

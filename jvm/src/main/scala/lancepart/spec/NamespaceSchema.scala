@@ -4,38 +4,36 @@ package lancepart.spec
 import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.types._
 
-/** One top-level column of the namespace schema with its stable field id and its COMMENT. A
- * deprecated (dropped) column keeps its id forever but is neither readable nor usable by new specs. */
-case class SchemaField(id: Int, name: String, dataType: DataType, nullable: Boolean, deprecated: Boolean = false,
-                       comment: Option[String] = None) {
+/** One top-level column of the namespace schema with its stable field id and its COMMENT. */
+case class SchemaField(id: Int, name: String, dataType: DataType, nullable: Boolean, comment: Option[String] = None) {
   def sparkField: StructField = comment.foldLeft(StructField(name, dataType, nullable))(_.withComment(_))
 }
 
 /**
  * The shared schema of every partition table. `json` is kept as stored so that ids of nested
- * fields, which this model does not expose, are written back unchanged.
+ * fields, which this model does not expose, are written back unchanged. `droppedMaxId` is the
+ * largest id of a dropped column (the schema's metadata key [[NamespaceSchema.MaxFieldIdKey]]):
+ * ids are never reused.
  */
-case class NamespaceSchema(fields: Seq[SchemaField], json: String) {
-  /** The readable columns. */
-  lazy val active: Seq[SchemaField] = fields.filterNot(_.deprecated)
+case class NamespaceSchema(fields: Seq[SchemaField], json: String, droppedMaxId: Int = -1) {
+  lazy val sparkSchema: StructType = StructType(fields.map(_.sparkField))
 
-  lazy val sparkSchema: StructType = StructType(active.map(_.sparkField))
-
-  /** A column by id, deprecated ones included (old specs keep referring to them). */
+  /** A column by id; None for a dropped one (old specs may still name it as a source). */
   def byId(id: Int): Option[SchemaField] = fields.find(_.id == id)
 
-  /** A readable column by name. */
+  /** A column by name. */
   def byName(name: String, caseSensitive: Boolean = false): Option[SchemaField] =
-    active.find(f => if (caseSensitive) f.name == name else f.name.equalsIgnoreCase(name))
+    fields.find(f => if (caseSensitive) f.name == name else f.name.equalsIgnoreCase(name))
 
   /** The largest field id ever used, nested fields and dropped columns included. */
   lazy val maxFieldId: Int =
-    NamespaceSchema.IdPattern.findAllMatchIn(json).map(_.group(1).toInt).maxOption.getOrElse(-1)
+    (NamespaceSchema.IdPattern.findAllMatchIn(json).map(_.group(1).toInt) ++ Iterator(droppedMaxId)).max
 }
 
 object NamespaceSchema {
   val FieldIdKey = "lance:field_id"
-  val DeprecatedKey = "lancepart:deprecated"
+  /** Schema metadata key: the largest field id any column had, dropped ones included. */
+  val MaxFieldIdKey = "lancepart:max_field_id"
   /** Field metadata key of a column's COMMENT. */
   val CommentKey = "comment"
   private val IdPattern = "\"lance:field_id\"\\s*:\\s*\"(\\d+)\"".r
@@ -47,13 +45,16 @@ object NamespaceSchema {
     val fields = Json.array(root, "fields", what).map { f =>
       val (name, dt, nullable, id) = SchemaJson.fieldFromJson(f, what)
       val metadata = Json.stringMap(f.get("metadata"))
-      SchemaField(id, name, dt, nullable, metadata.get(DeprecatedKey).contains("true"), metadata.get(CommentKey))
+      SchemaField(id, name, dt, nullable, metadata.get(CommentKey))
     }
     val dupIds = fields.groupBy(_.id).collect { case (id, fs) if fs.size > 1 => id }
     if (dupIds.nonEmpty) throw new FormatException(s"$what: field id ${dupIds.min} is used twice")
-    val dupNames = fields.filterNot(_.deprecated).groupBy(_.name.toLowerCase).collect { case (n, fs) if fs.size > 1 => n }
+    val dupNames = fields.groupBy(_.name.toLowerCase).collect { case (n, fs) if fs.size > 1 => n }
     if (dupNames.nonEmpty) throw new FormatException(s"$what: column '${dupNames.min}' appears twice")
-    NamespaceSchema(fields, text)
+    val droppedMaxId = Json.stringMap(root.get("metadata")).get(MaxFieldIdKey).map { v =>
+      v.toIntOption.getOrElse(throw new FormatException(s"$what: metadata $MaxFieldIdKey '$v' is not a number"))
+    }
+    NamespaceSchema(fields, text, droppedMaxId.getOrElse(-1))
   }
 
   /** Refuses a COMMENT on a field inside column `column` (of type `dt`), which would be lost. */

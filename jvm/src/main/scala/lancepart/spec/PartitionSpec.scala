@@ -51,7 +51,6 @@ case class PartitionSpec(id: Int, fields: Seq[PartitionField]) {
 
 object PartitionSpec {
   val KeyPrefix = "partition_spec_v"
-  private val FieldIdPattern = "[A-Za-z0-9_]+".r
 
   /** The metadata key `partition_spec_v<N>` of spec version `version`. */
   def keyOf(version: Int): String = KeyPrefix + version
@@ -82,8 +81,10 @@ object PartitionSpec {
     Json.requireObject(node, what0)
     val fieldId = Json.string(node, "field_id", what0)
     val what = s"$what0 ('$fieldId')"
-    if (!FieldIdPattern.matches(fieldId)) {
-      throw new FormatException(s"$what: field_id must use only letters, digits and '_'")
+    // any text names a __manifest column partition_field_<field_id>, which Lance quotes where
+    // needed; Lance refuses '.' in a top-level column name (it separates nested fields)
+    if (fieldId.isEmpty || fieldId.contains('.')) {
+      throw new FormatException(s"$what: field_id must be non-empty text without '.' (Lance column names cannot hold one)")
     }
     val sourceIds = Json.array(node, "source_ids", what).map { n =>
       if (!n.isIntegralNumber) throw new FormatException(s"$what: source_ids must be integers")

@@ -1,6 +1,6 @@
-// Namespace schema evolution (spec: Schema; legacy proposal section 4): add, rename, drop (kept
-// as deprecated), widen and comment top-level columns, editing the stored JSON so that ids stay stable
-// and are never reused.
+// Namespace schema evolution (spec: Schema; legacy proposal section 4): add, rename, drop, widen
+// and comment top-level columns, editing the stored JSON so that ids stay stable and are never
+// reused (a drop records the largest id in the schema's metadata).
 package lancepart.spec
 
 import com.fasterxml.jackson.databind.JsonNode
@@ -26,7 +26,7 @@ object SchemaEvolution {
   private def applyOne(meta: TableMetadata, schema: NamespaceSchema, change: Change): NamespaceSchema = {
     val table = meta.table
     def column(name: String): SchemaField = schema.byName(name).getOrElse(
-      throw new IllegalArgumentException(s"table $table: no column '$name' (columns: ${schema.active.map(_.name).mkString(", ")})"))
+      throw new IllegalArgumentException(s"table $table: no column '$name' (columns: ${schema.fields.map(_.name).mkString(", ")})"))
     def free(name: String): Unit = if (schema.byName(name).isDefined) {
       throw new IllegalArgumentException(s"table $table: a column named '$name' already exists")
     }
@@ -57,7 +57,10 @@ object SchemaEvolution {
           throw new IllegalArgumentException(s"table $table: column '${f.name}' is a source of partition field(s) " +
             s"${users.mkString(", ")} of the current spec; evolve the partition spec first")
         }
-        node(f).get("metadata").asInstanceOf[ObjectNode].put(NamespaceSchema.DeprecatedKey, "true")
+        val at = fields.elements().asScala.indexWhere(_ eq node(f))
+        fields.remove(at)
+        val metadata = Option(root.get("metadata")).collect { case m: ObjectNode => m }.getOrElse(root.putObject("metadata"))
+        metadata.put(NamespaceSchema.MaxFieldIdKey, schema.maxFieldId.toString)
       case WidenColumn(name, dt) =>
         val f = column(name)
         if (!isWidening(f.dataType, dt)) {

@@ -100,9 +100,10 @@ object TableMetadata {
   private def bindField(f: PartitionField, schema: NamespaceSchema, what: String): BoundField = {
     val sources = f.sourceIds.map(schema.byId)
     f.transform match {
+      case Some(_) if sources.contains(None) =>
+        // a dropped source (spec requirement 4): the field's values are NULL, typed as declared
+        BoundField(f, sources, ArrowJsonType.toSpark(f.resultTypeJson, zoned = true, s"$what: result_type"), _ => null)
       case Some(t) =>
-        val missing = f.sourceIds.zip(sources).collect { case (id, None) => id }
-        if (missing.nonEmpty) throw new FormatException(s"$what: source id ${missing.head} is not in the schema")
         val types = sources.flatten.map(_.dataType)
         val valueType = t.resultType(types).fold(e => throw new FormatException(s"$what: $e"), identity)
         val zoned = valueType == TimestampType

@@ -89,8 +89,8 @@ class SpecJsonSuite extends AnyFunSuite {
       .endsWith("field_id 'x' appears twice"))
     assert(specError("""{"field_id":"x","source_ids":[1],"transform":{"type":"identity"},"result_type":{"type":"utf8"}}""") ==
       "table cat.ns.t: partition_spec_v1 field 'x': result_type STRING is inconsistent with transform 'identity' of DATE, which gives DATE")
-    assert(specError("""{"field_id":"a b","source_ids":[1],"transform":{"type":"identity"},"result_type":{"type":"date32"}}""")
-      .endsWith("field_id must use only letters, digits and '_'"))
+    assert(specError("""{"field_id":"a.b","source_ids":[1],"transform":{"type":"identity"},"result_type":{"type":"date32"}}""")
+      .endsWith("field_id must be non-empty text without '.' (Lance column names cannot hold one)"))
   }
 
   test("transforms are checked against their sources and result types") {
@@ -98,8 +98,11 @@ class SpecJsonSuite extends AnyFunSuite {
       "table cat.ns.t: partition_spec_v1 field 'y': result_type BIGINT is inconsistent with transform 'year' of DATE, which gives INT")
     assert(specError("""{"field_id":"y","source_ids":[2],"transform":{"type":"year"},"result_type":{"type":"int32"}}""")
       .endsWith("transform 'year' does not apply to STRING (it takes date, timestamp or timestamp_ntz)"))
-    assert(specError("""{"field_id":"y","source_ids":[9],"transform":{"type":"bucket","num_buckets":4},"result_type":{"type":"int32"}}""") ==
-      "table cat.ns.t: partition_spec_v1 field 'y': source id 9 is not in the schema")
+    // a source the schema no longer has (requirement 4): the field's values are NULL of its declared type
+    val lost = TableMetadata.fromProperties(Map("schema" -> appendixA, "partition_spec_v1" ->
+      """{"id":1,"fields":[{"field_id":"y","source_ids":[9],"transform":{"type":"bucket","num_buckets":4},"result_type":{"type":"int32"}}]}"""),
+      "cat.ns.t").currentSpec.fields.head
+    assert(lost.sources == Seq(None) && lost.valueType == IntegerType && lost.compute(IndexedSeq(null)) == null)
     assert(specError("""{"field_id":"y","source_ids":[0,2],"transform":{"type":"truncate","width":2},"result_type":{"type":"int64"}}""")
       .endsWith("transform 'truncate' needs exactly one source id, got 2"))
   }

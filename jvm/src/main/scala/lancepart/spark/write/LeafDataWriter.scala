@@ -34,7 +34,7 @@ class LeafDataWriter(
     lance: LanceAccess,
     fileVersion: String,
     strong: Boolean) extends DataWriter[InternalRow] {
-  private val active = schema.active
+  private val active = schema.fields
   private val newLeafLayout = LeafLayout(active.map(c => LeafSchema.tagged(c) -> Some(c)), fileVersion)
   private var current: Option[Target] = None
   private val written = mutable.LinkedHashMap.empty[String, (LeafTarget, mutable.ArrayBuffer[FragmentMetadata])]
