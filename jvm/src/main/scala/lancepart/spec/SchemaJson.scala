@@ -18,7 +18,13 @@ object SchemaJson {
       case None => throw new FormatException(s"$fieldWhat: missing ${NamespaceSchema.FieldIdKey}")
     }
     val nullable = Option(node.get("nullable")).forall(_.asBoolean(true))
-    val zoned = metadata.get(ArrowJsonType.TimeZoneKey).exists(_.nonEmpty)
+    val zone = metadata.get(ArrowJsonType.TimeZoneKey).filter(_.nonEmpty)
+    // calendar transforms of a zoned timestamp take its fields in the stored zone (as DataFusion's
+    // date_part does); lancepart stores and computes UTC only
+    zone.filterNot(_ == "UTC").foreach { z =>
+      throw new FormatException(s"$fieldWhat: ${ArrowJsonType.TimeZoneKey} '$z' is not supported; zoned timestamps are UTC")
+    }
+    val zoned = zone.isDefined
     (name, ArrowJsonType.toSpark(node.get("type"), zoned, fieldWhat), nullable, id)
   }
 

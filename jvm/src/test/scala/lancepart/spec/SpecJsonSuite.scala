@@ -133,5 +133,8 @@ class SpecJsonSuite extends AnyFunSuite {
       "table t: property 'schema': field id 1 is used twice")
     assert(err(Map("schema" -> appendixA, "partition_spec_v1" -> """{"id":2,"fields":[]}""")) ==
       "table t: property 'partition_spec_v1': id 2 does not match the key's version 1")
+    assert(err(Map("schema" -> """{"fields":[{"name":"ts","type":{"type":"timestamp"},
+      "metadata":{"lance:field_id":"0","lancepart:timezone":"America/New_York"}}]}""", "partition_spec_v1" -> spec)) ==
+      "table t: property 'schema', field 'ts': lancepart:timezone 'America/New_York' is not supported; zoned timestamps are UTC")
   }
 }
