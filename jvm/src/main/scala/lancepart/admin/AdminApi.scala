@@ -17,32 +17,40 @@ import org.apache.spark.sql.types.{DataType, StructType}
 import scala.jdk.CollectionConverters._
 
 object AdminApi {
+
   /**
    * Creates `name` with `schemaJson` (Spark StructType JSON). `partitionByJson` is a JSON array
    * whose strings are PARTITIONED BY items (`col`, `years(ts)`, `bucket(16, id)`, ...) and whose
    * objects are expression fields (see [[DdlPartitioning.ExpressionsProperty]]). Unlike SQL DDL,
    * several fields may use the same column. `propertiesJson` is a JSON object of table properties.
    */
-  def createTable(spark: SparkSession, catalog: String, name: String, schemaJson: String,
-                  partitionByJson: String, propertiesJson: String): String = inSession(spark) {
+  def createTable(
+      spark: SparkSession,
+      catalog: String,
+      name: String,
+      schemaJson: String,
+      partitionByJson: String,
+      propertiesJson: String): String = inSession(spark) {
     val schema = DataType.fromJson(schemaJson) match {
       case s: StructType => s
       case other => throw new IllegalArgumentException(s"schema must be a struct, got ${other.sql}")
     }
     val (transforms, expressions) = partitionItems(partitionByJson).partitionMap(identity)
-    val stated = Json.parse(propertiesJson, "table properties").properties().asScala.map(e => e.getKey -> e.getValue.asText()).toMap
+    val stated = Json.parse(propertiesJson, "table properties").properties().asScala.map(e =>
+      e.getKey -> e.getValue.asText()).toMap
     val properties = if (expressions.isEmpty) stated
-      else stated + (DdlPartitioning.ExpressionsProperty -> expressions.map(Json.write).mkString("[", ",", "]"))
+    else stated + (DdlPartitioning.ExpressionsProperty -> expressions.map(Json.write).mkString("[", ",", "]"))
     val columns = schema.fields.map(f => Column.create(f.name, f.dataType, f.nullable))
     catalogOf(spark, catalog).createTable(identifier(catalog, name), columns, transforms.toArray, properties.asJava)
     describe(spark, catalog, name)
   }
 
   /** Adds the next partition spec version; `fieldsJson` is as `partitionByJson` of [[createTable]]. */
-  def evolvePartitionSpec(spark: SparkSession, catalog: String, name: String, fieldsJson: String): String = inSession(spark) {
-    catalogOf(spark, catalog).evolvePartitionSpec(identifier(catalog, name), partitionItems(fieldsJson))
-    describe(spark, catalog, name)
-  }
+  def evolvePartitionSpec(spark: SparkSession, catalog: String, name: String, fieldsJson: String): String =
+    inSession(spark) {
+      catalogOf(spark, catalog).evolvePartitionSpec(identifier(catalog, name), partitionItems(fieldsJson))
+      describe(spark, catalog, name)
+    }
 
   /** A JSON array of PARTITIONED BY strings and expression-field objects, as items. */
   private def partitionItems(json: String): Seq[DdlPartitioning.Item] =
@@ -76,27 +84,30 @@ object AdminApi {
    * Appendix E): `v<N>` gives `partition_spec`; a partition namespace gives
    * `partition.<field_id>` for its own level. `pathJson` is a JSON array such as `["v1", "k7m2..."]`.
    */
-  def describeNamespace(spark: SparkSession, catalog: String, name: String, pathJson: String): String = inSession(spark) {
-    val table = load(spark, catalog, name)
-    val path = Json.parse(pathJson, "namespace path").elements().asScala.map(_.asText()).toSeq
-    val objectId = Naming.objectId(path)
-    val spec = Naming.specVersion(objectId).flatMap(v => table.manifest.meta.specs.find(_.id == v))
-    val rows = table.store.rows(table.manifest, ManifestQuery.namespaceRow(objectId))
-    if (rows.isEmpty || spec.isEmpty) {
-      throw new IllegalArgumentException(s"table ${table.name()} has no namespace ${path.mkString("[", ", ", "]")}")
+  def describeNamespace(spark: SparkSession, catalog: String, name: String, pathJson: String): String =
+    inSession(spark) {
+      val table = load(spark, catalog, name)
+      val path = Json.parse(pathJson, "namespace path").elements().asScala.map(_.asText()).toSeq
+      val objectId = Naming.objectId(path)
+      val spec = Naming.specVersion(objectId).flatMap(v => table.manifest.meta.specs.find(_.id == v))
+      val rows = table.store.rows(table.manifest, ManifestQuery.namespaceRow(objectId))
+      if (rows.isEmpty || spec.isEmpty) {
+        throw new IllegalArgumentException(s"table ${table.name()} has no namespace ${path.mkString("[", ", ", "]")}")
+      }
+      val properties = Json.obj()
+      if (path.size == 1) properties.put("partition_spec", spec.get.spec.toJson)
+      else {
+        val field = spec.get.fields.lift(path.size - 2).getOrElse(throw new IllegalArgumentException(
+          s"table ${table.name()}: namespace ${path.mkString("[", ", ", "]")} is deeper than ${spec.get.spec.key} has fields"))
+        val value = JsonValues.toJson(rows.head.values.getOrElse(field.fieldId, null), field.valueType)
+        properties.set[JsonNode](
+          s"partition.${field.fieldId}",
+          if (value.isNull) value else Json.mapper.getNodeFactory.textNode(value.asText()))
+      }
+      val out = Json.obj()
+      out.set[JsonNode]("properties", properties)
+      Json.write(out)
     }
-    val properties = Json.obj()
-    if (path.size == 1) properties.put("partition_spec", spec.get.spec.toJson)
-    else {
-      val field = spec.get.fields.lift(path.size - 2).getOrElse(throw new IllegalArgumentException(
-        s"table ${table.name()}: namespace ${path.mkString("[", ", ", "]")} is deeper than ${spec.get.spec.key} has fields"))
-      val value = JsonValues.toJson(rows.head.values.getOrElse(field.fieldId, null), field.valueType)
-      properties.set[JsonNode](s"partition.${field.fieldId}", if (value.isNull) value else Json.mapper.getNodeFactory.textNode(value.asText()))
-    }
-    val out = Json.obj()
-    out.set[JsonNode]("properties", properties)
-    Json.write(out)
-  }
 
   /** One object per partition table (the rows of its `.partitions` table): ids, spec, partition
    * values, location, version, row count. */
@@ -112,7 +123,8 @@ object AdminApi {
         values.set[JsonNode](f.fieldId, JsonValues.toJson(row.values.getOrElse(f.fieldId, null), f.valueType))
       }
       n.put("location", row.location.orNull)
-      row.readVersion.fold(n.putNull("read_version"))(v => n.put("read_version", new java.math.BigInteger(java.lang.Long.toUnsignedString(v))))
+      row.readVersion.fold(n.putNull("read_version"))(v =>
+        n.put("read_version", new java.math.BigInteger(java.lang.Long.toUnsignedString(v))))
       n.put("row_count", partition.rowCount)
     }
     Json.write(out)
@@ -124,7 +136,8 @@ object AdminApi {
    * [[JsonValues]] form. Returns the results as a JSON array. For checks against DataFusion.
    */
   def evaluateExpression(expression: String, sourceTypesJson: String, resultType: String, rowsJson: String): String = {
-    val types = Json.parse(sourceTypesJson, "source types").elements().asScala.map(n => DataType.fromDDL(n.asText())).toSeq
+    val types =
+      Json.parse(sourceTypesJson, "source types").elements().asScala.map(n => DataType.fromDDL(n.asText())).toSeq
     val result = DataType.fromDDL(resultType)
     val compute = ExprEval.compile(expression, types.map(Some(_)), result)
     val out: ArrayNode = Json.mapper.createArrayNode()
@@ -154,17 +167,18 @@ object AdminApi {
 
   /** Removes files failed writes left, last modified more than `olderThanSeconds` ago (see [[Vacuum]]); JSON
    * `{"removed_directories": [...], "removed_files": [...]}` (paths relative to the table). */
-  def vacuum(spark: SparkSession, catalog: String, name: String, olderThanSeconds: Double, progress: Progress): String = inSession(spark) {
-    val cutoff = System.currentTimeMillis() - (olderThanSeconds * 1000).toLong
-    val table = load(spark, catalog, name)
-    val result = Vacuum.run(table.store, table.files, cutoff, progress)
-    val out = Json.obj()
-    val directories = out.putArray("removed_directories")
-    result.directories.foreach(d => directories.add(d))
-    val files = out.putArray("removed_files")
-    result.files.foreach(f => files.add(f))
-    Json.write(out)
-  }
+  def vacuum(spark: SparkSession, catalog: String, name: String, olderThanSeconds: Double, progress: Progress): String =
+    inSession(spark) {
+      val cutoff = System.currentTimeMillis() - (olderThanSeconds * 1000).toLong
+      val table = load(spark, catalog, name)
+      val result = Vacuum.run(table.store, table.files, cutoff, progress)
+      val out = Json.obj()
+      val directories = out.putArray("removed_directories")
+      result.directories.foreach(d => directories.add(d))
+      val files = out.putArray("removed_files")
+      result.files.foreach(f => files.add(f))
+      Json.write(out)
+    }
 
   /** Partitioned table `name` (not a metadata table such as `<table>.partitions`). */
   private def load(spark: SparkSession, catalog: String, name: String): PartitionedTable = {
@@ -186,9 +200,9 @@ object AdminApi {
     SparkSession.setActiveSession(spark)
     try body
     finally previous match {
-      case Some(session) => SparkSession.setActiveSession(session)
-      case None => SparkSession.clearActiveSession()
-    }
+        case Some(session) => SparkSession.setActiveSession(session)
+        case None => SparkSession.clearActiveSession()
+      }
   }
 
   /** The session's own instance of catalog `catalog` (Spark's catalog manager creates one per session). */
@@ -200,7 +214,7 @@ object AdminApi {
     spark.sessionState.catalogManager.catalog(catalog) match {
       case c: PartitionedCatalog => c
       case other => throw new IllegalArgumentException(
-        s"catalog '$catalog' is ${other.getClass.getName}, not ${classOf[PartitionedCatalog].getName}")
+          s"catalog '$catalog' is ${other.getClass.getName}, not ${classOf[PartitionedCatalog].getName}")
     }
   }
 

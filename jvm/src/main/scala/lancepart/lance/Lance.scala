@@ -8,6 +8,7 @@ import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
 import org.lance.JniLoader
 
 object Lance {
+
   /** The class lance-core's native dispatcher thread looks up when the library loads. */
   private val DispatcherClass = "org/lance/ipc/AsyncScanner"
 
@@ -53,10 +54,13 @@ object Lance {
     else {
       val pool = Executors.newFixedThreadPool(math.min(Threads, items.size))
       try items.map(item => pool.submit(() => f(item))).map { future =>
-        try future.get() catch { case e: ExecutionException => throw e.getCause }
-      } finally pool.shutdownNow()
+          try future.get()
+          catch { case e: ExecutionException => throw e.getCause }
+        }
+      finally pool.shutdownNow()
     }
 
   def using[A <: AutoCloseable, B](resource: A)(f: A => B): B =
-    try f(resource) finally resource.close()
+    try f(resource)
+    finally resource.close()
 }

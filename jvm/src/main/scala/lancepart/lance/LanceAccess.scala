@@ -10,6 +10,7 @@ import scala.jdk.CollectionConverters._
 
 /** `storageOptions` are Lance's object-store options (catalog options `storage.*`). */
 final case class LanceAccess(storageOptions: Map[String, String]) {
+
   /** The dataset at `uri` at `version` (None: the latest version on its main branch); the caller closes it. */
   def open(uri: String, version: Option[Long] = None): Dataset = {
     Lance.loadNative()

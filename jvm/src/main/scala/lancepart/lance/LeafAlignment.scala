@@ -21,6 +21,7 @@ import scala.jdk.CollectionConverters._
 case class LeafLayout(fields: Seq[(Field, Option[SchemaField])], fileVersion: String)
 
 object LeafAlignment {
+
   /** The leaf's layout after alignment; None when the leaf cannot take rows of the namespace's
    * columns and the partition is to be rewritten. `pinned` is the version a strong-mode write
    * appends to (None in weak mode: the latest, which is aligned in place). */
@@ -28,22 +29,27 @@ object LeafAlignment {
     lance.withDataset(uri, pinned) { ds =>
       val leaf = ds.getSchema
       val found = schema.fields.map(c => c -> LeafSchema.find(leaf, c))
-      val narrower = found.exists { case (c, f) => f.exists { f =>
-        val leafType = ArrowBridge.fromArrowField(f)
-        if (!SchemaEvolution.isWidening(leafType, c.dataType)) {
-          throw new IllegalStateException(s"partition table $uri: column '${f.getName}' has type ${leafType.sql}; " +
-            s"values of namespace column '${c.name}' (${c.dataType.sql}) cannot be stored in it")
+      val narrower = found.exists { case (c, f) =>
+        f.exists { f =>
+          val leafType = ArrowBridge.fromArrowField(f)
+          if (!SchemaEvolution.isWidening(leafType, c.dataType)) {
+            throw new IllegalStateException(s"partition table $uri: column '${f.getName}' has type ${leafType.sql}; " +
+              s"values of namespace column '${c.name}' (${c.dataType.sql}) cannot be stored in it")
+          }
+          leafType != c.dataType
         }
-        leafType != c.dataType
-      }}
-      val renames = found.collect { case (c, Some(f)) if f.getName != c.name =>
-        new ColumnAlteration.Builder(f.getName).rename(c.name).build()
+      }
+      val renames = found.collect {
+        case (c, Some(f)) if f.getName != c.name =>
+          new ColumnAlteration.Builder(f.getName).rename(c.name).build()
       }
       // A leaf column of a dropped namespace column steps aside when a new column takes its name.
       val missingNames = found.collect { case (c, None) => c.name }.toSet
       val displaced = leaf.getFields.asScala.toSeq.collect {
-        case f if missingNames(f.getName) => new ColumnAlteration.Builder(f.getName)
-          .rename(s"${f.getName}_deprecated_${Option(f.getMetadata.get(LeafSchema.FieldIdKey)).getOrElse("untagged")}").build()
+        case f if missingNames(f.getName) =>
+          new ColumnAlteration.Builder(f.getName)
+            .rename(
+              s"${f.getName}_deprecated_${Option(f.getMetadata.get(LeafSchema.FieldIdKey)).getOrElse("untagged")}").build()
       }
       val missing = found.collect { case (c, None) => LeafSchema.tagged(c) }
       val unchanged = renames.isEmpty && displaced.isEmpty && missing.isEmpty
@@ -59,7 +65,8 @@ object LeafAlignment {
 
   private def layout(ds: Dataset, schema: NamespaceSchema): LeafLayout = {
     val leaf = ds.getSchema
-    LeafLayout(leaf.getFields.asScala.toSeq.map(f => f -> schema.fields.find(c => LeafSchema.find(leaf, c).contains(f))),
+    LeafLayout(
+      leaf.getFields.asScala.toSeq.map(f => f -> schema.fields.find(c => LeafSchema.find(leaf, c).contains(f))),
       ds.getLanceFileFormatVersion)
   }
 }

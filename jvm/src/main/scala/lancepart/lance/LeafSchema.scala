@@ -16,8 +16,14 @@ object LeafSchema {
 
   def tagged(f: SchemaField): Field = {
     val plain = ArrowBridge.toArrowField(f.name, f.dataType, f.nullable)
-    new Field(plain.getName, new FieldType(plain.isNullable, plain.getType, plain.getDictionary,
-      Map(FieldIdKey -> f.id.toString).asJava), plain.getChildren)
+    new Field(
+      plain.getName,
+      new FieldType(
+        plain.isNullable,
+        plain.getType,
+        plain.getDictionary,
+        Map(FieldIdKey -> f.id.toString).asJava),
+      plain.getChildren)
   }
 
   /** The leaf field holding namespace column `f`: the one tagged with its id, else an untagged

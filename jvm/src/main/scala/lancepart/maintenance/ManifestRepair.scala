@@ -42,20 +42,25 @@ object ManifestRepair {
       val meta = TableMetadata.fromProperties(props, store.table)
       val present = ds.getSchema.getFields.asScala.map(_.getName).toSet
       val interrupted = props.contains(RepairInProgressKey)
-      val scanned = store.scan(ds, ManifestQuery.all, Seq(ObjectId, ObjectType, Location) ++ Seq(Metadata).filter(present))
+      val scanned =
+        store.scan(ds, ManifestQuery.all, Seq(ObjectId, ObjectType, Location) ++ Seq(Metadata).filter(present))
       val types = meta.allFields.map(f => f.fieldId -> f.valueType).toMap
-      val kept = scanned.map(r => r(ObjectId).toString -> Option(r.getOrElse(Metadata, null)).map(m =>
-        RowMetadata.parse(m.toString, types, store.table, r(ObjectId).toString))).toMap
+      val kept = scanned.map(r =>
+        r(ObjectId).toString -> Option(r.getOrElse(Metadata, null)).map(m =>
+          RowMetadata.parse(m.toString, types, store.table, r(ObjectId).toString))).toMap
       // lancepart's tables (they state their mode) had the column; another writer's needs it when
       // its rows kept read_versions
-      val readVersionNeeded = props.contains(TransactionMode.Key) || kept.values.exists(_.exists(_.readVersion.isDefined))
+      val readVersionNeeded =
+        props.contains(TransactionMode.Key) || kept.values.exists(_.exists(_.readVersion.isDefined))
       val missing = (meta.allFields.map(f => ArrowBridge.toArrowField(f.column, f.valueType, nullable = true)) ++
-        Option.when(readVersionNeeded)(ManifestStore.arrowSchema(Seq.empty).findField(ReadVersion))).filterNot(f => present(f.getName))
+        Option.when(readVersionNeeded)(ManifestStore.arrowSchema(Seq.empty).findField(ReadVersion))).filterNot(f =>
+        present(f.getName))
       // An interrupted repair may have added columns it did not fill: all are filled again.
       val restored = if (interrupted) meta.allFields.map(_.column) ++ Option.when(readVersionNeeded)(ReadVersion)
-        else missing.map(_.getName)
+      else missing.map(_.getName)
       progress.start((if (restored.isEmpty) 0 else scanned.size) + 1L)
-      val rows = if (restored.isEmpty) Seq.empty else scanned.map { r =>
+      val rows = if (restored.isEmpty) Seq.empty
+      else scanned.map { r =>
         val objectId = r(ObjectId).toString
         val metadata = kept(objectId)
         if (r(ObjectType).toString == Naming.TableType) {
@@ -68,7 +73,11 @@ object ManifestRepair {
           }
         }
         progress.advance()
-        ManifestRow(objectId, r(ObjectType).toString, None, metadata.flatMap(_.readVersion),
+        ManifestRow(
+          objectId,
+          r(ObjectType).toString,
+          None,
+          metadata.flatMap(_.readVersion),
           metadata.fold(Map.empty[String, Any])(_.values))
       }
       (missing, restored, rows)
@@ -88,8 +97,11 @@ object ManifestRepair {
 
   /** The fields of a partition table row's spec version whose restored column the row's metadata
    * holds no value for. */
-  private def unrecoverable(meta: TableMetadata, objectId: String, metadata: Option[RowMetadata],
-                            restored: Set[String]): Seq[BoundField] =
+  private def unrecoverable(
+      meta: TableMetadata,
+      objectId: String,
+      metadata: Option[RowMetadata],
+      restored: Set[String]): Seq[BoundField] =
     for (spec <- Naming.specVersion(objectId).flatMap(v => meta.specs.find(_.id == v)).toSeq; f <- spec.fields
-         if restored(f.column) && !metadata.exists(_.values.contains(f.fieldId))) yield f
+      if restored(f.column) && !metadata.exists(_.values.contains(f.fieldId))) yield f
 }

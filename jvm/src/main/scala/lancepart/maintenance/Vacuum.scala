@@ -15,11 +15,15 @@ import scala.jdk.CollectionConverters._
 case class VacuumResult(directories: Seq[String], files: Seq[String])
 
 object Vacuum {
+
   /** Removes unreferenced leaf directories and files last modified before `cutoffMillis`
    * (epoch ms): younger ones may belong to a write still running. Referenced leaves are
    * examined on [[Lance.Threads]] threads; `progress` counts leaf directories. */
-  def run(store: ManifestStore, files: TableFiles, cutoffMillis: Long,
-          progress: Progress): VacuumResult = {
+  def run(
+      store: ManifestStore,
+      files: TableFiles,
+      cutoffMillis: Long,
+      progress: Progress): VacuumResult = {
     val pinned = store.leafReferences()
     val (referenced, unreferenced) = files.leafDirectories().partition(pinned.contains)
     progress.start(referenced.size + unreferenced.size)
@@ -30,7 +34,12 @@ object Vacuum {
       old
     }
     val removed = Lance.parallel(referenced) { location =>
-      val old = orphans(store.lance, store.leafUri(location), location, pinned(location), files).filter(_.modified < cutoffMillis)
+      val old = orphans(
+        store.lance,
+        store.leafUri(location),
+        location,
+        pinned(location),
+        files).filter(_.modified < cutoffMillis)
       old.foreach(file => files.deleteFile(location, file.relative))
       progress.advance()
       old.map(file => s"$location/${file.relative}")
@@ -39,8 +48,12 @@ object Vacuum {
   }
 
   /** Files of the leaf at `location` that neither a main-branch version nor one of `pinned` uses. */
-  private def orphans(lance: LanceAccess, uri: String, location: String, pinned: Set[Long],
-                      files: TableFiles): Seq[LeafFile] = {
+  private def orphans(
+      lance: LanceAccess,
+      uri: String,
+      location: String,
+      pinned: Set[Long],
+      files: TableFiles): Seq[LeafFile] = {
     val main = lance.withDataset(uri)(_.listVersions().asScala.map(_.getId).toSet)
     val kept = main ++ pinned
     val used = kept.toSeq.flatMap { v =>
@@ -55,6 +68,7 @@ object Vacuum {
       }
     }.toSet ++ (pinned -- main).map(v => s"_versions/d${java.lang.Long.toUnsignedString(v)}.manifest")
     val detachedManifests = files.files(location, "_versions").filter(f => f.relative.startsWith("_versions/d"))
-    (files.files(location, "data") ++ files.files(location, "_deletions") ++ detachedManifests).filterNot(f => used(f.relative))
+    (files.files(location, "data") ++ files.files(location, "_deletions") ++ detachedManifests).filterNot(f =>
+      used(f.relative))
   }
 }

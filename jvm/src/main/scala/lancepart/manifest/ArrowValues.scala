@@ -12,7 +12,8 @@ import org.apache.spark.unsafe.types.UTF8String
  * dates, Long microseconds for timestamps, Decimal; null for NULL.
  */
 object ArrowValues {
-  def get(v: ValueVector, i: Int): Any = if (v.isNull(i)) null else v match {
+  def get(v: ValueVector, i: Int): Any = if (v.isNull(i)) null
+  else v match {
     case b: BitVector => b.get(i) == 1
     case t: TinyIntVector => t.get(i)
     case s: SmallIntVector => s.get(i)
@@ -30,12 +31,14 @@ object ArrowValues {
       val dt = d.getField.getType.asInstanceOf[ArrowType.Decimal]
       Decimal(d.getObject(i), dt.getPrecision, dt.getScale)
     case other => throw new IllegalArgumentException(
-      s"column '${other.getField.getName}' has type ${other.getField.getType}, which a partition value cannot have")
+        s"column '${other.getField.getName}' has type ${other.getField.getType}, which a partition value cannot have")
   }
 
   def set(v: ValueVector, i: Int, value: Any): Unit = if (value == null) {
-    v match { case f: BaseFixedWidthVector => f.setNull(i); case b: BaseVariableWidthVector => b.setNull(i)
-              case b: BaseLargeVariableWidthVector => b.setNull(i); case l: complex.ListVector => l.setNull(i) }
+    v match {
+      case f: BaseFixedWidthVector => f.setNull(i); case b: BaseVariableWidthVector => b.setNull(i)
+      case b: BaseLargeVariableWidthVector => b.setNull(i); case l: complex.ListVector => l.setNull(i)
+    }
   } else (v, value) match {
     case (b: BitVector, x: Boolean) => b.setSafe(i, if (x) 1 else 0)
     case (t: TinyIntVector, x: Byte) => t.setSafe(i, x)
@@ -52,7 +55,7 @@ object ArrowValues {
       t.setSafe(i, fromMicros(x, unit))
     case (d: DecimalVector, x: Decimal) => d.setSafe(i, x.toJavaBigDecimal.setScale(d.getScale))
     case _ => throw new IllegalArgumentException(
-      s"cannot store ${value.getClass.getSimpleName} '$value' in column '${v.getField.getName}' of type ${v.getField.getType}")
+        s"cannot store ${value.getClass.getSimpleName} '$value' in column '${v.getField.getName}' of type ${v.getField.getType}")
   }
 
   private def toMicros(v: Long, unit: TimeUnit): Long = unit match {

@@ -30,7 +30,8 @@ object JsonValues {
   }
 
   /** The inverse of [[toJson]]. */
-  def fromJson(node: JsonNode, dt: DataType): Any = if (node == null || node.isNull) null else dt match {
+  def fromJson(node: JsonNode, dt: DataType): Any = if (node == null || node.isNull) null
+  else dt match {
     case BooleanType => node.asBoolean()
     case ByteType => node.asInt().toByte
     case ShortType => node.asInt().toShort

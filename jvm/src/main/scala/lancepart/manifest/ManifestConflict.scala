@@ -3,4 +3,4 @@ package lancepart.manifest
 
 /** A `__manifest` commit lost to a concurrent one; the caller re-reads and retries. */
 class ManifestConflict(table: String, version: Long, cause: Throwable)
-  extends RuntimeException(s"table $table: __manifest changed after version $version", cause)
+    extends RuntimeException(s"table $table: __manifest changed after version $version", cause)

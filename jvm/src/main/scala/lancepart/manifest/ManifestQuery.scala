@@ -32,7 +32,8 @@ object ManifestQuery {
     versions.map(v => s"$ObjectId = 'v$v' OR ${specRows(v)}").mkString(" OR ")
 
   /** The namespace row with object id `objectId`. */
-  def namespaceRow(objectId: String): String = s"$ObjectId = ${quote(objectId)} AND $ObjectType = '${Naming.NamespaceType}'"
+  def namespaceRow(objectId: String): String =
+    s"$ObjectId = ${quote(objectId)} AND $ObjectType = '${Naming.NamespaceType}'"
 
   /** The `v<N>` namespace rows (one per spec version, declared or not). */
   val specNamespaces: String = s"$ObjectType = '${Naming.NamespaceType}' AND $ObjectId NOT LIKE '%${Naming.Delimiter}%'"
@@ -44,7 +45,8 @@ object ManifestQuery {
   def tablesWith(column: String): String = s"$ObjectType = '${Naming.TableType}' AND $column IS NOT NULL"
 
   /** Rows that lead to a partition table's files: `table` and `table_version` rows with a location. */
-  val leafReferences: String = s"$ObjectType IN ('${Naming.TableType}', '${Naming.TableVersionType}') AND $Location IS NOT NULL"
+  val leafReferences: String =
+    s"$ObjectType IN ('${Naming.TableType}', '${Naming.TableVersionType}') AND $Location IS NOT NULL"
 
   /** The rows with object ids `ids` (not empty), of any type. */
   def byId(ids: Seq[String]): String = s"$ObjectId IN (${ids.map(quote).mkString(", ")})"

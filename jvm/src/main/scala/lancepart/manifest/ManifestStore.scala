@@ -58,7 +58,8 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
     val spec = next.currentSpec
     addColumns(next.allFields)
     val stored = properties()
-    if (stored.contains(spec.spec.key) || stored.get(TableMetadata.SchemaKey) != current.properties.get(TableMetadata.SchemaKey)) {
+    if (stored.contains(
+        spec.spec.key) || stored.get(TableMetadata.SchemaKey) != current.properties.get(TableMetadata.SchemaKey)) {
       throw new IllegalStateException(s"table $table changed while ${spec.spec.key} was being added; retry")
     }
     updateMetadata(Map(spec.spec.key -> spec.spec.toJson))
@@ -69,7 +70,8 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    * and metadata do not change. */
   def addColumns(fields: Seq[BoundField]): Unit = lance.withDataset(uri) { ds =>
     val present = ds.getSchema.getFields.asScala.map(_.getName).toSet
-    val added = fields.filterNot(f => present(f.column)).map(f => ArrowBridge.toArrowField(f.column, f.valueType, nullable = true))
+    val added = fields.filterNot(f => present(f.column)).map(f =>
+      ArrowBridge.toArrowField(f.column, f.valueType, nullable = true))
     if (added.nonEmpty) ds.addColumns(added.asJava)
   }
 
@@ -136,8 +138,11 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
 
   /** The table as it was at manifest `version` (time travel). */
   def loadAt(version: Long): Manifest = {
-    val found = try lance.withDataset(uri, Some(version))(read)
-    catch { case NonFatal(e) => throw new IllegalArgumentException(s"table $table has no manifest version $version", e) }
+    val found =
+      try lance.withDataset(uri, Some(version))(read)
+      catch {
+        case NonFatal(e) => throw new IllegalArgumentException(s"table $table has no manifest version $version", e)
+      }
     found.getOrElse(throw new FormatException(s"table $table: manifest version $version declares no partition spec"))
   }
 
@@ -171,7 +176,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       checkNoReadRefs(ds)
       // A table of another writer states no mode: it is strong when its rows pin leaf versions.
       val meta = if (props.contains(TransactionMode.Key) || !pinsVersions(ds)) declared
-        else declared.copy(mode = TransactionMode.Strong)
+      else declared.copy(mode = TransactionMode.Strong)
       Manifest(meta, ds.version(), ds.getLanceFileFormatVersion)
     }
   }
@@ -180,7 +185,6 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    * metadata is published). */
   def latest(meta: TableMetadata): Manifest =
     lance.withDataset(uri)(ds => Manifest(meta, ds.version(), ds.getLanceFileFormatVersion))
-
 
   /** Refuses a table whose rows read partition tables at a branch or tag (the spec's earlier
    * edition): lancepart reads and writes main-branch versions only, and reading main instead
@@ -213,7 +217,8 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
           readVersion = r.get(ReadVersion).flatMap(Option(_)).map(_.asInstanceOf[Long]),
           values = fields.map(f => f.fieldId -> r(f.column)).toMap,
           writtenVersion = metadata.flatMap(RowMetadata.writtenVersion),
-          metadata = metadata)
+          metadata = metadata
+        )
       }
     }
 
@@ -236,8 +241,10 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    * versions pin (`read_version` of `table` and `table_version` rows). Reads every version. */
   def leafReferences(): Map[String, Set[Long]] = {
     versions().flatMap { v =>
-      lance.withDataset(uri, Some(v))(ds => scan(ds, ManifestQuery.leafReferences, Location +: Seq(ReadVersion).filter(has(ds, _))))
-    }.groupMapReduce(_(Location).toString)(r => r.get(ReadVersion).flatMap(Option(_)).map(_.asInstanceOf[Long]).toSet)(_ ++ _)
+      lance.withDataset(uri, Some(v))(ds =>
+        scan(ds, ManifestQuery.leafReferences, Location +: Seq(ReadVersion).filter(has(ds, _))))
+    }.groupMapReduce(_(
+      Location).toString)(r => r.get(ReadVersion).flatMap(Option(_)).map(_.asInstanceOf[Long]).toSet)(_ ++ _)
   }
 
   /** Number of partition tables at `manifest.version` (of the spec versions it declares). */
@@ -263,14 +270,18 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    */
   def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long =
     lance.withDataset(uri, Some(expected)) { ds =>
-      val (version, after) = try mergeInsert(ds, rows, removed, retries = 0)
-      catch { case NonFatal(e) if isConflict(e) => throw new ManifestConflict(table, expected, e) }
+      val (version, after) =
+        try mergeInsert(ds, rows, removed, retries = 0)
+        catch { case NonFatal(e) if isConflict(e) => throw new ManifestConflict(table, expected, e) }
       val before = ds.getTableMetadata.asScala
       val specKeys = rows.filter(_.objectType == Naming.NamespaceType).flatMap(r => Naming.specVersion(r.objectId))
         .map(PartitionSpec.keyOf)
       specKeys.find(k => before.get(k) != after.get(k)).foreach { key =>
-        throw new ManifestConflict(table, expected, new IllegalStateException(
-          s"$key was replaced or removed while version $version was committed; its rows are no part of the table"))
+        throw new ManifestConflict(
+          table,
+          expected,
+          new IllegalStateException(
+            s"$key was replaced or removed while version $version was committed; its rows are no part of the table"))
       }
       version
     }
@@ -283,8 +294,12 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
 
   /** The committed version and its table metadata. Writes `columns` (default: those lancepart
    * keeps); the other columns of an updated row, such as `base_objects`, keep their values. */
-  private def mergeInsert(ds: Dataset, rows: Seq[ManifestRow], removed: Seq[String], retries: Int,
-                          columns: String => Boolean = Written): (Long, Map[String, String]) = {
+  private def mergeInsert(
+      ds: Dataset,
+      rows: Seq[ManifestRow],
+      removed: Seq[String],
+      retries: Int,
+      columns: String => Boolean = Written): (Long, Map[String, String]) = {
     val types = partitionTypes(ds.getSchema)
     val schema = new Schema(ds.getSchema.getFields.asScala.filter(f => columns(f.getName)).asJava)
     Lance.using(VectorSchemaRoot.create(schema, Lance.allocator)) { root =>
@@ -314,7 +329,8 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
     case Location => row.location.orNull
     case Metadata => RowMetadata.json(row, types).orNull
     case ReadVersion => row.readVersion.getOrElse(null)
-    case c if c.startsWith(PartitionField.ColumnPrefix) => row.values.getOrElse(c.stripPrefix(PartitionField.ColumnPrefix), null)
+    case c if c.startsWith(PartitionField.ColumnPrefix) =>
+      row.values.getOrElse(c.stripPrefix(PartitionField.ColumnPrefix), null)
     case c => throw new IllegalStateException(s"table $table: __manifest column '$c' is not one lancepart writes")
   }
 
@@ -344,16 +360,20 @@ object ManifestStore {
   val Metadata = "metadata"
   val BaseObjects = "base_objects"
   val ReadVersion = "read_version"
+
   /** Columns of the spec's earlier edition that read a partition table at a branch or a tag. */
   val ReadRefs: Seq[String] = Seq("read_branch", "read_tag")
+
   /** The columns every reader needs; `metadata` and `read_version` are read when present. */
   val RequiredColumns: Seq[String] = Seq(ObjectId, ObjectType, Location)
+
   /** The columns lancepart writes; others (`base_objects`, other writers' own) keep their values. */
   val Written: String => Boolean = c =>
     RequiredColumns.contains(c) || c == Metadata || c == ReadVersion || c.startsWith(PartitionField.ColumnPrefix)
 
   private def has(ds: Dataset, column: String): Boolean = ds.getSchema.getFields.asScala.exists(_.getName == column)
   private val ConflictRetries = 20
+
   /** Table metadata key present while a repair (`lancepart.maintenance.ManifestRepair`) runs:
    * the partition columns may hold NULLs that are no partition values, so the table does not load. */
   val RepairInProgressKey = "lancepart.repair-in-progress"
@@ -367,9 +387,12 @@ object ManifestStore {
       Field.notNullable(ObjectType, utf8),
       Field.nullable(Location, utf8),
       Field.nullable(Metadata, utf8),
-      new Field(BaseObjects, FieldType.nullable(new ArrowType.List()),
+      new Field(
+        BaseObjects,
+        FieldType.nullable(new ArrowType.List()),
         Collections.singletonList(Field.nullable(ObjectId, utf8))),
-      Field.nullable(ReadVersion, new ArrowType.Int(64, false)))
+      Field.nullable(ReadVersion, new ArrowType.Int(64, false))
+    )
     val partition = fields.map(f => ArrowBridge.toArrowField(f.column, f.valueType, nullable = true))
     new Schema((base ++ partition).asJava)
   }

@@ -9,6 +9,7 @@ object Naming {
   val LeafName = "dataset"
   val NamespaceType = "namespace"
   val TableType = "table"
+
   /** A published version of a partition table (strong mode): object id `<table id>$<version>`. */
   val TableVersionType = "table_version"
   private val random = new SecureRandom()

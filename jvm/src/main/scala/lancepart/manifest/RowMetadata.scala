@@ -37,22 +37,29 @@ object RowMetadata {
     else Option.when(!node.isEmpty)(Json.write(node))
   }
 
-  private def ours(key: String): Boolean = key.startsWith(PartitionPrefix) || key == ReadVersionKey || key == WrittenVersionKey
+  private def ours(key: String): Boolean =
+    key.startsWith(PartitionPrefix) || key == ReadVersionKey || key == WrittenVersionKey
 
   private def objectOf(text: String): Option[ObjectNode] =
-    try Some(Json.mapper.readTree(text)).collect { case o: ObjectNode => o } catch { case NonFatal(_) => None }
+    try Some(Json.mapper.readTree(text)).collect { case o: ObjectNode => o }
+    catch { case NonFatal(_) => None }
 
   /** What `text` keeps, partition values typed by `types` (field id to value type): the fields
    * `text` names, NULL ones included. */
   def parse(text: String, types: Map[String, DataType], table: String, objectId: String): RowMetadata = {
     val node = objectOf(text).getOrElse(throw new FormatException(
       s"table $table: __manifest row $objectId has metadata that is not a JSON object: $text"))
-    val values = types.collect { case (fieldId, dt) if node.has(PartitionPrefix + fieldId) =>
-      fieldId -> textOf(node.get(PartitionPrefix + fieldId)).map(v => JsonValues.fromJson(Json.mapper.getNodeFactory.textNode(v), dt)).orNull
+    val values = types.collect {
+      case (fieldId, dt) if node.has(PartitionPrefix + fieldId) =>
+        fieldId -> textOf(node.get(PartitionPrefix + fieldId)).map(v =>
+          JsonValues.fromJson(Json.mapper.getNodeFactory.textNode(v), dt)).orNull
     }
     def version(key: String) = textOf(node.get(key)).map { v =>
-      try java.lang.Long.parseUnsignedLong(v) catch { case _: NumberFormatException => throw new FormatException(
-        s"table $table: __manifest row $objectId has metadata key $key '$v', which is no version number") }
+      try java.lang.Long.parseUnsignedLong(v)
+      catch {
+        case _: NumberFormatException => throw new FormatException(
+            s"table $table: __manifest row $objectId has metadata key $key '$v', which is no version number")
+      }
     }
     RowMetadata(values, version(ReadVersionKey), version(WrittenVersionKey))
   }

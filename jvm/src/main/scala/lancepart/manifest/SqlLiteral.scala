@@ -2,6 +2,7 @@
 package lancepart.manifest
 
 object SqlLiteral {
+
   /** `s` as a Lance SQL string literal (quotes doubled). */
   def quote(s: String): String = "'" + s.replace("'", "''") + "'"
 }

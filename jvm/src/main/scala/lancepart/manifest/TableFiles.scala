@@ -8,6 +8,7 @@ import lancepart.storage.Directories
 case class LeafFile(relative: String, modified: Long)
 
 class TableFiles(tableUri: String, directories: Directories) {
+
   /** Leaf directories, relative to the table root: every directory except `__manifest`. */
   def leafDirectories(): Seq[String] = directories.childDirectories(tableUri).filter(_ != ManifestStore.DirName)
 
@@ -35,6 +36,7 @@ class TableFiles(tableUri: String, directories: Directories) {
 }
 
 object TableFiles {
+
   /** The marker Lance's DirectoryNamespace leaves in the location of a declared table. */
   val ReservationFile = ".lance-reserved"
 }

@@ -8,6 +8,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 object LanceSql {
+
   /** `name` quoted for Lance SQL, or None when it cannot be quoted safely (a backtick, or a
    * character lance-core's JNI cannot pass: see [[string]]). */
   def column(name: String): Option[String] =
@@ -43,7 +44,8 @@ object LanceSql {
     val v = CatalystTypeConverters.convertToCatalyst(value)
     (v, dt) match {
       case (null, _) => Some(null)
-      case (n @ (_: java.lang.Byte | _: java.lang.Short | _: java.lang.Integer | _: java.lang.Long),
+      case (
+            n @ (_: java.lang.Byte | _: java.lang.Short | _: java.lang.Integer | _: java.lang.Long),
             ByteType | ShortType | IntegerType | LongType) =>
         val l = n.asInstanceOf[java.lang.Number].longValue()
         dt match {
@@ -60,7 +62,8 @@ object LanceSql {
       case (t: Long, TimestampType | TimestampNTZType) => Some(t)
       case (d: Decimal, t: DecimalType) =>
         val scaled = d.clone()
-        if (scaled.changePrecision(t.precision, t.scale) && scaled.toJavaBigDecimal.compareTo(d.toJavaBigDecimal) == 0) Some(scaled)
+        if (scaled.changePrecision(t.precision, t.scale) && scaled.toJavaBigDecimal.compareTo(d.toJavaBigDecimal) == 0)
+          Some(scaled)
         else None
       case _ => None
     }
@@ -81,7 +84,8 @@ object LanceSql {
     case (d: Int, DateType) => Some(s"arrow_cast($d, 'Date32')")
     case (t: Long, TimestampType) => Some(s"arrow_cast(${long(t)}, 'Timestamp(Microsecond, Some(\"UTC\"))')")
     case (t: Long, TimestampNTZType) => Some(s"arrow_cast(${long(t)}, 'Timestamp(Microsecond, None)')")
-    case (d: Decimal, t: DecimalType) => Some(s"CAST('${d.toJavaBigDecimal.toPlainString}' AS DECIMAL(${t.precision}, ${t.scale}))")
+    case (d: Decimal, t: DecimalType) =>
+      Some(s"CAST('${d.toJavaBigDecimal.toPlainString}' AS DECIMAL(${t.precision}, ${t.scale}))")
     case _ => None
   }
 
@@ -99,7 +103,8 @@ object LanceSql {
       op match { case ">=" => Some(s"isnan($column)"); case "<" => Some(s"NOT isnan($column)"); case _ => None }
     case (_, d: Double) if dt == DoubleType =>
       val bound = if (d == 0.0) (if (op == "<" || op == ">=") "-0.0" else "0.0") else literal(d, dt).get
-      if (op.startsWith("<")) Some(s"($column $op $bound AND NOT isnan($column))") else Some(s"($column $op $bound OR isnan($column))")
+      if (op.startsWith("<")) Some(s"($column $op $bound AND NOT isnan($column))")
+      else Some(s"($column $op $bound OR isnan($column))")
     case _ => literal(v, dt).map(l => s"$column $op $l")
   }
 

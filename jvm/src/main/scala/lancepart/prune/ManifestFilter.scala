@@ -20,7 +20,8 @@ import scala.util.control.NonFatal
 object ManifestFilter {
   def tables(meta: TableMetadata, filters: Seq[Filter]): String = {
     val conjuncts = filters.flatMap(flatten)
-    val predicates = meta.specs.map(spec => spec.id -> new SpecProjector(spec, meta).conjunction(conjuncts).map(_.sql)).toMap
+    val predicates =
+      meta.specs.map(spec => spec.id -> new SpecProjector(spec, meta).conjunction(conjuncts).map(_.sql)).toMap
     ManifestQuery.tables(meta, predicates)
   }
 
@@ -46,6 +47,7 @@ object ManifestFilter {
     else Some(Proj(parts.map(p => s"(${p.sql})").mkString(" AND "), exact))
 
   private class SpecProjector(spec: BoundSpec, meta: TableMetadata) {
+
     /** At most this many value combinations are evaluated for a multi-source field. */
     private val MaxCombinations = 1024
 
@@ -53,7 +55,8 @@ object ManifestFilter {
 
     def project(f: Filter): Option[Proj] = f match {
       case _: And => conjunction(flatten(f))
-      case Or(l, r) => for (a <- project(l); b <- project(r)) yield Proj(s"(${a.sql}) OR (${b.sql})", a.exact && b.exact)
+      case Or(l, r) =>
+        for (a <- project(l); b <- project(r)) yield Proj(s"(${a.sql}) OR (${b.sql})", a.exact && b.exact)
       case Not(c) => project(c).filter(_.exact).map(p => Proj(s"NOT (${p.sql})", exact = true))
       case leaf => conjunction(Seq(leaf))
     }
@@ -94,7 +97,12 @@ object ManifestFilter {
 
     /** Projects through `t`: its values of `=` and IN values, ranges when it preserves order,
      * string prefixes when it keeps them. */
-    private def transformed(f: BoundField, t: Transform, sourceType: DataType, col: String, leaf: Filter): Option[Proj] = {
+    private def transformed(
+        f: BoundField,
+        t: Transform,
+        sourceType: DataType,
+        col: String,
+        leaf: Filter): Option[Proj] = {
       def apply(v: Any): Any = f.compute(IndexedSeq(v))
       def values(vs: Seq[Any]): Option[Seq[Any]] = equalValues(vs, sourceType).map(_.map(apply))
       def cmp(v: Any, op: String): Option[Proj] =
@@ -102,7 +110,10 @@ object ManifestFilter {
           yield Proj(s"$col $op $lit", exact = false)
       val monotonic = t.preservesOrder
       leaf match {
-        case EqualTo(_, v) => values(Seq(v)).filterNot(_.contains(null)).flatMap(LanceSql.in(col, _, f.valueType)).map(Proj(_, exact = false))
+        case EqualTo(_, v) =>
+          values(Seq(v)).filterNot(_.contains(null)).flatMap(LanceSql.in(col, _, f.valueType)).map(Proj(
+            _,
+            exact = false))
         case EqualNullSafe(_, v) if v != null => onField(f, EqualTo(leaf.references.head, v))
         case EqualNullSafe(_, null) | IsNull(_) => Some(Proj(s"$col IS NULL", exact = true))
         case IsNotNull(_) => Some(Proj(s"$col IS NOT NULL", exact = true))
@@ -150,10 +161,12 @@ object ManifestFilter {
       }
       val lower = lowerBound(s, conjuncts).map(v => compare(">", tuple(internal(v))))
       val upper = upperBound(s, conjuncts).map(v => compare("<", tuple(internal(v))))
-      val points = conjuncts.collect { case In(a, vs) if sourceOf(a).contains(s.id) && vs.exists(_ != null) =>
-        vs.toSeq.filter(_ != null).map(LanceSql.internal(_, s.dataType))
+      val points = conjuncts.collect {
+        case In(a, vs) if sourceOf(a).contains(s.id) && vs.exists(_ != null) =>
+          vs.toSeq.filter(_ != null).map(LanceSql.internal(_, s.dataType))
       }.filter(_.forall(_.isDefined)).map { vs =>
-        vs.flatten.map(tuple).distinct.map(t => columns.zip(t).map { case (c, v) => s"$c = $v" }.mkString("(", " AND ", ")"))
+        vs.flatten.map(tuple).distinct.map(t =>
+          columns.zip(t).map { case (c, v) => s"$c = $v" }.mkString("(", " AND ", ")"))
           .mkString(" OR ")
       }
       all((lower ++ upper ++ points).toSeq.map(Proj(_, exact = false)), exact = false)
@@ -163,15 +176,21 @@ object ManifestFilter {
      * (timestamps), inclusive: `s > v` is `s >= v + 1`. */
     private def lowerBound(s: SchemaField, conjuncts: Seq[Filter]): Option[Long] = {
       val on = (a: String) => sourceOf(a).contains(s.id)
-      bound(conjuncts.collect { case GreaterThan(a, v) if on(a) => (v, 1L); case GreaterThanOrEqual(a, v) if on(a) => (v, 0L) },
-        s.dataType, max = true)
+      bound(
+        conjuncts.collect {
+          case GreaterThan(a, v) if on(a) => (v, 1L); case GreaterThanOrEqual(a, v) if on(a) => (v, 0L)
+        },
+        s.dataType,
+        max = true)
     }
 
     /** The tightest upper bound on column `s`, inclusive: `s < v` is `s <= v - 1`. */
     private def upperBound(s: SchemaField, conjuncts: Seq[Filter]): Option[Long] = {
       val on = (a: String) => sourceOf(a).contains(s.id)
-      bound(conjuncts.collect { case LessThan(a, v) if on(a) => (v, -1L); case LessThanOrEqual(a, v) if on(a) => (v, 0L) },
-        s.dataType, max = false)
+      bound(
+        conjuncts.collect { case LessThan(a, v) if on(a) => (v, -1L); case LessThanOrEqual(a, v) if on(a) => (v, 0L) },
+        s.dataType,
+        max = false)
     }
 
     /** The tightest of several bounds (value, step to make it inclusive), as a Long; None when
@@ -199,9 +218,12 @@ object ManifestFilter {
           }.flatMap(equalValues(_, s.dataType))
       }
       if (candidates.exists(_.isEmpty) || candidates.flatten.map(_.size.toLong).product > MaxCombinations) return None
-      val combos = candidates.flatten.foldLeft(Seq(IndexedSeq.empty[Any]))((acc, vs) => for (a <- acc; v <- vs) yield a :+ v)
+      val combos =
+        candidates.flatten.foldLeft(Seq(IndexedSeq.empty[Any]))((acc, vs) => for (a <- acc; v <- vs) yield a :+ v)
       // A combination the expression cannot evaluate (say, a division by zero) stops pruning on it.
-      val results = combos.map(c => try Some(f.compute(c)) catch { case NonFatal(_) => None })
+      val results = combos.map(c =>
+        try Some(f.compute(c))
+        catch { case NonFatal(_) => None })
       if (results.exists(_.isEmpty)) None
       else columnOf(f).flatMap(col => LanceSql.in(col, results.flatten, f.valueType)).map(Proj(_, exact = false))
     }

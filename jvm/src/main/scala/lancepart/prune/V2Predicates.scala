@@ -5,7 +5,9 @@ import java.time.LocalDate
 
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.connector.expressions.{Expression, Literal, NamedReference}
-import org.apache.spark.sql.connector.expressions.filter.{Predicate, And => V2And, AlwaysFalse => V2AlwaysFalse, AlwaysTrue => V2AlwaysTrue, Not => V2Not, Or => V2Or}
+import org.apache.spark.sql.connector.expressions.filter.{
+  Predicate, And => V2And, AlwaysFalse => V2AlwaysFalse, AlwaysTrue => V2AlwaysTrue, Not => V2Not, Or => V2Or
+}
 import org.apache.spark.sql.sources._
 import org.apache.spark.sql.types.{DataType, DateType, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.UTF8String
@@ -18,6 +20,7 @@ import org.apache.spark.unsafe.types.UTF8String
  * holds them, all of which [[LanceSql.internal]] reads back exactly.
  */
 object V2Predicates {
+
   /** Every predicate as a filter, or None when one of them has no V1 form. */
   def toFilters(predicates: Seq[Predicate]): Option[Seq[Filter]] = {
     val filters = predicates.map(toFilter)

@@ -4,15 +4,20 @@
 package lancepart.spark
 
 import com.fasterxml.jackson.databind.JsonNode
-import lancepart.spec.{BoundField, BoundSpec, CalendarRun, Json, NamespaceSchema, PartitionField, PartitionSpec, SchemaField, SpecEvolution}
+import lancepart.spec.{
+  BoundField, BoundSpec, CalendarRun, Json, NamespaceSchema, PartitionField, PartitionSpec, SchemaField, SpecEvolution
+}
 import lancepart.transform.Transform
 import org.apache.spark.sql.catalyst.util.QuotingUtils
-import org.apache.spark.sql.connector.expressions.{Expression, Expressions, Literal, NamedReference, Transform => SparkTransform}
+import org.apache.spark.sql.connector.expressions.{
+  Expression, Expressions, Literal, NamedReference, Transform => SparkTransform
+}
 import org.apache.spark.sql.types.{DataType, IntegerType, StringType}
 
 import scala.jdk.CollectionConverters._
 
 object DdlPartitioning {
+
   /** Table property with extra expression fields: a JSON array of
    * `{"field_id", "expression", "sources": [column, ...], "result_type": "<Spark type>"}`. */
   val ExpressionsProperty = "lancepart.partition-expressions"
@@ -26,7 +31,11 @@ object DdlPartitioning {
 
   /** Spec v1 from `PARTITIONED BY` transforms and the table property's expression fields: those
    * a `lance_expression` transform names take its place, the others follow the transforms. */
-  def spec(table: String, schema: NamespaceSchema, transforms: Seq[SparkTransform], expressions: Option[String]): PartitionSpec = {
+  def spec(
+      table: String,
+      schema: NamespaceSchema,
+      transforms: Seq[SparkTransform],
+      expressions: Option[String]): PartitionSpec = {
     val property = expressions.toSeq.flatMap(json => jsonArray(json, s"table $table: property '$ExpressionsProperty'"))
     val items: Seq[Item] = transforms.map { t =>
       if (t.name() == ExpressionTransform) Right(placedExpression(table, t, property)) else Left(t)
@@ -43,7 +52,8 @@ object DdlPartitioning {
       case _ => throw new IllegalArgumentException(s"$what needs an expression field's id and then its source columns")
     }
     val node = property.find(n => Option(n.get("field_id")).exists(_.asText() == fieldId)).getOrElse(
-      throw new IllegalArgumentException(s"$what names expression field '$fieldId', which property '$ExpressionsProperty' does not define"))
+      throw new IllegalArgumentException(
+        s"$what names expression field '$fieldId', which property '$ExpressionsProperty' does not define"))
     val defined = Option(node.get("sources")).toSeq.flatMap(_.elements().asScala.map(_.asText()))
     if (defined != sources) {
       throw new IllegalArgumentException(s"$what names the sources ${sources.mkString(", ")}, but expression field " +
@@ -77,7 +87,8 @@ object DdlPartitioning {
     val ints = args.collect { case l: Literal[_] => l.value() }.map {
       case n: Integer => n.intValue()
       case n: java.lang.Long if n.longValue().isValidInt => n.intValue()
-      case other => throw new IllegalArgumentException(s"table $table: '${t.describe()}' needs an integer parameter, got $other")
+      case other =>
+        throw new IllegalArgumentException(s"table $table: '${t.describe()}' needs an integer parameter, got $other")
     }
     def one(): SchemaField = columns match {
       case Seq(c) => c
@@ -89,8 +100,12 @@ object DdlPartitioning {
         case Transform.Identity | _: Transform.Truncate => one().dataType
         case _: Transform.CalendarField | _: Transform.Bucket | _: Transform.MultiBucket => IntegerType
       }
-      PartitionField(transform.fieldId(sources.map(_.name)).replaceAll("[^A-Za-z0-9_]", "_"), sources.map(_.id),
-        Some(transform), None, PartitionSpec.resultTypeJson(result))
+      PartitionField(
+        transform.fieldId(sources.map(_.name)).replaceAll("[^A-Za-z0-9_]", "_"),
+        sources.map(_.id),
+        Some(transform),
+        None,
+        PartitionSpec.resultTypeJson(result))
     }
     val transforms = Transform.fromDdl(t.name(), ints, columns.size)
     if (transforms.isEmpty) throw new IllegalArgumentException(
@@ -119,12 +134,20 @@ object DdlPartitioning {
     val what = s"table $table: expression field"
     Json.requireObject(node, what)
     val fieldId = Json.string(node, "field_id", what)
-    val sources = Json.array(node, "sources", s"$what '$fieldId'").map(n => schema.byName(n.asText()).getOrElse(
-      throw new IllegalArgumentException(s"$what '$fieldId': source '${n.asText()}' is not a column of the table")))
+    val sources = Json.array(node, "sources", s"$what '$fieldId'").map(n =>
+      schema.byName(n.asText()).getOrElse(
+        throw new IllegalArgumentException(s"$what '$fieldId': source '${n.asText()}' is not a column of the table")))
     val resultType =
       try DataType.fromDDL(Json.string(node, "result_type", what))
-      catch { case e: Exception => throw new IllegalArgumentException(s"$what '$fieldId': bad result_type: ${e.getMessage}") }
-    PartitionField(fieldId, sources.map(_.id), None, Some(Json.string(node, "expression", what)), PartitionSpec.resultTypeJson(resultType))
+      catch {
+        case e: Exception => throw new IllegalArgumentException(s"$what '$fieldId': bad result_type: ${e.getMessage}")
+      }
+    PartitionField(
+      fieldId,
+      sources.map(_.id),
+      None,
+      Some(Json.string(node, "expression", what)),
+      PartitionSpec.resultTypeJson(resultType))
   }
 
   private val Call = """(\w+)\s*\((.*)\)""".r
@@ -169,11 +192,12 @@ object DdlPartitioning {
    * TABLE reads back as the same fields, given [[expressionsProperty]]: a calendar run is
    * years ... hours(col), every other field the catalog function of its transform. */
   def transforms(spec: BoundSpec): Array[SparkTransform] = CalendarRun.group(spec.fields).map {
-    case run if CalendarRun.isRun(run) => Expressions.apply(Transform.Calendar(run.size - 1).runName, column(run.head.source.get.name))
+    case run if CalendarRun.isRun(run) =>
+      Expressions.apply(Transform.Calendar(run.size - 1).runName, column(run.head.source.get.name))
     case Seq(f) => expressionOf(f) match {
-      case t: SparkTransform => t
-      case r: NamedReference => Expressions.identity(QuotingUtils.quoted(r.fieldNames()))
-    }
+        case t: SparkTransform => t
+        case r: NamedReference => Expressions.identity(QuotingUtils.quoted(r.fieldNames()))
+      }
   }.toArray
 
   /** [[ExpressionsProperty]] holding the expression fields of `spec`, if it has any. */

@@ -7,11 +7,16 @@ import java.util
 import lancepart.lance.LanceAccess
 import lancepart.manifest.{ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.spark.functions.PartitionFunctions
-import lancepart.spec.{ArrowJsonType, FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata, TransactionMode}
+import lancepart.spec.{
+  ArrowJsonType, FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata, TransactionMode
+}
 import lancepart.storage.Directories
 import lancepart.txn.Committer
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchFunctionException, NoSuchNamespaceException, NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
+import org.apache.spark.sql.catalyst.analysis.{
+  NamespaceAlreadyExistsException, NoSuchFunctionException, NoSuchNamespaceException, NoSuchTableException,
+  NonEmptyNamespaceException, TableAlreadyExistsException
+}
 import org.apache.spark.sql.connector.catalog._
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
@@ -25,7 +30,8 @@ import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
-class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces with FunctionCatalog with ProcedureCatalog {
+class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces with FunctionCatalog
+    with ProcedureCatalog {
   private var catalogName: String = _
   private var warehouse: Warehouse = _
   private var reportPartitioning: Boolean = true
@@ -38,7 +44,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     val root = Option(options.get("root")).filter(_.nonEmpty).getOrElse(
       throw new IllegalArgumentException(s"catalog $name: set spark.sql.catalog.$name.root to a directory or URI"))
     val lance = LanceAccess(options.asCaseSensitiveMap().asScala.collect {
-      case (k, v) if k.startsWith(PartitionedCatalog.StoragePrefix) => k.stripPrefix(PartitionedCatalog.StoragePrefix) -> v
+      case (k, v) if k.startsWith(PartitionedCatalog.StoragePrefix) =>
+        k.stripPrefix(PartitionedCatalog.StoragePrefix) -> v
     }.toMap)
     reportPartitioning = options.getBoolean(PartitionedCatalog.SpjOption, true)
     commitAttempts = options.getInt(PartitionedCatalog.CommitAttemptsOption, Committer.DefaultAttempts)
@@ -75,8 +82,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   private def travelling(ident: Identifier, clause: String): PartitionedTable = loadTable(ident) match {
     case t: PartitionedTable if t.manifest.meta.mode == TransactionMode.Strong => t
     case _: PartitionedTable => throw new UnsupportedOperationException(
-      s"table ${qualified(ident)}: $clause needs ${TransactionMode.Key}=strong; in weak mode partition tables are " +
-        "read at their latest versions, so older manifest versions do not pin what was visible then")
+        s"table ${qualified(ident)}: $clause needs ${TransactionMode.Key}=strong; in weak mode partition tables are " +
+          "read at their latest versions, so older manifest versions do not pin what was visible then")
     case _ => throw new UnsupportedOperationException(s"table ${qualified(ident)}: $clause is not supported")
   }
 
@@ -85,13 +92,19 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     val store = warehouse.store(ident, qualified(ident))
     // As Warehouse.isTable: a __manifest Lance cannot open is no table; a partitioned one whose
     // metadata breaks the spec fails with the FormatException that says how.
-    val manifest = if (!warehouse.exists(store.uri)) None else {
+    val manifest = if (!warehouse.exists(store.uri)) None
+    else {
       try store.loadIfPartitioned()
       catch { case e: FormatException => throw e; case NonFatal(_) => None }
     }
     manifest match {
-      case Some(m) => new PartitionedTable(qualified(ident), store, warehouse.files(store.tableUri), m,
-        reportPartitioning, commitAttempts)
+      case Some(m) => new PartitionedTable(
+          qualified(ident),
+          store,
+          warehouse.files(store.tableUri),
+          m,
+          reportPartitioning,
+          commitAttempts)
       case None if ident.name() == PartitionsTable.Name && ident.namespace().nonEmpty =>
         loadTable(Identifier.of(ident.namespace().init, ident.namespace().last)) match {
           case t: PartitionedTable => new PartitionsTable(t)
@@ -108,7 +121,9 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       properties: util.Map[String, String]): Table = {
     requireCreatable(ident)
     val meta = tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty)
-    warehouse.store(ident, qualified(ident)).create(meta, TableProperties.fileVersion(qualified(ident), properties.asScala.toMap))
+    warehouse.store(
+      ident,
+      qualified(ident)).create(meta, TableProperties.fileVersion(qualified(ident), properties.asScala.toMap))
     loadTable(ident)
   }
 
@@ -117,15 +132,21 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     if (ident.namespace().nonEmpty) requireNamespace(ident.namespace())
     if (warehouse.isTable(uri)) throw new TableAlreadyExistsException(ident)
     if (warehouse.exists(s"$uri/${ManifestStore.DirName}")) {
-      throw new IllegalStateException(s"table ${qualified(ident)}: $uri already holds a __manifest that is not a partitioned namespace")
+      throw new IllegalStateException(
+        s"table ${qualified(ident)}: $uri already holds a __manifest that is not a partitioned namespace")
     }
   }
 
   /** The metadata of a new table from CREATE or REPLACE: spec version `specId`, `mode` unless
    * the properties set one, field ids that clash with `columnTypes` (see [[PartitionedCatalog.newTable]]). */
-  private def tableMetadata(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
-                            properties: util.Map[String, String], specId: Int, mode: TransactionMode,
-                            columnTypes: Map[String, DataType]): TableMetadata = {
+  private def tableMetadata(
+      ident: Identifier,
+      columns: Array[Column],
+      partitions: Array[Transform],
+      properties: util.Map[String, String],
+      specId: Int,
+      mode: TransactionMode,
+      columnTypes: Map[String, DataType]): TableMetadata = {
     columns.foreach { c =>
       NamespaceSchema.checkColumnName(qualified(ident), c.name())
       ArrowJsonType.requireWritable(qualified(ident), c.name(), c.dataType())
@@ -134,16 +155,26 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       Option(c.comment()).foldLeft(StructField(c.name(), c.dataType(), c.nullable()))(_.withComment(_))
     })
     val user = TableProperties.atCreate(qualified(ident), warehouse.tableUri(ident), properties.asScala.toMap)
-    PartitionedCatalog.newTable(qualified(ident), NamespaceSchema.fromSpark(struct, qualified(ident)), partitions, properties,
-      specId, mode, user, columnTypes)
+    PartitionedCatalog.newTable(
+      qualified(ident),
+      NamespaceSchema.fromSpark(struct, qualified(ident)),
+      partitions,
+      properties,
+      specId,
+      mode,
+      user,
+      columnTypes)
   }
 
   // ---- staged CREATE TABLE AS SELECT, REPLACE TABLE, CREATE OR REPLACE TABLE ----
 
   /** CTAS: `__manifest` is created without metadata (no table yet); the write commits its rows,
    * the metadata commit then makes the table appear with them. */
-  override def stageCreate(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
-                           properties: util.Map[String, String]): StagedTable = {
+  override def stageCreate(
+      ident: Identifier,
+      columns: Array[Column],
+      partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable = {
     requireCreatable(ident)
     val meta = tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty)
     val store = warehouse.store(ident, qualified(ident))
@@ -151,14 +182,20 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     staged(store, meta, replaced = None)
   }
 
-  override def stageReplace(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
-                            properties: util.Map[String, String]): StagedTable = loadTable(ident) match {
+  override def stageReplace(
+      ident: Identifier,
+      columns: Array[Column],
+      partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable = loadTable(ident) match {
     case t: PartitionedTable => replacing(t, ident, columns, partitions, properties, commitAttempts)
     case _ => throw new NoSuchTableException(ident)
   }
 
-  override def stageCreateOrReplace(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
-                                    properties: util.Map[String, String]): StagedTable =
+  override def stageCreateOrReplace(
+      ident: Identifier,
+      columns: Array[Column],
+      partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable =
     if (tableExists(ident)) stageReplace(ident, columns, partitions, properties)
     else stageCreate(ident, columns, partitions, properties)
 
@@ -168,13 +205,20 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
    * row, so two statements never stage under one version. The transaction mode stays unless the
    * statement sets one. Nothing readers see changes until the staged table commits.
    */
-  @tailrec private def replacing(current: PartitionedTable, ident: Identifier, columns: Array[Column],
-                                 partitions: Array[Transform], properties: util.Map[String, String],
-                                 attempts: Int): StagedTable = {
+  @tailrec private def replacing(
+      current: PartitionedTable,
+      ident: Identifier,
+      columns: Array[Column],
+      partitions: Array[Transform],
+      properties: util.Map[String, String],
+      attempts: Int): StagedTable = {
     val store = current.store
-    TableProperties.fileVersion(store.table, properties.asScala.toMap).filter(_ != current.manifest.fileVersion).foreach { v =>
-      throw new IllegalArgumentException(s"table ${store.table}: REPLACE cannot change ${TableProperties.FileVersionKey} " +
-        s"from ${current.manifest.fileVersion} to $v: the table's datasets keep their Lance file format")
+    TableProperties.fileVersion(
+      store.table,
+      properties.asScala.toMap).filter(_ != current.manifest.fileVersion).foreach { v =>
+      throw new IllegalArgumentException(
+        s"table ${store.table}: REPLACE cannot change ${TableProperties.FileVersionKey} " +
+          s"from ${current.manifest.fileVersion} to $v: the table's datasets keep their Lance file format")
     }
     val stored = store.properties()
     val old = TableMetadata.fromProperties(stored, store.table)
@@ -184,8 +228,11 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     val version = store.latestVersion()
     // a spec version another statement reserved since specId was chosen is taken: choose again
     val reserved = store.properties() == stored && store.specVersionsInRows().forall(_ < specId) && (try {
-      store.commit(version, Seq(old.currentSpec.namespace, meta.currentSpec.namespace)
-        .map(ManifestRow(_, Naming.NamespaceType, None, None, Map.empty)), Seq.empty)
+      store.commit(
+        version,
+        Seq(old.currentSpec.namespace, meta.currentSpec.namespace)
+          .map(ManifestRow(_, Naming.NamespaceType, None, None, Map.empty)),
+        Seq.empty)
       true
     } catch { case _: ManifestConflict => false })
     if (reserved) staged(store, meta, Some((stored, old.specs.map(_.id))))
@@ -194,10 +241,18 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       s"table ${store.table}: other writers kept changing it while REPLACE was being staged; nothing was changed, retry")
   }
 
-  private def staged(store: ManifestStore, meta: TableMetadata, replaced: Option[(Map[String, String], Seq[Int])]): StagedTable = {
+  private def staged(
+      store: ManifestStore,
+      meta: TableMetadata,
+      replaced: Option[(Map[String, String], Seq[Int])]): StagedTable = {
     val view = StagedPartitionedTable.view(store, meta)
-    val table = new PartitionedTable(store.table, view, warehouse.files(store.tableUri), view.load(),
-      reportPartitioning, commitAttempts)
+    val table = new PartitionedTable(
+      store.table,
+      view,
+      warehouse.files(store.tableUri),
+      view.load(),
+      reportPartitioning,
+      commitAttempts)
     new StagedPartitionedTable(table, replaced, () => warehouse.delete(store.tableUri))
   }
 
@@ -219,7 +274,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   override def alterTable(ident: Identifier, changes: TableChange*): Table = {
     val table = loadTable(ident).asInstanceOf[PartitionedTable]
     val current = table.manifest.meta
-    val (properties, changed) = changes.partition(c => c.isInstanceOf[TableChange.SetProperty] || c.isInstanceOf[TableChange.RemoveProperty])
+    val (properties, changed) =
+      changes.partition(c => c.isInstanceOf[TableChange.SetProperty] || c.isInstanceOf[TableChange.RemoveProperty])
     // DROP NOT NULL on a nullable column (SET NOT NULL on a NOT NULL one) changes nothing, as with Iceberg
     val columns = changed.filterNot {
       case c: TableChange.UpdateColumnNullability =>
@@ -234,7 +290,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     def top(names: Array[String], change: TableChange): String = names match {
       case Array(n) => n
       case _ => throw new UnsupportedOperationException(
-        s"table ${qualified(ident)}: only top-level columns can be changed, not '${names.mkString(".")}'")
+          s"table ${qualified(ident)}: only top-level columns can be changed, not '${names.mkString(".")}'")
     }
     val evolution = columns.map {
       case c: TableChange.AddColumn =>
@@ -250,12 +306,13 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       case c: TableChange.UpdateColumnComment =>
         SchemaEvolution.CommentColumn(top(c.fieldNames(), c), Option(c.newComment()).filter(_.nonEmpty))
       case c: TableChange.UpdateColumnNullability => throw new UnsupportedOperationException(
-        s"table ${qualified(ident)}: column '${top(c.fieldNames(), c)}' is NOT NULL, and making it nullable is not supported")
+          s"table ${qualified(ident)}: column '${top(c.fieldNames(), c)}' is NOT NULL, and making it nullable is not supported")
       case other => throw new UnsupportedOperationException(
-        s"table ${qualified(ident)}: ALTER TABLE change ${other.getClass.getSimpleName} is not supported")
+          s"table ${qualified(ident)}: ALTER TABLE change ${other.getClass.getSimpleName} is not supported")
     }
     val schema = SchemaEvolution(current, evolution)
-    val next = TableMetadata.fromProperties(current.properties + (TableMetadata.SchemaKey -> schema.json), qualified(ident))
+    val next =
+      TableMetadata.fromProperties(current.properties + (TableMetadata.SchemaKey -> schema.json), qualified(ident))
     table.store.updateSchema(current, next)
     loadTable(ident)
   }
@@ -336,8 +393,9 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     val uri = warehouse.uri(namespace.toSeq)
     val kept = metadata.asScala.toMap - SupportsNamespaces.PROP_OWNER
     kept.get(SupportsNamespaces.PROP_LOCATION).filter(_.stripPrefix("file:").stripSuffix("/") != uri).foreach { l =>
-      throw new UnsupportedOperationException(s"namespace ${namespace.mkString(".")}: LOCATION '$l' is not supported: " +
-        s"namespaces of catalog $catalogName are the directories <root>/<namespace>, here $uri")
+      throw new UnsupportedOperationException(
+        s"namespace ${namespace.mkString(".")}: LOCATION '$l' is not supported: " +
+          s"namespaces of catalog $catalogName are the directories <root>/<namespace>, here $uri")
     }
     val properties = kept - SupportsNamespaces.PROP_LOCATION
     if (properties.nonEmpty) throw new UnsupportedOperationException(
@@ -369,18 +427,21 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
 
   override def loadFunction(ident: Identifier): UnboundFunction =
     PartitionFunctions.all.get(ident.name())
-      .filter(_ => ident.namespace().isEmpty || ident.namespace().sameElements(Array(PartitionedCatalog.FunctionNamespace)))
+      .filter(_ =>
+        ident.namespace().isEmpty || ident.namespace().sameElements(Array(PartitionedCatalog.FunctionNamespace)))
       .getOrElse(throw new NoSuchFunctionException(ident))
 
   // ---- procedures ----
 
   override def listProcedures(namespace: Array[String]): Array[Identifier] =
-    if (namespace.sameElements(Array(PartitionedCatalog.FunctionNamespace))) Procedures.names.map(Identifier.of(namespace, _)).toArray
+    if (namespace.sameElements(Array(PartitionedCatalog.FunctionNamespace)))
+      Procedures.names.map(Identifier.of(namespace, _)).toArray
     else Array.empty
 
   override def loadProcedure(ident: Identifier): UnboundProcedure = {
     val inSystem = ident.namespace().sameElements(Array(PartitionedCatalog.FunctionNamespace))
-    (if (inSystem) Procedures.load(this, ident.name()) else None).getOrElse(throw new IllegalArgumentException(s"catalog $catalogName has no procedure '$ident' (it has " +
+    (if (inSystem) Procedures.load(this, ident.name()) else None).getOrElse(throw new IllegalArgumentException(
+      s"catalog $catalogName has no procedure '$ident' (it has " +
         Procedures.names.map(n => s"${PartitionedCatalog.FunctionNamespace}.$n").mkString(", ") + ")"))
   }
 
@@ -392,21 +453,31 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
 
 object PartitionedCatalog {
   val StoragePrefix = "storage."
+
   /** `spark.sql.catalog.<name>.spj.enabled` (default true): scans report their partitioning so
    * that Spark can join and aggregate without a shuffle (storage-partitioned joins). */
   val SpjOption = "spj.enabled"
+
   /** `spark.sql.catalog.<name>.commit.attempts` (default 30): how often a write tries to commit
    * to `__manifest` while other writers commit first. */
   val CommitAttemptsOption = "commit.attempts"
+
   /** Namespace of the procedures, and of the partition functions (which also resolve without one). */
   val FunctionNamespace = "system"
 
   /** Spec v1 for CREATE TABLE, bound and checked: every partition value must have a type that
    * the manifest can hold and prune on. */
-  def newTable(table: String, schema: NamespaceSchema, partitions: Array[Transform],
-               properties: util.Map[String, String], specId: Int = 1, defaultMode: TransactionMode = TransactionMode.Weak,
-               tableProperties: Map[String, String] = Map.empty, columnTypes: Map[String, DataType] = Map.empty): TableMetadata = {
-    val spec = DdlPartitioning.spec(table, schema, partitions.toSeq, Option(properties.get(DdlPartitioning.ExpressionsProperty)))
+  def newTable(
+      table: String,
+      schema: NamespaceSchema,
+      partitions: Array[Transform],
+      properties: util.Map[String, String],
+      specId: Int = 1,
+      defaultMode: TransactionMode = TransactionMode.Weak,
+      tableProperties: Map[String, String] = Map.empty,
+      columnTypes: Map[String, DataType] = Map.empty): TableMetadata = {
+    val spec =
+      DdlPartitioning.spec(table, schema, partitions.toSeq, Option(properties.get(DdlPartitioning.ExpressionsProperty)))
     val mode = Option(properties.get(TransactionMode.Key)).fold(defaultMode)(TransactionMode.parse(_, table))
     checked(unclashed(TableMetadata.create(table, schema, spec.copy(id = specId), mode, tableProperties), columnTypes))
   }
@@ -432,7 +503,8 @@ object PartitionedCatalog {
   def checked(meta: TableMetadata): TableMetadata = {
     val table = meta.table
     meta.currentSpec.fields.find(f => !TableMetadata.isSupportedPartitionType(f.valueType)).foreach { f =>
-      val what = f.source.filter(_ => f.field.isIdentity).fold(s"partition field '${f.fieldId}'")(s => s"column '${s.name}'")
+      val what =
+        f.source.filter(_ => f.field.isIdentity).fold(s"partition field '${f.fieldId}'")(s => s"column '${s.name}'")
       throw new IllegalArgumentException(
         s"table $table: $what has type ${f.valueType.sql}, which cannot be a partition value " +
           "(supported: boolean, integers, string, date, timestamp, timestamp_ntz, decimal)")

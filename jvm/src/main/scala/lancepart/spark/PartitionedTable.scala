@@ -10,7 +10,9 @@ import lancepart.spark.read.PartitionedScanBuilder
 import lancepart.spark.write.{PartitionedWriteBuilder, RowRemoval}
 import lancepart.spec.TransactionMode
 import lancepart.txn.{Committer, PartitionDirectory, TableWrite}
-import org.apache.spark.sql.connector.catalog.{SupportsDeleteV2, SupportsRead, SupportsWrite, Table, TableCapability, TableCatalog}
+import org.apache.spark.sql.connector.catalog.{
+  SupportsDeleteV2, SupportsRead, SupportsWrite, Table, TableCapability, TableCatalog
+}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.ScanBuilder
@@ -62,13 +64,20 @@ class PartitionedTable(
       (TableCatalog.PROP_LOCATION -> store.tableUri) +
       (TransactionMode.Key -> manifest.meta.mode.name) +
       (TableProperties.FileVersionKey -> manifest.fileVersion) ++
-      DdlPartitioning.expressionsProperty(manifest.meta.currentSpec).map(DdlPartitioning.ExpressionsProperty -> _)).asJava
+      DdlPartitioning.expressionsProperty(
+        manifest.meta.currentSpec).map(DdlPartitioning.ExpressionsProperty -> _)).asJava
 
   override def capabilities(): util.Set[TableCapability] =
-    util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
-      TableCapability.OVERWRITE_BY_FILTER, TableCapability.OVERWRITE_DYNAMIC)
+    util.EnumSet.of(
+      TableCapability.BATCH_READ,
+      TableCapability.BATCH_WRITE,
+      TableCapability.TRUNCATE,
+      TableCapability.OVERWRITE_BY_FILTER,
+      TableCapability.OVERWRITE_DYNAMIC
+    )
 
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new PartitionedScanBuilder(latest, options)
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
+    new PartitionedScanBuilder(latest, options)
 
   /**
    * What a scan reads: the latest manifest version unless time travel pinned one. Spark plans
@@ -76,7 +85,8 @@ class PartitionedTable(
    * across writes would otherwise list the partitions of when it was created. Refused when the
    * schema, specs or mode changed since (the DataFrame's columns are those of its load).
    */
-  private def latest: PartitionedTable = if (pinned) this else {
+  private def latest: PartitionedTable = if (pinned) this
+  else {
     val now = store.load()
     if (now.version == manifest.version) this
     else if (now.meta.properties != manifest.meta.properties) throw new IllegalStateException(
@@ -97,9 +107,18 @@ class PartitionedTable(
   /** DELETE FROM: whole partitions as a metadata change when the condition is on identity
    * partition columns only, otherwise row deletions in the partition tables that may match. */
   override def deleteWhere(predicates: Array[Predicate]): Unit = {
-    val removal = RowRemoval.plan(this, V2Predicates.toFilters(predicates.toSeq).getOrElse(
-      throw new UnsupportedOperationException(s"table $tableName: cannot delete where ${predicates.mkString(" AND ")}")))
-    val tx = TableWrite(manifest, PartitionDirectory.empty(manifest.meta.currentSpec), Seq.empty, removal.removed, removal.deletes)
+    val removal = RowRemoval.plan(
+      this,
+      V2Predicates.toFilters(predicates.toSeq).getOrElse(
+        throw new UnsupportedOperationException(
+          s"table $tableName: cannot delete where ${predicates.mkString(" AND ")}"))
+    )
+    val tx = TableWrite(
+      manifest,
+      PartitionDirectory.empty(manifest.meta.currentSpec),
+      Seq.empty,
+      removal.removed,
+      removal.deletes)
     if (!tx.isEmpty) committer.commit(tx)
   }
 }

@@ -16,8 +16,14 @@ import org.apache.spark.unsafe.types.UTF8String
 
 class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
   private val fields = table.manifest.meta.allFields
-  private val fixed = Seq("spec_id" -> IntegerType, "object_id" -> StringType, "location" -> StringType,
-    "read_version" -> PartitionsTable.ReadVersionType, "row_count" -> LongType, "data_size_bytes" -> LongType)
+  private val fixed = Seq(
+    "spec_id" -> IntegerType,
+    "object_id" -> StringType,
+    "location" -> StringType,
+    "read_version" -> PartitionsTable.ReadVersionType,
+    "row_count" -> LongType,
+    "data_size_bytes" -> LongType
+  )
   private val fieldColumns = fields.map { f =>
     if (fixed.exists(_._1.equalsIgnoreCase(f.fieldId))) s"${f.fieldId}_partition" else f.fieldId
   }
@@ -31,36 +37,48 @@ class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
 
   override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.BATCH_READ)
 
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = () => new LocalScan {
-    override def readSchema(): StructType = schema()
-    override def rows(): Array[InternalRow] = partitionRows()
-  }
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = () =>
+    new LocalScan {
+      override def readSchema(): StructType = schema()
+      override def rows(): Array[InternalRow] = partitionRows()
+    }
 
   /** The partition tables of the spec versions the table declares, by object id, each with its
    * row count and data size at the version the table's manifest reads. */
   def partitions(): Seq[PartitionsTable.Partition] =
-    table.withData(table.store.rows(table.manifest, ManifestQuery.tables(table.manifest.meta))).sortBy(_.objectId).map { row =>
-      val (count, size) = table.store.lance.withDataset(table.store.leafUri(row), row.readVersion) { ds =>
-        (ds.countRows(), ds.calculateDataSize())
-      }
-      PartitionsTable.Partition(row, row.specVersion.flatMap(v => table.manifest.meta.specs.find(_.id == v)), count, size)
+    table.withData(table.store.rows(table.manifest, ManifestQuery.tables(table.manifest.meta))).sortBy(_.objectId).map {
+      row =>
+        val (count, size) = table.store.lance.withDataset(table.store.leafUri(row), row.readVersion) { ds =>
+          (ds.countRows(), ds.calculateDataSize())
+        }
+        PartitionsTable.Partition(
+          row,
+          row.specVersion.flatMap(v => table.manifest.meta.specs.find(_.id == v)),
+          count,
+          size)
     }
 
   private def partitionRows(): Array[InternalRow] = partitions().map { p =>
     val row = p.row
-    val values = fields.map(f => if (p.spec.exists(_.fields.exists(_.fieldId == f.fieldId))) row.values.getOrElse(f.fieldId, null) else null)
+    val values = fields.map(f =>
+      if (p.spec.exists(_.fields.exists(_.fieldId == f.fieldId))) row.values.getOrElse(f.fieldId, null) else null)
     InternalRow.fromSeq((row.specVersion.getOrElse(0) +: values) ++ Seq(
-      UTF8String.fromString(row.objectId), UTF8String.fromString(row.location.get),
+      UTF8String.fromString(row.objectId),
+      UTF8String.fromString(row.location.get),
       row.readVersion.map(v => Decimal(new java.math.BigDecimal(java.lang.Long.toUnsignedString(v)), 20, 0)).orNull,
-      p.rowCount, p.dataSizeBytes))
+      p.rowCount,
+      p.dataSizeBytes
+    ))
   }.toArray
 }
 
 object PartitionsTable {
   val Name = "partitions"
+
   /** One row of the table: a partition table's manifest row, the spec version it belongs to, its
    * row count and data size. */
   case class Partition(row: ManifestRow, spec: Option[BoundSpec], rowCount: Long, dataSizeBytes: Long)
+
   /** read_version is a uint64 (detached versions use the top bit): DECIMAL(20, 0) holds it. */
   val ReadVersionType: DecimalType = DecimalType(20, 0)
 }

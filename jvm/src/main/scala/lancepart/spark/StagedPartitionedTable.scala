@@ -44,8 +44,9 @@ class StagedPartitionedTable(
     try replaced.foreach { case (_, versions) => table.store.deleteSpecVersions(versions) }
     catch {
       case NonFatal(e) => StagedPartitionedTable.log.warn(
-        s"table ${table.name()}: replaced; removing the rows of the replaced table from __manifest failed " +
-          "(no reader reads them)", e)
+          s"table ${table.name()}: replaced; removing the rows of the replaced table from __manifest failed " +
+            "(no reader reads them)",
+          e)
     }
   }
 

@@ -8,15 +8,21 @@ import org.apache.spark.sql.connector.catalog.TableCatalog
 import org.apache.spark.sql.internal.SQLConf
 
 object TableProperties {
+
   /** The only format `USING` may name. */
   val Provider = "lance"
+
   /** Keys Spark adds that describe the statement, not the table; they are not stored. */
-  private val StatementKeys = Set(TableCatalog.PROP_PROVIDER, TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION)
+  private val StatementKeys =
+    Set(TableCatalog.PROP_PROVIDER, TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION)
+
   /** CREATE's choice of the Lance file format of the table's datasets, under Lance's own option
    * name; `__manifest` is created in it and keeps it, new partition tables take it from there. */
   val FileVersionKey = "data_storage_version"
+
   /** The Lance file format versions a table can be created in. */
   val FileVersions: Seq[String] = Seq("2.0", "2.1", "2.2")
+
   /** Keys of the format's own `__manifest` metadata besides the partition specs. */
   private val Reserved = Set(TableMetadata.SchemaKey)
 
@@ -32,7 +38,7 @@ object TableProperties {
         s"table $table: CREATE EXTERNAL TABLE is not supported: every table of this catalog is managed " +
           "(DROP TABLE deletes its data); leave EXTERNAL out")
       else !StatementKeys(key) && key != TransactionMode.Key && key != DdlPartitioning.ExpressionsProperty &&
-        key != FileVersionKey && {
+      key != FileVersionKey && {
         checkSettable(table, key)
         true
       }
@@ -55,7 +61,8 @@ object TableProperties {
   /** Refuses `key` when it cannot be a user property of `table`, saying why. */
   def checkSettable(table: String, key: String): Unit = {
     val reason =
-      if (Reserved(key) || key.startsWith(PartitionSpec.KeyPrefix)) Some("it is reserved for the table's format metadata")
+      if (Reserved(key) || key.startsWith(PartitionSpec.KeyPrefix))
+        Some("it is reserved for the table's format metadata")
       else if (key == DdlPartitioning.ExpressionsProperty) Some(
         s"expression partition fields are set at CREATE TABLE; later specs come from ${PartitionedCatalog.FunctionNamespace}.evolve_partition_spec")
       else if (StatementKeys(key)) Some("it is set by Spark for CREATE TABLE and is not stored")

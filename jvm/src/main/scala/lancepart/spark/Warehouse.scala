@@ -11,6 +11,7 @@ import org.apache.spark.sql.connector.catalog.Identifier
 import scala.util.control.NonFatal
 
 class Warehouse(val root: String, val lance: LanceAccess, directories: Directories) {
+
   /** URI of the directory for namespace `parts` (validated: nothing in it can leave the root). */
   def uri(parts: Seq[String]): String = {
     parts.foreach(Warehouse.checkName(_, parts))
@@ -42,7 +43,9 @@ class Warehouse(val root: String, val lance: LanceAccess, directories: Directori
   /** Creates directory `uri`; fails, naming it, when it does not exist afterwards. */
   def mkdirs(uri: String): Unit = {
     try directories.mkdirs(uri)
-    catch { case NonFatal(e) => throw new IllegalStateException(s"could not create directory $uri: ${e.getMessage}", e) }
+    catch {
+      case NonFatal(e) => throw new IllegalStateException(s"could not create directory $uri: ${e.getMessage}", e)
+    }
     if (!directories.exists(uri)) throw new IllegalStateException(
       s"could not create directory $uri (is the catalog root a writable directory?)")
   }
@@ -51,6 +54,7 @@ class Warehouse(val root: String, val lance: LanceAccess, directories: Directori
 }
 
 object Warehouse {
+
   /** A local root becomes an absolute path, so that executors resolve it as the driver does. */
   def normalizeRoot(root: String): String = {
     val trimmed = root.stripSuffix("/")

@@ -69,17 +69,18 @@ object ArrowJsonType {
       case ArrayType(element, _) => unstorable(element)
       case StructType(fields) => fields.iterator.flatMap(f => unstorable(f.dataType)).nextOption()
       case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | StringType |
-           BinaryType | DateType | TimestampType | TimestampNTZType | _: DecimalType => None
+          BinaryType | DateType | TimestampType | TimestampNTZType | _: DecimalType => None
       case other => Some(other)
     }
     unstorable(dt).foreach {
-      case _: MapType => throw new UnsupportedOperationException(s"table $table: column '$column' has type ${dt.sql}; " +
-        "MAP columns are not supported: Lance stores maps only in file format 2.2+, and lancepart writes partition " +
-        "tables in file format 2.1. Store the entries as ARRAY<STRUCT<key: ..., value: ...>> instead")
+      case _: MapType =>
+        throw new UnsupportedOperationException(s"table $table: column '$column' has type ${dt.sql}; " +
+          "MAP columns are not supported: Lance stores maps only in file format 2.2+, and lancepart writes partition " +
+          "tables in file format 2.1. Store the entries as ARRAY<STRUCT<key: ..., value: ...>> instead")
       case NullType => throw new UnsupportedOperationException(s"table $table: column '$column' has type ${dt.sql}; " +
-        "VOID (an untyped NULL) cannot be stored, give it a type (e.g. CAST(NULL AS STRING))")
+          "VOID (an untyped NULL) cannot be stored, give it a type (e.g. CAST(NULL AS STRING))")
       case other => throw new UnsupportedOperationException(
-        s"table $table: column '$column' has type ${dt.sql}; ${other.sql} cannot be stored in Lance")
+          s"table $table: column '$column' has type ${dt.sql}; ${other.sql} cannot be stored in Lance")
     }
   }
 
@@ -110,7 +111,8 @@ object ArrowJsonType {
         fields.foreach(f => arr.add(SchemaJson.fieldToJson(f.name, f.dataType, f.nullable, nextId(), nextId)))
         node
       case MapType(k, v, valueContainsNull) =>
-        val entries = StructType(Seq(StructField("key", k, nullable = false),
+        val entries = StructType(Seq(
+          StructField("key", k, nullable = false),
           StructField("value", v, valueContainsNull)))
         named("map").putArray("fields")
           .add(SchemaJson.fieldToJson("entries", entries, nullable = false, nextId(), nextId))

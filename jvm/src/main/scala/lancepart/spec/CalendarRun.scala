@@ -6,12 +6,14 @@ package lancepart.spec
 import lancepart.transform.Transform
 
 object CalendarRun {
+
   /** `fields` in order, grouped: each calendar run is one group, every other field is alone. */
   def group(fields: Seq[BoundField]): Seq[Seq[BoundField]] =
     fields.foldLeft(Seq.empty[Seq[BoundField]]) { (groups, f) =>
       groups.lastOption match {
-        case Some(run) if isRun(run) && run.head.source == f.source &&
-            f.field.transform == Transform.Calendar.lift(run.size) => groups.init :+ (run :+ f)
+        case Some(run)
+            if isRun(run) && run.head.source == f.source &&
+              f.field.transform == Transform.Calendar.lift(run.size) => groups.init :+ (run :+ f)
         case _ => groups :+ Seq(f)
       }
     }

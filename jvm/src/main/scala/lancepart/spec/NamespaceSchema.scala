@@ -32,8 +32,10 @@ case class NamespaceSchema(fields: Seq[SchemaField], json: String, droppedMaxId:
 
 object NamespaceSchema {
   val FieldIdKey = "lance:field_id"
+
   /** Schema metadata key: the largest field id any column had, dropped ones included. */
   val MaxFieldIdKey = "lancepart:max_field_id"
+
   /** Field metadata key of a column's COMMENT. */
   val CommentKey = "comment"
   private val IdPattern = "\"lance:field_id\"\\s*:\\s*\"(\\d+)\"".r
@@ -60,10 +62,10 @@ object NamespaceSchema {
   /** Refuses a COMMENT on a field inside column `column` (of type `dt`), which would be lost. */
   def checkNoNestedComments(table: String, column: String, dt: DataType): Unit = dt match {
     case StructType(fields) => fields.foreach { f =>
-      if (f.getComment().isDefined) throw new IllegalArgumentException(s"table $table: field '$column.${f.name}' has " +
-        "a COMMENT, which lancepart does not keep for fields inside a column (comments of top-level columns are kept)")
-      checkNoNestedComments(table, s"$column.${f.name}", f.dataType)
-    }
+        if (f.getComment().isDefined) throw new IllegalArgumentException(s"table $table: field '$column.${f.name}' has " +
+          "a COMMENT, which lancepart does not keep for fields inside a column (comments of top-level columns are kept)")
+        checkNoNestedComments(table, s"$column.${f.name}", f.dataType)
+      }
     case ArrayType(element, _) => checkNoNestedComments(table, s"$column.element", element)
     case MapType(k, v, _) =>
       checkNoNestedComments(table, s"$column.key", k)

@@ -58,7 +58,7 @@ object PartitionSpec {
   /** The spec version N of a metadata key `partition_spec_v<N>`, if it is one. */
   def versionOfKey(key: String): Option[Int] =
     if (key.startsWith(KeyPrefix) && key.length > KeyPrefix.length &&
-        key.drop(KeyPrefix.length).forall(_.isDigit)) Some(key.drop(KeyPrefix.length).toInt)
+      key.drop(KeyPrefix.length).forall(_.isDigit)) Some(key.drop(KeyPrefix.length).toInt)
     else None
 
   /** Parses the value stored under `key` for table `table`, with errors naming both. */
@@ -84,7 +84,8 @@ object PartitionSpec {
     // any text names a __manifest column partition_field_<field_id>, which Lance quotes where
     // needed; Lance refuses '.' in a top-level column name (it separates nested fields)
     if (fieldId.isEmpty || fieldId.contains('.')) {
-      throw new FormatException(s"$what: field_id must be non-empty text without '.' (Lance column names cannot hold one)")
+      throw new FormatException(
+        s"$what: field_id must be non-empty text without '.' (Lance column names cannot hold one)")
     }
     val sourceIds = Json.array(node, "source_ids", what).map { n =>
       if (!n.isIntegralNumber) throw new FormatException(s"$what: source_ids must be integers")

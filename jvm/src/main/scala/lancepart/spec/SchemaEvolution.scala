@@ -16,6 +16,7 @@ object SchemaEvolution {
   case class RenameColumn(name: String, newName: String) extends Change
   case class DropColumn(name: String) extends Change
   case class WidenColumn(name: String, dataType: DataType) extends Change
+
   /** Sets (Some) or removes (None) a column's COMMENT. */
   case class CommentColumn(name: String, comment: Option[String]) extends Change
 
@@ -26,14 +27,16 @@ object SchemaEvolution {
   private def applyOne(meta: TableMetadata, schema: NamespaceSchema, change: Change): NamespaceSchema = {
     val table = meta.table
     def column(name: String): SchemaField = schema.byName(name).getOrElse(
-      throw new IllegalArgumentException(s"table $table: no column '$name' (columns: ${schema.fields.map(_.name).mkString(", ")})"))
+      throw new IllegalArgumentException(
+        s"table $table: no column '$name' (columns: ${schema.fields.map(_.name).mkString(", ")})"))
     def free(name: String): Unit = if (schema.byName(name).isDefined) {
       throw new IllegalArgumentException(s"table $table: a column named '$name' already exists")
     }
     val root = Json.parse(schema.json, s"table $table: schema").asInstanceOf[ObjectNode]
     val fields = root.get("fields").asInstanceOf[ArrayNode]
     def node(f: SchemaField): ObjectNode = fields.elements().asScala.collectFirst {
-      case n: ObjectNode if Json.stringMap(n.get("metadata")).get(NamespaceSchema.FieldIdKey).contains(f.id.toString) => n
+      case n: ObjectNode if Json.stringMap(n.get("metadata")).get(NamespaceSchema.FieldIdKey).contains(f.id.toString) =>
+        n
     }.get
     change match {
       case AddColumn(name, dt, comment) =>
@@ -59,7 +62,8 @@ object SchemaEvolution {
         }
         val at = fields.elements().asScala.indexWhere(_ eq node(f))
         fields.remove(at)
-        val metadata = Option(root.get("metadata")).collect { case m: ObjectNode => m }.getOrElse(root.putObject("metadata"))
+        val metadata =
+          Option(root.get("metadata")).collect { case m: ObjectNode => m }.getOrElse(root.putObject("metadata"))
         metadata.put(NamespaceSchema.MaxFieldIdKey, schema.maxFieldId.toString)
       case WidenColumn(name, dt) =>
         val f = column(name)

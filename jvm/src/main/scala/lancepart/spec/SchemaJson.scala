@@ -14,7 +14,8 @@ object SchemaJson {
     val metadata = Json.stringMap(node.get("metadata"))
     val id = metadata.get(NamespaceSchema.FieldIdKey) match {
       case Some(v) if v.nonEmpty && v.forall(_.isDigit) => v.toInt
-      case Some(v) => throw new FormatException(s"$fieldWhat: ${NamespaceSchema.FieldIdKey} '$v' is not a non-negative integer")
+      case Some(v) =>
+        throw new FormatException(s"$fieldWhat: ${NamespaceSchema.FieldIdKey} '$v' is not a non-negative integer")
       case None => throw new FormatException(s"$fieldWhat: missing ${NamespaceSchema.FieldIdKey}")
     }
     val nullable = Option(node.get("nullable")).forall(_.asBoolean(true))
@@ -22,7 +23,8 @@ object SchemaJson {
     // calendar transforms of a zoned timestamp take its fields in the stored zone (as DataFusion's
     // date_part does); lancepart stores and computes UTC only
     zone.filterNot(_ == "UTC").foreach { z =>
-      throw new FormatException(s"$fieldWhat: ${ArrowJsonType.TimeZoneKey} '$z' is not supported; zoned timestamps are UTC")
+      throw new FormatException(
+        s"$fieldWhat: ${ArrowJsonType.TimeZoneKey} '$z' is not supported; zoned timestamps are UTC")
     }
     val zoned = zone.isDefined
     (name, ArrowJsonType.toSpark(node.get("type"), zoned, fieldWhat), nullable, id)

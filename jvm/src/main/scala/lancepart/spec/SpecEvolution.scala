@@ -4,6 +4,7 @@
 package lancepart.spec
 
 object SpecEvolution {
+
   /** A requested field; `explicitId` when the user chose its field_id (else it was derived). */
   case class Requested(field: PartitionField, explicitId: Boolean)
 

@@ -9,10 +9,14 @@ import org.apache.spark.sql.types._
  * no longer has), `valueType` is the partition value's type and `compute` evaluates the field on
  * source values (Spark internal form, NULL for a missing source).
  */
-case class BoundField(field: PartitionField, sources: Seq[Option[SchemaField]], valueType: DataType,
-                      compute: IndexedSeq[Any] => Any) {
+case class BoundField(
+    field: PartitionField,
+    sources: Seq[Option[SchemaField]],
+    valueType: DataType,
+    compute: IndexedSeq[Any] => Any) {
   def fieldId: String = field.fieldId
   def column: String = field.manifestColumn
+
   /** The single source column, when the field has exactly one and the schema has it. */
   def source: Option[SchemaField] = if (sources.size == 1) sources.head else None
   def isIdentityOf(sourceId: Int): Boolean = field.isIdentity && field.sourceIds == Seq(sourceId)
@@ -30,9 +34,12 @@ case class BoundSpec(spec: PartitionSpec, fields: Seq[BoundField]) {
 }
 
 /** `tableProperties` are the user's: COMMENT and custom TBLPROPERTIES (stored with a prefix). */
-case class TableMetadata(table: String, schema: NamespaceSchema, specs: Seq[BoundSpec],
-                         mode: TransactionMode = TransactionMode.Weak,
-                         tableProperties: Map[String, String] = Map.empty) {
+case class TableMetadata(
+    table: String,
+    schema: NamespaceSchema,
+    specs: Seq[BoundSpec],
+    mode: TransactionMode = TransactionMode.Weak,
+    tableProperties: Map[String, String] = Map.empty) {
   require(specs.nonEmpty, s"table $table has no partition spec")
 
   /** The spec that new writes use: the highest version. */
@@ -59,13 +66,14 @@ case class TableMetadata(table: String, schema: NamespaceSchema, specs: Seq[Boun
 
 object TableMetadata {
   val SchemaKey = "schema"
+
   /** Prefix of the user's table properties in the `__manifest` table metadata. */
   val PropertyPrefix = "property."
 
   /** Types a partition value may have: exact equality and a literal form in Lance filters. */
   def isSupportedPartitionType(dt: DataType): Boolean = dt match {
     case BooleanType | ByteType | ShortType | IntegerType | LongType | StringType | DateType |
-         TimestampType | TimestampNTZType | _: DecimalType => true
+        TimestampType | TimestampNTZType | _: DecimalType => true
     case _ => false
   }
 
@@ -74,7 +82,8 @@ object TableMetadata {
     props.keys.exists(k => PartitionSpec.versionOfKey(k).isDefined)
 
   def fromProperties(props: Map[String, String], table: String): TableMetadata = {
-    val schemaText = props.getOrElse(SchemaKey,
+    val schemaText = props.getOrElse(
+      SchemaKey,
       throw new FormatException(s"table $table: the __manifest metadata has no 'schema' property"))
     val schema = NamespaceSchema.parse(schemaText, table)
     val specs = props.toSeq.flatMap { case (k, v) => PartitionSpec.versionOfKey(k).map(_ => (k, v)) }
@@ -86,8 +95,12 @@ object TableMetadata {
   }
 
   /** Metadata of a new table, checked exactly as a stored spec is when loaded. */
-  def create(table: String, schema: NamespaceSchema, spec: PartitionSpec,
-             mode: TransactionMode = TransactionMode.Weak, tableProperties: Map[String, String] = Map.empty): TableMetadata =
+  def create(
+      table: String,
+      schema: NamespaceSchema,
+      spec: PartitionSpec,
+      mode: TransactionMode = TransactionMode.Weak,
+      tableProperties: Map[String, String] = Map.empty): TableMetadata =
     TableMetadata(table, schema, Seq(bindChecked(spec, schema, table)), mode, tableProperties)
 
   /** `spec` bound after a JSON round trip, so a new spec passes every check a stored one does. */

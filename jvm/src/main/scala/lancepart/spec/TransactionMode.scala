@@ -4,8 +4,10 @@ package lancepart.spec
 sealed abstract class TransactionMode(val name: String)
 
 object TransactionMode {
+
   /** Leaf writes commit on each leaf's main branch; readers read each leaf's latest version. */
   case object Weak extends TransactionMode("weak")
+
   /** Leaf writes are detached commits published by one __manifest commit; readers read each
    * leaf at the manifest's `read_version`. */
   case object Strong extends TransactionMode("strong")
@@ -18,5 +20,6 @@ object TransactionMode {
     case _ => throw new FormatException(s"table $table: $Key is '$value'; expected 'weak' or 'strong'")
   }
 
-  def of(props: Map[String, String], table: String): TransactionMode = props.get(Key).fold[TransactionMode](Weak)(parse(_, table))
+  def of(props: Map[String, String], table: String): TransactionMode =
+    props.get(Key).fold[TransactionMode](Weak)(parse(_, table))
 }

@@ -12,6 +12,7 @@ import org.apache.hadoop.conf.Configuration
 case class StoredFile(name: String, modified: Long)
 
 trait Directories {
+
   /** True when `uri` is a directory (on S3: when any object lies under it). */
   def exists(uri: String): Boolean
 
@@ -36,6 +37,7 @@ trait Directories {
 }
 
 object Directories {
+
   /** The directory operations for URIs like `root`. */
   def forRoot(root: String, lance: LanceAccess, hadoopConf: Configuration): Directories =
     if (S3Directories.handles(root)) new S3Directories(S3Directories.client(lance))

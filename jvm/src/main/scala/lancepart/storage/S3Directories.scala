@@ -8,20 +8,26 @@ import lancepart.lance.LanceAccess
 
 import java.net.URI
 
-import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, AwsSessionCredentials, DefaultCredentialsProvider, StaticCredentialsProvider}
+import software.amazon.awssdk.auth.credentials.{
+  AwsBasicCredentials, AwsSessionCredentials, DefaultCredentialsProvider, StaticCredentialsProvider
+}
 import software.amazon.awssdk.core.checksums.{RequestChecksumCalculation, ResponseChecksumValidation}
 import software.amazon.awssdk.core.sync.RequestBody
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.s3.S3Client
-import software.amazon.awssdk.services.s3.model.{CopyObjectRequest, Delete, DeleteObjectRequest, DeleteObjectsRequest, ListObjectsV2Request, ObjectIdentifier, PutObjectRequest, S3Object}
+import software.amazon.awssdk.services.s3.model.{
+  CopyObjectRequest, Delete, DeleteObjectRequest, DeleteObjectsRequest, ListObjectsV2Request, ObjectIdentifier,
+  PutObjectRequest, S3Object
+}
 
 import scala.jdk.CollectionConverters._
 
 class S3Directories(client: S3Client) extends Directories {
   override def exists(uri: String): Boolean = {
     val (bucket, key) = S3Directories.split(uri)
-    client.listObjectsV2(ListObjectsV2Request.builder().bucket(bucket).prefix(S3Directories.prefix(key)).maxKeys(1).build())
+    client.listObjectsV2(
+      ListObjectsV2Request.builder().bucket(bucket).prefix(S3Directories.prefix(key)).maxKeys(1).build())
       .keyCount() > 0
   }
 
@@ -47,7 +53,9 @@ class S3Directories(client: S3Client) extends Directories {
 
   override def mkdirs(uri: String): Unit = {
     val (bucket, key) = S3Directories.split(uri)
-    client.putObject(PutObjectRequest.builder().bucket(bucket).key(S3Directories.prefix(key)).build(), RequestBody.empty())
+    client.putObject(
+      PutObjectRequest.builder().bucket(bucket).key(S3Directories.prefix(key)).build(),
+      RequestBody.empty())
   }
 
   override def delete(uri: String): Boolean = {
@@ -111,11 +119,15 @@ object S3Directories {
     def option(keys: String*): Option[String] = keys.flatMap(k => storage.get(k)).headOption.filter(_.nonEmpty)
     val endpoint = option("aws_endpoint", "aws_endpoint_url", "endpoint", "endpoint_url")
     val virtualHosted = option("aws_virtual_hosted_style_request", "virtual_hosted_style_request").exists(_.toBoolean)
-    val region = option("aws_region", "region").orElse(sys.env.get("AWS_REGION")).orElse(sys.env.get("AWS_DEFAULT_REGION"))
-      .getOrElse("us-east-1")
-    val credentials = (option("aws_access_key_id", "access_key_id"), option("aws_secret_access_key", "secret_access_key"),
+    val region =
+      option("aws_region", "region").orElse(sys.env.get("AWS_REGION")).orElse(sys.env.get("AWS_DEFAULT_REGION"))
+        .getOrElse("us-east-1")
+    val credentials = (
+      option("aws_access_key_id", "access_key_id"),
+      option("aws_secret_access_key", "secret_access_key"),
       option("aws_session_token", "aws_token", "session_token", "token")) match {
-      case (Some(id), Some(secret), Some(token)) => StaticCredentialsProvider.create(AwsSessionCredentials.create(id, secret, token))
+      case (Some(id), Some(secret), Some(token)) =>
+        StaticCredentialsProvider.create(AwsSessionCredentials.create(id, secret, token))
       case (Some(id), Some(secret), None) => StaticCredentialsProvider.create(AwsBasicCredentials.create(id, secret))
       case _ => DefaultCredentialsProvider.builder().build()
     }

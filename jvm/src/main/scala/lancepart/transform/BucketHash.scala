@@ -15,7 +15,7 @@ object BucketHash {
   /** True when values of `dt` have an encoding. */
   def supports(dt: DataType): Boolean = dt match {
     case BooleanType | ByteType | ShortType | IntegerType | LongType | DateType | TimestampType |
-         TimestampNTZType | FloatType | DoubleType | StringType | BinaryType | _: DecimalType => true
+        TimestampNTZType | FloatType | DoubleType | StringType | BinaryType | _: DecimalType => true
     case _ => false
   }
 

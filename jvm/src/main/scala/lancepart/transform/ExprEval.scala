@@ -7,7 +7,9 @@ import java.math.{MathContext, RoundingMode, BigDecimal => JBigDecimal}
 import java.time.{LocalDate, LocalDateTime, ZoneOffset}
 
 import lancepart.transform.Expr._
-import org.apache.spark.sql.catalyst.util.DateTimeConstants.{MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND}
+import org.apache.spark.sql.catalyst.util.DateTimeConstants.{
+  MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND
+}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
@@ -25,8 +27,23 @@ final class BoundExpr(val dataType: DataType, run: IndexedSeq[Any] => Any) {
 class ExprTypeException(message: String) extends IllegalArgumentException(message)
 
 object ExprEval {
-  val Functions: Set[String] = Set("date_part", "left", "right", "substr", "substring", "abs", "coalesce",
-    "lower", "upper", "concat", "char_length", "character_length", "length", "murmur3", "murmur3_multi")
+  val Functions: Set[String] = Set(
+    "date_part",
+    "left",
+    "right",
+    "substr",
+    "substring",
+    "abs",
+    "coalesce",
+    "lower",
+    "upper",
+    "concat",
+    "char_length",
+    "character_length",
+    "length",
+    "murmur3",
+    "murmur3_multi"
+  )
   private val DecimalMath = MathContext.DECIMAL128
   private val SystemDecimal = DecimalType(38, 18)
 
@@ -34,14 +51,16 @@ object ExprEval {
   def compile(text: String, sources: Seq[Option[DataType]], resultType: DataType): IndexedSeq[Any] => Any = {
     val bound = bind(ExprParser.parse(text), sources)
     if (!castable(bound.dataType, resultType)) {
-      throw new ExprTypeException(s"expression '$text' returns ${bound.dataType.sql}, which cannot be stored as ${resultType.sql}")
+      throw new ExprTypeException(
+        s"expression '$text' returns ${bound.dataType.sql}, which cannot be stored as ${resultType.sql}")
     }
     inputs => toInternal(cast(bound.eval(inputs), bound.dataType, resultType), resultType)
   }
 
   def bind(expr: Expr, sources: Seq[Option[DataType]]): BoundExpr = expr match {
     case Col(i) =>
-      if (i >= sources.size) throw new ExprTypeException(s"col$i has no source (the field has ${sources.size} source ids)")
+      if (i >= sources.size)
+        throw new ExprTypeException(s"col$i has no source (the field has ${sources.size} source ids)")
       sources(i) match {
         case Some(dt) => new BoundExpr(evalType(dt), in => fromInternal(in(i), dt))
         case None => new BoundExpr(NullType, _ => null) // spec requirement 4: a removed source reads as NULL
@@ -60,15 +79,20 @@ object ExprEval {
     case Binary(op @ ("=" | "!=" | "<" | "<=" | ">" | ">="), l, r) =>
       val (a, b) = (bind(l, sources), bind(r, sources))
       val common = comparisonType(a.dataType, b.dataType)
-      new BoundExpr(BooleanType, in => {
-        val (x, y) = (a.eval(in), b.eval(in))
-        if (x == null || y == null) null
-        else {
-          val c = compare(cast(x, a.dataType, common), cast(y, b.dataType, common))
-          op match { case "=" => c == 0; case "!=" => c != 0; case "<" => c < 0; case "<=" => c <= 0
-                     case ">" => c > 0; case ">=" => c >= 0 }
+      new BoundExpr(
+        BooleanType,
+        in => {
+          val (x, y) = (a.eval(in), b.eval(in))
+          if (x == null || y == null) null
+          else {
+            val c = compare(cast(x, a.dataType, common), cast(y, b.dataType, common))
+            op match {
+              case "=" => c == 0; case "!=" => c != 0; case "<" => c < 0; case "<=" => c <= 0
+              case ">" => c > 0; case ">=" => c >= 0
+            }
+          }
         }
-      })
+      )
     case Binary(op, l, r) =>
       val (a, b) = (bind(l, sources), bind(r, sources))
       val t = numericType(a.dataType, b.dataType, op)
@@ -78,20 +102,26 @@ object ExprEval {
       new BoundExpr(BooleanType, in => (b.eval(in) == null) != negated)
     case InList(c, items, negated) =>
       val eqs = items.map(i => bind(Binary("=", c, i), sources))
-      new BoundExpr(BooleanType, in => {
-        val results = eqs.map(_.eval(in))
-        val r: Any = if (results.contains(true)) true else if (results.contains(null)) null else false
-        if (negated && r != null) !r.asInstanceOf[Boolean] else r
-      })
+      new BoundExpr(
+        BooleanType,
+        in => {
+          val results = eqs.map(_.eval(in))
+          val r: Any = if (results.contains(true)) true else if (results.contains(null)) null else false
+          if (negated && r != null) !r.asInstanceOf[Boolean] else r
+        }
+      )
     case Case(operand, branches, otherwise) =>
       val conds = branches.map { case (w, _) => bind(operand.fold(w)(o => Binary("=", o, w)), sources) }
       val values = branches.map { case (_, t) => bind(t, sources) } ++ otherwise.map(bind(_, sources))
       val t = values.map(_.dataType).reduce(commonType)
-      new BoundExpr(t, in => {
-        val hit = conds.indexWhere(_.eval(in) == true)
-        val chosen = if (hit >= 0) Some(values(hit)) else otherwise.map(_ => values.last)
-        chosen.map(v => cast(v.eval(in), v.dataType, t)).orNull
-      })
+      new BoundExpr(
+        t,
+        in => {
+          val hit = conds.indexWhere(_.eval(in) == true)
+          val chosen = if (hit >= 0) Some(values(hit)) else otherwise.map(_ => values.last)
+          chosen.map(v => cast(v.eval(in), v.dataType, t)).orNull
+        }
+      )
     case Cast(c, to) =>
       val b = bind(c, sources)
       val target = evalType(to)
@@ -111,7 +141,9 @@ object ExprEval {
       new BoundExpr(LongType, in => BucketHash.hash(value(in), dt).map(_.toLong).orNull)
     case _ =>
       if (inputs.isEmpty) throw new ExprTypeException("murmur3_multi needs arguments")
-      new BoundExpr(LongType, in => BucketHash.hashMulti(inputs.map { case (dt, value) => (value(in), dt) }).map(_.toLong).orNull)
+      new BoundExpr(
+        LongType,
+        in => BucketHash.hashMulti(inputs.map { case (dt, value) => (value(in), dt) }).map(_.toLong).orNull)
   }
 
   /** A hash argument as its Arrow type has it: a column at its own type (an int column as 4
@@ -128,67 +160,86 @@ object ExprEval {
 
   private def call(name: String, args: Seq[BoundExpr]): BoundExpr = {
     def arity(n: Int*): Unit =
-      if (!n.contains(args.size)) throw new ExprTypeException(s"function $name takes ${n.mkString(" or ")} arguments, got ${args.size}")
+      if (!n.contains(args.size))
+        throw new ExprTypeException(s"function $name takes ${n.mkString(" or ")} arguments, got ${args.size}")
     def str(i: Int, in: IndexedSeq[Any]) = cast(args(i).eval(in), args(i).dataType, StringType).asInstanceOf[UTF8String]
-    def long(i: Int, in: IndexedSeq[Any]) = cast(args(i).eval(in), args(i).dataType, LongType).asInstanceOf[java.lang.Long]
+    def long(i: Int, in: IndexedSeq[Any]) =
+      cast(args(i).eval(in), args(i).dataType, LongType).asInstanceOf[java.lang.Long]
     name match {
       case "date_part" =>
         arity(2)
-        new BoundExpr(LongType, in => {
-          val part = str(0, in)
-          val v = args(1).eval(in)
-          if (part == null || v == null) null else datePart(part.toString.toLowerCase, v, args(1).dataType)
-        })
+        new BoundExpr(
+          LongType,
+          in => {
+            val part = str(0, in)
+            val v = args(1).eval(in)
+            if (part == null || v == null) null else datePart(part.toString.toLowerCase, v, args(1).dataType)
+          })
       case "left" | "right" =>
         arity(2)
-        new BoundExpr(StringType, in => {
-          val (s, n) = (str(0, in), long(1, in))
-          if (s == null || n == null) null else {
-            val len = s.numChars()
-            val keep = if (n >= 0) math.min(n.toLong, len.toLong).toInt else math.max(0L, len + n.toLong).toInt
-            if (name == "left") s.substring(0, keep) else s.substring(len - keep, len)
+        new BoundExpr(
+          StringType,
+          in => {
+            val (s, n) = (str(0, in), long(1, in))
+            if (s == null || n == null) null
+            else {
+              val len = s.numChars()
+              val keep = if (n >= 0) math.min(n.toLong, len.toLong).toInt else math.max(0L, len + n.toLong).toInt
+              if (name == "left") s.substring(0, keep) else s.substring(len - keep, len)
+            }
           }
-        })
+        )
       case "substr" | "substring" =>
         arity(2, 3)
-        new BoundExpr(StringType, in => {
-          val (s, start) = (str(0, in), long(1, in))
-          val count = if (args.size == 3) long(2, in) else java.lang.Long.valueOf(Int.MaxValue.toLong)
-          if (s == null || start == null || count == null) null
-          else if (count < 0) throw new ArithmeticException(s"negative substring length $count")
-          else {
-            val from = math.max(start.toLong, 1L)
-            val to = math.min(start.toLong + count.toLong, s.numChars().toLong + 1)
-            if (to <= from) UTF8String.EMPTY_UTF8 else s.substring((from - 1).toInt, (to - 1).toInt)
+        new BoundExpr(
+          StringType,
+          in => {
+            val (s, start) = (str(0, in), long(1, in))
+            val count = if (args.size == 3) long(2, in) else java.lang.Long.valueOf(Int.MaxValue.toLong)
+            if (s == null || start == null || count == null) null
+            else if (count < 0) throw new ArithmeticException(s"negative substring length $count")
+            else {
+              val from = math.max(start.toLong, 1L)
+              val to = math.min(start.toLong + count.toLong, s.numChars().toLong + 1)
+              if (to <= from) UTF8String.EMPTY_UTF8 else s.substring((from - 1).toInt, (to - 1).toInt)
+            }
           }
-        })
+        )
       case "abs" =>
         arity(1)
         requireNumeric(args.head.dataType, "abs")
-        new BoundExpr(args.head.dataType, in => args.head.eval(in) match {
-          case null => null
-          case x: Long => math.abs(x)
-          case x: Double => math.abs(x)
-          case x: JBigDecimal => x.abs()
-        })
+        new BoundExpr(
+          args.head.dataType,
+          in =>
+            args.head.eval(in) match {
+              case null => null
+              case x: Long => math.abs(x)
+              case x: Double => math.abs(x)
+              case x: JBigDecimal => x.abs()
+            })
       case "coalesce" =>
         if (args.isEmpty) throw new ExprTypeException("coalesce needs arguments")
         val t = args.map(_.dataType).reduce(commonType)
         new BoundExpr(t, in => args.iterator.map(a => cast(a.eval(in), a.dataType, t)).find(_ != null).orNull)
       case "lower" | "upper" =>
         arity(1)
-        new BoundExpr(StringType, in => Option(str(0, in)).map(s => if (name == "lower") s.toLowerCase else s.toUpperCase).orNull)
+        new BoundExpr(
+          StringType,
+          in => Option(str(0, in)).map(s => if (name == "lower") s.toLowerCase else s.toUpperCase).orNull)
       case "concat" =>
         new BoundExpr(StringType, in => UTF8String.concat(args.indices.map(str(_, in)).filter(_ != null): _*))
       case "concat_op" =>
-        new BoundExpr(StringType, in => {
-          val parts = args.indices.map(str(_, in))
-          if (parts.contains(null)) null else UTF8String.concat(parts: _*)
-        })
+        new BoundExpr(
+          StringType,
+          in => {
+            val parts = args.indices.map(str(_, in))
+            if (parts.contains(null)) null else UTF8String.concat(parts: _*)
+          })
       case "char_length" | "character_length" | "length" =>
         arity(1)
         new BoundExpr(LongType, in => Option(str(0, in)).map(_.numChars().toLong).orNull)
-      case other => throw new ExprTypeException(s"unsupported function '$other' (supported: ${Functions.toSeq.sorted.mkString(", ")})")
+      case other => throw new ExprTypeException(
+          s"unsupported function '$other' (supported: ${Functions.toSeq.sorted.mkString(", ")})")
     }
   }
 
@@ -221,7 +272,8 @@ object ExprEval {
   def evalType(dt: DataType): DataType = dt match {
     case ByteType | ShortType | IntegerType | LongType => LongType
     case FloatType | DoubleType => DoubleType
-    case _: DecimalType | StringType | BooleanType | DateType | TimestampType | TimestampNTZType | BinaryType | NullType => dt
+    case _: DecimalType | StringType | BooleanType | DateType | TimestampType | TimestampNTZType | BinaryType | NullType =>
+      dt
     case other => throw new ExprTypeException(s"type ${other.sql} is not supported in partition expressions")
   }
 
@@ -230,7 +282,8 @@ object ExprEval {
     case other => other
   }
 
-  private def isNumeric(dt: DataType) = dt == LongType || dt == DoubleType || dt.isInstanceOf[DecimalType] || dt == NullType
+  private def isNumeric(dt: DataType) =
+    dt == LongType || dt == DoubleType || dt.isInstanceOf[DecimalType] || dt == NullType
 
   private def requireNumeric(dt: DataType, what: String): Unit =
     if (!isNumeric(dt)) throw new ExprTypeException(s"$what needs a number, got ${dt.sql}")
@@ -298,7 +351,8 @@ object ExprEval {
   }
 
   /** Casts a value in evaluation form from `from` to `to` (result also in evaluation form). */
-  def cast(v: Any, from: DataType, to: DataType): Any = if (v == null) null else (v, evalType(to)) match {
+  def cast(v: Any, from: DataType, to: DataType): Any = if (v == null) null
+  else (v, evalType(to)) match {
     case (x, t) if evalType(from) == t && !t.isInstanceOf[DecimalType] => x
     case (x: Long, DoubleType) => x.toDouble
     case (x: Double, LongType) => x.toLong
@@ -312,7 +366,8 @@ object ExprEval {
     case (x: UTF8String, t) => parse(x.toString.trim, t)
     case (x, StringType) => UTF8String.fromString(render(x, from))
     case (x: Int, TimestampType | TimestampNTZType) => x.toLong * MICROS_PER_DAY
-    case (x: Long, DateType) if from == TimestampType || from == TimestampNTZType => Math.floorDiv(x, MICROS_PER_DAY).toInt
+    case (x: Long, DateType) if from == TimestampType || from == TimestampNTZType =>
+      Math.floorDiv(x, MICROS_PER_DAY).toInt
     case (x: Long, TimestampType | TimestampNTZType) => x
     case _ => throw new ExprTypeException(s"cannot cast ${from.sql} to ${to.sql}")
   }
@@ -331,7 +386,9 @@ object ExprEval {
   private def render(v: Any, from: DataType): String = (v, from) match {
     case (d: Int, DateType) => LocalDate.ofEpochDay(d).toString
     case (t: Long, TimestampType | TimestampNTZType) =>
-      LocalDateTime.ofEpochSecond(Math.floorDiv(t, MICROS_PER_SECOND), (Math.floorMod(t, MICROS_PER_SECOND) * 1000).toInt,
+      LocalDateTime.ofEpochSecond(
+        Math.floorDiv(t, MICROS_PER_SECOND),
+        (Math.floorMod(t, MICROS_PER_SECOND) * 1000).toInt,
         ZoneOffset.UTC).toString
     case (d: JBigDecimal, _) => d.toPlainString
     case (x, _) => x.toString

@@ -53,7 +53,9 @@ object ExprParser {
       } else if (c == '\'') {
         val sb = new StringBuilder
         i += 1
-        while ({ if (i >= s.length) err("unterminated string"); !(s(i) == '\'' && !(i + 1 < s.length && s(i + 1) == '\'')) }) {
+        while ({
+          if (i >= s.length) err("unterminated string"); !(s(i) == '\'' && !(i + 1 < s.length && s(i + 1) == '\''))
+        }) {
           if (s(i) == '\'') i += 1
           sb += s(i)
           i += 1
@@ -86,7 +88,8 @@ object ExprParser {
     def fail(msg: String): Nothing = throw new ExprSyntaxException(s"$msg in expression '$text'")
     private def isKeyword(k: String) = !atEnd && peek.kind == 'i' && peek.text.equalsIgnoreCase(k)
     private def isOp(o: String) = !atEnd && peek.kind == 'o' && peek.text == o
-    private def accept(k: String): Boolean = if (isKeyword(k) || isOp(k)) { pos += 1; true } else false
+    private def accept(k: String): Boolean = if (isKeyword(k) || isOp(k)) { pos += 1; true }
+    else false
     private def expect(k: String): Unit = if (!accept(k)) fail(s"expected '$k' but found '${peek.text}'")
 
     def expr(): Expr = or()
@@ -121,7 +124,9 @@ object ExprParser {
       }
     }
 
-    private def concat(): Expr = { var l = additive(); while (accept("||")) l = Call("concat_op", Seq(l, additive())); l }
+    private def concat(): Expr = {
+      var l = additive(); while (accept("||")) l = Call("concat_op", Seq(l, additive())); l
+    }
     private def additive(): Expr = {
       var l = multiplicative()
       while (isOp("+") || isOp("-")) { val op = peek.text; pos += 1; l = Binary(op, l, multiplicative()) }
@@ -155,20 +160,20 @@ object ExprParser {
         case 'q' => column(t.text)
         case 'o' if t.text == "(" => val e = expr(); expect(")"); e
         case 'i' => t.text.toUpperCase match {
-          case "NULL" => Lit(null, NullType)
-          case "TRUE" => Lit(true, BooleanType)
-          case "FALSE" => Lit(false, BooleanType)
-          case "DATE" if peek.kind == 's' => Cast(string(next().text), DateType)
-          case "TIMESTAMP" if peek.kind == 's' => Cast(string(next().text), TimestampNTZType)
-          case "CASE" => caseExpr()
-          case "CAST" =>
-            expect("("); val e = expr(); expect("AS"); val dt = sqlType(); expect(")"); Cast(e, dt)
-          case "EXTRACT" =>
-            expect("("); val part = peek.text; pos += 1; expect("FROM"); val e = expr(); expect(")")
-            Call("date_part", Seq(string(part.toLowerCase), e))
-          case _ if isOp("(") => pos += 1; Call(t.text.toLowerCase, list())
-          case _ => column(t.text)
-        }
+            case "NULL" => Lit(null, NullType)
+            case "TRUE" => Lit(true, BooleanType)
+            case "FALSE" => Lit(false, BooleanType)
+            case "DATE" if peek.kind == 's' => Cast(string(next().text), DateType)
+            case "TIMESTAMP" if peek.kind == 's' => Cast(string(next().text), TimestampNTZType)
+            case "CASE" => caseExpr()
+            case "CAST" =>
+              expect("("); val e = expr(); expect("AS"); val dt = sqlType(); expect(")"); Cast(e, dt)
+            case "EXTRACT" =>
+              expect("("); val part = peek.text; pos += 1; expect("FROM"); val e = expr(); expect(")")
+              Call("date_part", Seq(string(part.toLowerCase), e))
+            case _ if isOp("(") => pos += 1; Call(t.text.toLowerCase, list())
+            case _ => column(t.text)
+          }
         case _ => fail(s"unexpected '${t.text}'")
       }
     }

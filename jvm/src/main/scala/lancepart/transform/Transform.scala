@@ -14,6 +14,7 @@ import org.apache.spark.unsafe.types.UTF8String
  * and storage-partitioned joins may rely on.
  */
 sealed trait Transform extends Serializable {
+
   /** The kind's name in the spec's JSON (`transform.type`). */
   def jsonName: String
 
@@ -53,8 +54,11 @@ sealed trait Transform extends Serializable {
   /** Writes it as the spec's `transform` object. */
   def writeJson(node: ObjectNode): Unit = node.put("type", jsonName)
 
-  protected def oneSource(types: Seq[DataType], accepts: DataType => Boolean, result: DataType => DataType,
-                          accepted: String): Either[String, DataType] = types match {
+  protected def oneSource(
+      types: Seq[DataType],
+      accepts: DataType => Boolean,
+      result: DataType => DataType,
+      accepted: String): Either[String, DataType] = types match {
     case Seq(dt) if accepts(dt) => Right(result(dt))
     case Seq(dt) => Left(s"transform '$jsonName' does not apply to ${dt.sql} (it takes $accepted)")
     case _ => Left(s"transform '$jsonName' needs exactly one source id, got ${types.size}")
@@ -62,6 +66,7 @@ sealed trait Transform extends Serializable {
 }
 
 object Transform {
+
   /** Spark's own identity transform: the catalog has no function for it. */
   case object Identity extends Transform {
     val jsonName = "identity"
@@ -77,6 +82,7 @@ object Transform {
   /** year, month (1-12), day of month (1-31) or hour (0-23): from UTC for TIMESTAMP, from the wall
    * clock for TIMESTAMP_NTZ. */
   sealed abstract class CalendarField(val jsonName: String) extends Transform {
+
     /** Spark's PARTITIONED BY transform of the calendar run from year down to this field
      * (`days(ts)` is year, month and day: one partition per calendar day). */
     def runName: String = s"${jsonName}s"
@@ -119,7 +125,11 @@ object Transform {
   case object Hour extends CalendarField("hour") {
     protected def of(days: Int, microsOfDay: Long): Int = (microsOfDay / MICROS_PER_HOUR).toInt
     override def resultType(types: Seq[DataType]): Either[String, DataType] =
-      oneSource(types, dt => dt == TimestampType || dt == TimestampNTZType, _ => IntegerType, "timestamp or timestamp_ntz")
+      oneSource(
+        types,
+        dt => dt == TimestampType || dt == TimestampNTZType,
+        _ => IntegerType,
+        "timestamp or timestamp_ntz")
     val preservesOrder = false
   }
 
@@ -174,10 +184,14 @@ object Transform {
     def withParameter(p: Int): Parameterized = Truncate(p)
     override def sparkName: Option[String] = Some(jsonName)
     def fieldId(columns: Seq[String]): String = s"${columns.head}_trunc_$width"
-    def resultType(types: Seq[DataType]): Either[String, DataType] = oneSource(types, {
-      case StringType | ByteType | ShortType | IntegerType | LongType | _: DecimalType => true
-      case _ => false
-    }, identity, "string, integer or decimal")
+    def resultType(types: Seq[DataType]): Either[String, DataType] = oneSource(
+      types,
+      {
+        case StringType | ByteType | ShortType | IntegerType | LongType | _: DecimalType => true
+        case _ => false
+      },
+      identity,
+      "string, integer or decimal")
     def apply(inputs: Seq[(Any, DataType)]): Any = inputs.head match {
       case (null, _) => null
       case (s: UTF8String, StringType) => if (s.numChars() <= width) s else s.substring(0, width)
@@ -210,7 +224,7 @@ object Transform {
         .map(key => s"transform '$name' needs a positive integer '$key'").toLeft(())
       transform <- kind match {
         case p: Parameterized => present.collectFirst { case (p.jsonKey, n) => p.withParameter(n.asInt()) }
-          .toRight(s"transform '$name' needs a positive integer '${p.jsonKey}'")
+            .toRight(s"transform '$name' needs a positive integer '${p.jsonKey}'")
         case other => Right(other)
       }
     } yield transform
@@ -222,7 +236,8 @@ object Transform {
    * catalog's functions (`lance_day`) add one field. */
   def fromDdl(name: String, params: Seq[Int], columns: Int): Seq[Transform] =
     Calendar.find(_.runName == name).filter(_ => params.isEmpty).map(_.run).getOrElse {
-      val named = Kinds.filter(k => (k.functionName == name || k.sparkName.contains(name)) && k.parameter.size == params.size)
+      val named =
+        Kinds.filter(k => (k.functionName == name || k.sparkName.contains(name)) && k.parameter.size == params.size)
       named.find(k => if (k.multiSource) columns >= 1 else columns == 1).orElse(named.headOption).toSeq.map {
         case p: Parameterized => p.withParameter(params.head)
         case other => other

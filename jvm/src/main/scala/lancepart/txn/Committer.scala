@@ -20,32 +20,43 @@ import scala.jdk.CollectionConverters._
  * `leafSchema` is the schema of new leaves; `files` moves fragments that a rebase sends to
  * another leaf; `attempts` bounds the commit attempts.
  */
-class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, attempts: Int = Committer.DefaultAttempts) {
+class Committer(
+    store: ManifestStore,
+    files: TableFiles,
+    leafSchema: Schema,
+    attempts: Int = Committer.DefaultAttempts) {
 
   /** Commits `tx`; returns the new manifest version. */
   def commit(tx: TableWrite): Long = {
     val state = new Attempts(tx, new LeafCommits(store.lance, detached = tx.base.meta.mode == TransactionMode.Strong))
     @tailrec def attempt(n: Int): Long = {
       val latest = store.load()
-      val outcome = try Right(state.commitOn(latest)) catch {
-        case e: ManifestConflict => Left(e)
-        case e: TransactionConflict =>
-          Committer.log.warn(s"commit attempt $n of $attempts on top of manifest version ${latest.version}: ${e.getMessage}")
-          throw e
-      }
+      val outcome =
+        try Right(state.commitOn(latest))
+        catch {
+          case e: ManifestConflict => Left(e)
+          case e: TransactionConflict =>
+            Committer.log.warn(
+              s"commit attempt $n of $attempts on top of manifest version ${latest.version}: ${e.getMessage}")
+            throw e
+        }
       outcome match {
         case Right(version) => version
         case Left(_) if n < attempts =>
           val backoff = math.min(Committer.MaxBackoffMs, Committer.BaseBackoffMs << math.min(n, 10))
           val pause = ThreadLocalRandom.current().nextLong(backoff / 2, backoff + 1)
-          Committer.log.info(s"table ${store.table}: commit attempt $n of $attempts lost to a concurrent commit on top " +
-            s"of manifest version ${latest.version}; retrying in $pause ms")
+          Committer.log.info(
+            s"table ${store.table}: commit attempt $n of $attempts lost to a concurrent commit on top " +
+              s"of manifest version ${latest.version}; retrying in $pause ms")
           Thread.sleep(pause)
           attempt(n + 1)
         case Left(lost) =>
-          val gaveUp = new TransactionConflict(s"table ${store.table}: gave up after $attempts commit " +
-            s"attempts; other writers kept committing to __manifest (last seen version ${latest.version}); " +
-            "this write did not change it", lost)
+          val gaveUp = new TransactionConflict(
+            s"table ${store.table}: gave up after $attempts commit " +
+              s"attempts; other writers kept committing to __manifest (last seen version ${latest.version}); " +
+              "this write did not change it",
+            lost
+          )
           Committer.log.warn(gaveUp.getMessage)
           throw gaveUp
       }
@@ -57,13 +68,17 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, att
   private class Attempts(tx: TableWrite, leaves: LeafCommits) {
     private val strong = tx.base.meta.mode == TransactionMode.Strong
     private val spec = tx.base.meta.currentSpec
+
     /** Leaf locations this transaction created (their directories are its own). Leaves commit
      * in parallel ([[Lance.parallel]]), so this and the next map are concurrent. */
     private val created = TrieMap.empty[String, Long]
+
     /** Leaf updates made: (location, base version in strong mode) to the resulting version. */
     private val updated = TrieMap.empty[(String, Option[Long]), Long]
+
     /** Where the fragments first written at a location are now (rebases move them). */
     private val current = mutable.Map.empty[String, String]
+
     /** Leaf directories this transaction made, which it may remove. */
     private val own = mutable.Set.empty[String] ++ tx.writes.map(_.target).filter(_.isNew).map(_.location)
 
@@ -73,16 +88,20 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, att
       val touched = tx.writes.map(_.target).filterNot(_.isNew).map(_.objectId) ++ tx.removed.keys ++ tx.deletes.keys
       // The rows this write changes as they are at S1, and the `v<N>` row every commit rewrites
       // (as it is: other writers' metadata stays).
-      val read = store.rows(latest, ManifestQuery.byId(touched.distinct :+ spec.namespace)).map(r => r.objectId -> r).toMap
+      val read =
+        store.rows(latest, ManifestQuery.byId(touched.distinct :+ spec.namespace)).map(r => r.objectId -> r).toMap
       val now = read.filter(_._2.objectType == Naming.TableType)
-      val guard = read.get(spec.namespace).fold(ManifestRow(spec.namespace, Naming.NamespaceType, None, None, Map.empty))(
-        _.copy(values = Map.empty))
+      val guard =
+        read.get(spec.namespace).fold(ManifestRow(spec.namespace, Naming.NamespaceType, None, None, Map.empty))(
+          _.copy(values = Map.empty))
       // New partitions are resolved against S1; a write without any needs no scan for it.
       lazy val directory = PartitionDirectory.load(store, latest, spec, tx.directory.seed)
       val plans = mutable.LinkedHashMap.empty[String, LeafPlan]
       def existing(row: ManifestRow): LeafPlan = plans.getOrElseUpdate(row.objectId, LeafPlan(row, isNew = false))
       def newLeaf(t: LeafTarget): LeafPlan = LeafPlan(
-        ManifestRow(t.objectId, Naming.TableType, Some(t.location), None, t.key.byFieldId), isNew = true, directory.newNamespaces(t.key))
+        ManifestRow(t.objectId, Naming.TableType, Some(t.location), None, t.key.byFieldId),
+        isNew = true,
+        directory.newNamespaces(t.key))
 
       // Appends rebase onto the leaf's current version; a removed leaf is a conflict, a replaced
       // one (a new leaf at a new location) takes the fragments into its directory.
@@ -100,7 +119,8 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, att
       // Removals and replacements need the partition unchanged since S0.
       val replacedIds = mutable.Set.empty[String]
       for ((id, before) <- tx.removed; row <- now.get(id)) {
-        if (!sameLeaf(before, row)) conflict(s"partition ${describe(id, before.values)} was written by a concurrent transaction")
+        if (!sameLeaf(before, row))
+          conflict(s"partition ${describe(id, before.values)} was written by a concurrent transaction")
         replacedIds += id
       }
       for ((location, group) <- tx.writes.filter(_.target.isNew).groupBy(_.target.location)) {
@@ -121,7 +141,8 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, att
             case (None, None) =>
               relocate(location, group, target)
               newLeaf(target)
-            case _ => conflict(s"partition ${describe(w.objectId, w.key.byFieldId)} was written by a concurrent transaction")
+            case _ =>
+              conflict(s"partition ${describe(w.objectId, w.key.byFieldId)} was written by a concurrent transaction")
           }
         } else {
           relocate(location, group, target)
@@ -149,7 +170,8 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, att
     private def relocate(location: String, group: Seq[LeafWrite], target: LeafTarget): Unit = {
       val from = current.getOrElse(location, location)
       if (from != target.location) {
-        for (w <- group; f <- w.fragments; file <- f.getFiles.asScala) files.move(from, target.location, s"data/${file.getPath}")
+        for (w <- group; f <- w.fragments; file <- f.getFiles.asScala)
+          files.move(from, target.location, s"data/${file.getPath}")
         if (own(from)) {
           created.remove(from)
           files.deleteLeafDirectory(from)
@@ -172,7 +194,8 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, att
       if (from != to) {
         val w = group.head.target
         val what = s"partition ${describe(w.objectId, w.key.byFieldId)} was replaced by a concurrent overwrite"
-        if (updated.keys.exists(_._1 == from)) conflict(s"$what after this write committed its rows to the partition table it replaced")
+        if (updated.keys.exists(_._1 == from))
+          conflict(s"$what after this write committed its rows to the partition table it replaced")
         val written = leaves.fields(store.leafUri(location), if (strong) w.baseVersion else None)
         if (leaves.fields(store.leafUri(to), row.readVersion) != written) {
           conflict(s"$what whose partition table has other columns than the one this write wrote into")
@@ -191,9 +214,11 @@ class Committer(store: ManifestStore, files: TableFiles, leafSchema: Schema, att
       val uri = store.leafUri(location)
       val version =
         if (p.isNew) created.getOrElseUpdate(location, leaves.create(uri, leafSchema, p.fragments.toSeq))
-        else updated.getOrElseUpdate((location, if (strong) base else None),
+        else updated.getOrElseUpdate(
+          (location, if (strong) base else None),
           leaves.update(uri, if (strong) base else None, p.deletePredicate, p.fragments.toSeq))
-      val leaf = if (strong) p.leaf.copy(readVersion = Some(version)) else p.leaf.copy(readVersion = None, writtenVersion = Some(version))
+      val leaf = if (strong) p.leaf.copy(readVersion = Some(version))
+      else p.leaf.copy(readVersion = None, writtenVersion = Some(version))
       val changed = p.isNew || !base.contains(version)
       p.namespaces ++ Seq(leaf) ++ (if (strong && changed) Seq(leaf.versionRecord(version, record)) else Seq.empty)
     }

@@ -27,7 +27,11 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
    * deletion of rows matching `deletePredicate`, then `fragments` as an append. Returns the
    * resulting version (`base`'s when nothing changed).
    */
-  def update(uri: String, base: Option[Long], deletePredicate: Option[String], fragments: Seq[FragmentMetadata]): Long = {
+  def update(
+      uri: String,
+      base: Option[Long],
+      deletePredicate: Option[String],
+      fragments: Seq[FragmentMetadata]): Long = {
     var version = lance.withDataset(uri, base) { ds =>
       deletePredicate.flatMap(p => deleteOperation(ds, p)).fold(ds.version())(op => commit(ds, op))
     }
@@ -52,14 +56,17 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
    * dropped), or None when no row matches. */
   private def deleteOperation(ds: Dataset, predicate: String): Option[Operation] = {
     val offsets = mutable.LinkedHashMap.empty[Int, mutable.ArrayBuffer[Integer]]
-    val options = new ScanOptions.Builder().columns(Seq.empty[String].asJava).filter(predicate).withRowAddress(true).build()
+    val options =
+      new ScanOptions.Builder().columns(Seq.empty[String].asJava).filter(predicate).withRowAddress(true).build()
     Lance.using(ds.newScan(options)) { scanner =>
       Lance.using(scanner.scanBatches()) { reader =>
         while (reader.loadNextBatch()) {
           val addresses = reader.getVectorSchemaRoot.getVector("_rowaddr").asInstanceOf[UInt8Vector]
           for (i <- 0 until addresses.getValueCount) {
             val address = addresses.get(i)
-            offsets.getOrElseUpdate((address >>> 32).toInt, mutable.ArrayBuffer.empty) += Integer.valueOf((address & 0xffffffffL).toInt)
+            offsets.getOrElseUpdate(
+              (address >>> 32).toInt,
+              mutable.ArrayBuffer.empty) += Integer.valueOf((address & 0xffffffffL).toInt)
           }
         }
       }

@@ -8,8 +8,13 @@ import lancepart.spec.BoundSpec
 /** The leaf a partition's rows are written to, the version they are written against (an existing
  * leaf's read_version; the driver's rebase reads it in strong mode), and whether the rows replace
  * the partition's (a replaced partition gets a new leaf at a new location). */
-case class LeafTarget(objectId: String, location: String, isNew: Boolean, baseVersion: Option[Long],
-                      key: PartitionKey, replaces: Boolean = false)
+case class LeafTarget(
+    objectId: String,
+    location: String,
+    isNew: Boolean,
+    baseVersion: Option[Long],
+    key: PartitionKey,
+    replaces: Boolean = false)
 
 /**
  * `namespaces` maps the key of each namespace (level k holds the first k values) to its object
@@ -56,7 +61,9 @@ case class PartitionDirectory(
     (1 to key.values.size).map { k =>
       val prefix = key.prefix(k)
       val known = namespaces.get(prefix)
-      parent = known.getOrElse(Naming.objectId(Seq(parent, Naming.derivedName(seed, specId.toString +: prefix.values.map(render)))))
+      parent = known.getOrElse(Naming.objectId(Seq(
+        parent,
+        Naming.derivedName(seed, specId.toString +: prefix.values.map(render)))))
       parent -> Option.when(known.isEmpty)(ManifestRow(parent, Naming.NamespaceType, None, None, prefix.byFieldId))
     }
   }
@@ -65,6 +72,7 @@ case class PartitionDirectory(
 }
 
 object PartitionDirectory {
+
   /** The directory of an operation that writes no rows (DELETE): nothing to read. */
   def empty(spec: BoundSpec): PartitionDirectory =
     PartitionDirectory(spec.id, spec.fields.map(_.fieldId), Map.empty, Map.empty, Naming.randomName())

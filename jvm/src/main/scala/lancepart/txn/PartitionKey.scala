@@ -21,6 +21,7 @@ case class PartitionKey(fieldIds: Seq[String], values: Seq[Any]) {
 }
 
 object PartitionKey {
+
   /** The key of `fieldIds` in `values` (field id to value, as a manifest row holds them): NULL
    * for a field without a value. */
   def of(fieldIds: Seq[String], values: Map[String, Any]): PartitionKey =

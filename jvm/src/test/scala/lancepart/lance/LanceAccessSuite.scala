@@ -56,7 +56,9 @@ class LanceAccessSuite extends AnyFunSuite {
     val older = rows(lance, uri, Seq(1), "2.1")
     val e = intercept[RuntimeException](Lance.using(new Transaction.Builder().readVersion(1)
       .operation(Append.builder().fragments(older.asJava).build()).build())(lance.commit(uri, _)))
-    assert(e.getMessage.contains("added files with version 2.1.  However, the data storage version is 2.2"), e.getMessage)
+    assert(
+      e.getMessage.contains("added files with version 2.1.  However, the data storage version is 2.2"),
+      e.getMessage)
   }
 
   test("survives Java serialization (tasks get it with their factories) and hides option values") {

@@ -11,7 +11,8 @@ class LanceSuite extends AnyFunSuite {
     val captured = new ByteArrayOutputStream()
     val saved = System.err
     System.setErr(new PrintStream(captured, true))
-    try body finally System.setErr(saved)
+    try body
+    finally System.setErr(saved)
     captured.toString
   }
 

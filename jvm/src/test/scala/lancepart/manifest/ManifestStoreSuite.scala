@@ -11,19 +11,32 @@ import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
 class ManifestStoreSuite extends AnyFunSuite {
-  private val schema = NamespaceSchema.fromSpark(StructType(Seq(
-    StructField("id", LongType), StructField("d", DateType), StructField("c", StringType))), "t")
-  private val spec = PartitionSpec(1, Seq(
-    PartitionField("d", Seq(1), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(DateType)),
-    PartitionField("c", Seq(2), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(StringType))))
+  private val schema = NamespaceSchema.fromSpark(
+    StructType(Seq(
+      StructField("id", LongType),
+      StructField("d", DateType),
+      StructField("c", StringType))),
+    "t")
+  private val spec = PartitionSpec(
+    1,
+    Seq(
+      PartitionField("d", Seq(1), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(DateType)),
+      PartitionField("c", Seq(2), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(StringType))
+    )
+  )
   private val meta = TableMetadata.create("t", schema, spec)
 
   private def newStore(): ManifestStore =
     new ManifestStore(Files.createTempDirectory("manifest").toString, "t", LanceAccess(Map.empty))
 
   private def leaf(name: String, d: Any, c: String, version: Long): ManifestRow =
-    ManifestRow(s"v1$$$name$$dataset", Naming.TableType, Some(Naming.location(s"v1$$$name$$dataset")), Some(version),
-      Map("d" -> d, "c" -> Option(c).map(UTF8String.fromString).orNull))
+    ManifestRow(
+      s"v1$$$name$$dataset",
+      Naming.TableType,
+      Some(Naming.location(s"v1$$$name$$dataset")),
+      Some(version),
+      Map("d" -> d, "c" -> Option(c).map(UTF8String.fromString).orNull)
+    )
 
   test("create writes the metadata properties and the v1 namespace row") {
     val store = newStore()
@@ -54,9 +67,12 @@ class ManifestStoreSuite extends AnyFunSuite {
       Seq(a2, b).map(r => RowMetadata(r.values, r.readVersion, None)))
     assert(store.tableCount(manifest) == 2)
     assert(store.rows(manifest, "`partition_field_c` = 'a$''\"/='").map(_.objectId) == Seq(b.objectId))
-    assert(store.rows(manifest, "`partition_field_d` IS NULL AND object_type = 'table'") .map(_.objectId) == Seq(b.objectId))
+    assert(store.rows(
+      manifest,
+      "`partition_field_d` IS NULL AND object_type = 'table'").map(_.objectId) == Seq(b.objectId))
     // Older versions stay readable as they were.
-    assert(store.rows(manifest.copy(version = v1), "object_type = 'table'").sortBy(_.objectId).map(_.copy(metadata = None)) == Seq(a, b))
+    assert(store.rows(manifest.copy(version = v1), "object_type = 'table'").sortBy(_.objectId).map(_.copy(metadata =
+      None)) == Seq(a, b))
   }
 
   test("a manifest without a declared partition column is refused with the column's name") {
@@ -65,12 +81,15 @@ class ManifestStoreSuite extends AnyFunSuite {
     val wider = TableMetadata.create("t", schema, spec)
     store.lance.withDataset(store.uri) { ds =>
       val update = org.lance.operation.UpdateConfig.builder().tableMetadataUpdates(
-        org.lance.operation.UpdateMap.builder().updates(java.util.Map.of("partition_spec_v1", wider.specs.head.spec.toJson))
+        org.lance.operation.UpdateMap.builder().updates(java.util.Map.of(
+          "partition_spec_v1",
+          wider.specs.head.spec.toJson))
           .replace(false).build()).build()
       Lance.using(ds.newTransactionBuilder().operation(update).build())(_.commit().close())
     }
     val e = intercept[FormatException](store.load())
-    assert(e.getMessage.startsWith("table t: __manifest has no column 'partition_field_c' for field 'c' of partition_spec_v1"))
+    assert(e.getMessage.startsWith(
+      "table t: __manifest has no column 'partition_field_c' for field 'c' of partition_spec_v1"))
   }
 
   test("rows committed on top of a REPLACE that no longer declares their spec are a conflict, not a success") {

@@ -5,7 +5,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 class NamingSuite extends AnyFunSuite {
   test("names are 16 base36 characters, random or derived") {
-    val names = Seq.fill(200)(Naming.randomName()) ++ Seq.tabulate(200)(i => Naming.derivedName("seed", Seq(i.toString)))
+    val names =
+      Seq.fill(200)(Naming.randomName()) ++ Seq.tabulate(200)(i => Naming.derivedName("seed", Seq(i.toString)))
     assert(names.forall(_.matches("[0-9a-z]{16}")))
     assert(names.distinct.size == names.size)
   }

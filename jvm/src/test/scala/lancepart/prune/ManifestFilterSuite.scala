@@ -15,11 +15,14 @@ class ManifestFilterSuite extends AnyFunSuite {
     """{"fields":[{"name":"id","type":{"type":"int64"},"metadata":{"lance:field_id":"0"}},
       |{"name":"event_date","type":{"type":"date32"},"metadata":{"lance:field_id":"1"}},
       |{"name":"country","type":{"type":"utf8"},"metadata":{"lance:field_id":"2"}}]}""".stripMargin
-  private val meta = TableMetadata.fromProperties(Map(
-    "schema" -> schemaJson,
-    "partition_spec_v1" -> """{"id":1,"fields":[{"field_id":"event_date","source_ids":[1],"transform":{"type":"identity"},"result_type":{"type":"date32"}}]}""",
-    "partition_spec_v2" -> """{"id":2,"fields":[{"field_id":"event_year","source_ids":[1],"transform":{"type":"year"},"result_type":{"type":"int32"}},{"field_id":"country","source_ids":[2],"transform":{"type":"identity"},"result_type":{"type":"utf8"}}]}"""),
-    "t")
+  private val meta = TableMetadata.fromProperties(
+    Map(
+      "schema" -> schemaJson,
+      "partition_spec_v1" -> """{"id":1,"fields":[{"field_id":"event_date","source_ids":[1],"transform":{"type":"identity"},"result_type":{"type":"date32"}}]}""",
+      "partition_spec_v2" -> """{"id":2,"fields":[{"field_id":"event_year","source_ids":[1],"transform":{"type":"year"},"result_type":{"type":"int32"}},{"field_id":"country","source_ids":[2],"transform":{"type":"identity"},"result_type":{"type":"utf8"}}]}"""
+    ),
+    "t"
+  )
   private val dec10 = java.time.LocalDate.of(2025, 12, 10)
   private val dec11 = dec10.plusDays(1)
 
@@ -34,7 +37,8 @@ class ManifestFilterSuite extends AnyFunSuite {
       table("v1$n$dataset", "event_date" -> null),
       table("v2$y$us$dataset", "event_year" -> 2025, "country" -> UTF8String.fromString("US")),
       table("v2$y$fr$dataset", "event_year" -> 2025, "country" -> UTF8String.fromString("FR")),
-      table("v2$y$nl$dataset", "event_year" -> 2025, "country" -> null)))
+      table("v2$y$nl$dataset", "event_year" -> 2025, "country" -> null)
+    ))
     s
   }
 

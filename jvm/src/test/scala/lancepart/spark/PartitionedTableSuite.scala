@@ -56,8 +56,11 @@ class PartitionedTableSuite extends AnyFunSuite with BeforeAndAfterAll {
     val t = create("ddl")
     assert(spark.sql("SHOW TABLES IN lance.suite").collect().map(_.getString(1)).contains("ddl"))
     val partitioning = spark.sql(s"DESCRIBE TABLE $t").collect().map(r => r.getString(0) -> r.getString(1)).toMap
-    assert(partitioning.get("Part 0").contains("c") && partitioning.get("Part 1").contains("lance_bucket(4, id)") &&
-      partitioning.get("Part 2").contains("days(d)"), partitioning)
+    assert(
+      partitioning.get("Part 0").contains("c") && partitioning.get("Part 1").contains("lance_bucket(4, id)") &&
+        partitioning.get("Part 2").contains("days(d)"),
+      partitioning
+    )
     val twice = intercept[Exception](spark.sql(s"CREATE TABLE $t (id BIGINT) PARTITIONED BY (id)"))
     assert(twice.getMessage.contains("`suite`.`ddl` because it already exists"), twice.getMessage)
     spark.sql(s"DROP TABLE $t")
@@ -76,9 +79,12 @@ class PartitionedTableSuite extends AnyFunSuite with BeforeAndAfterAll {
     finally spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
     // a dynamic overwrite replaces the partitions it writes: (c, bucket, day) groups of the new rows
     val replaced = "SELECT DISTINCT c, lance.system.lance_bucket(4, id) AS b, d FROM source WHERE c = 'a' AND id < 30"
-    same(t, s"""SELECT s.* FROM source s LEFT ANTI JOIN ($replaced) r
+    same(
+      t,
+      s"""SELECT s.* FROM source s LEFT ANTI JOIN ($replaced) r
                |  ON s.c = r.c AND lance.system.lance_bucket(4, s.id) = r.b AND s.d = r.d
-               |UNION ALL SELECT id, c, d, v * 10 FROM source WHERE c = 'a' AND id < 30""".stripMargin)
+               |UNION ALL SELECT id, c, d, v * 10 FROM source WHERE c = 'a' AND id < 30""".stripMargin
+    )
     val afterOverwrite = sorted(spark.table(t).collect())
 
     spark.sql("SELECT id + 100 AS id, c, d, v FROM source WHERE id < 5").writeTo(t).append()
@@ -101,7 +107,8 @@ class PartitionedTableSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(scan.scan.description().contains(s"tables=$expectedTables/$total"), scan.scan.description())
     // the identity filter on c is exact and not evaluated again; d's is (days() prunes a superset)
     assert(scan.scan.readSchema().fieldNames.toSeq == Seq("id", "d", "v"), "only the columns the query needs")
-    assert(sorted(pruned.collect()) == sorted(spark.sql("SELECT id, v FROM source WHERE c = 'a' AND d = DATE'2025-12-11'").collect()))
+    assert(sorted(pruned.collect()) == sorted(
+      spark.sql("SELECT id, v FROM source WHERE c = 'a' AND d = DATE'2025-12-11'").collect()))
 
     def filtered(from: String) = s"SELECT id, c FROM $from WHERE v > 40 AND id % 7 = 1"
     assert(sorted(spark.sql(filtered(t)).collect()) == sorted(spark.sql(filtered("source")).collect()))

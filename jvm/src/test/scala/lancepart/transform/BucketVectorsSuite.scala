@@ -17,7 +17,9 @@ class BucketVectorsSuite extends AnyFunSuite {
   test(s"the JVM computes every shared vector's hash and buckets (${vectors.size} vectors)") {
     vectors.foreach { v =>
       val types = v.get("types").elements().asScala.map(t => DataType.fromDDL(t.asText())).toSeq
-      val inputs = v.get("values").elements().asScala.toSeq.zip(types).map { case (n, dt) => (JsonValues.fromJson(n, dt), dt) }
+      val inputs = v.get("values").elements().asScala.toSeq.zip(types).map { case (n, dt) =>
+        (JsonValues.fromJson(n, dt), dt)
+      }
       val expected = Option(v.get("hash")).filterNot(_.isNull).map(_.asInt())
       val hash = if (inputs.size == 1) BucketHash.hash(inputs.head._1, inputs.head._2) else BucketHash.hashMulti(inputs)
       assert(hash == expected, s"hash of $v")

@@ -37,14 +37,22 @@ class TransformsSuite extends AnyFunSuite {
   }
 
   private val mapper = new ObjectMapper()
-  private def json(t: Transform): String = { val node = mapper.createObjectNode(); t.writeJson(node); mapper.writeValueAsString(node) }
+  private def json(t: Transform): String = {
+    val node = mapper.createObjectNode(); t.writeJson(node); mapper.writeValueAsString(node)
+  }
   private def parse(text: String): Either[String, Transform] = Transform.fromJson(mapper.readTree(text))
 
   /** Each kind with a parameter of its own, and its spec JSON (spec: Transform Schema). */
   private val specJson: Seq[(Transform, String)] = Seq(
-    Identity -> """{"type":"identity"}""", Year -> """{"type":"year"}""", Month -> """{"type":"month"}""",
-    Day -> """{"type":"day"}""", Hour -> """{"type":"hour"}""", Bucket(16) -> """{"type":"bucket","num_buckets":16}""",
-    MultiBucket(7) -> """{"type":"multi_bucket","num_buckets":7}""", Truncate(3) -> """{"type":"truncate","width":3}""")
+    Identity -> """{"type":"identity"}""",
+    Year -> """{"type":"year"}""",
+    Month -> """{"type":"month"}""",
+    Day -> """{"type":"day"}""",
+    Hour -> """{"type":"hour"}""",
+    Bucket(16) -> """{"type":"bucket","num_buckets":16}""",
+    MultiBucket(7) -> """{"type":"multi_bucket","num_buckets":7}""",
+    Truncate(3) -> """{"type":"truncate","width":3}"""
+  )
 
   test("every kind round trips through its spec JSON") {
     assert(specJson.map(_._1.jsonName).toSet == Transform.Kinds.map(_.jsonName).toSet)
@@ -66,7 +74,8 @@ class TransformsSuite extends AnyFunSuite {
     specJson.map(_._1).foreach { transform =>
       val columns = if (transform.multiSource) 2 else 1
       assert(Transform.fromDdl(transform.functionName, transform.parameter.toSeq, columns) == Seq(transform))
-      transform.sparkName.foreach(n => assert(Transform.fromDdl(n, transform.parameter.toSeq, columns) == Seq(transform)))
+      transform.sparkName.foreach(n =>
+        assert(Transform.fromDdl(n, transform.parameter.toSeq, columns) == Seq(transform)))
     }
     assert(Transform.fromDdl("lance_day", Seq(), 1) == Seq(Day))
     assert(Transform.fromDdl("years", Seq(), 1) == Seq(Year))
@@ -90,7 +99,8 @@ class TransformsSuite extends AnyFunSuite {
   }
 
   test("result types say why a transform does not apply") {
-    assert(Hour.resultType(Seq(DateType)) == Left("transform 'hour' does not apply to DATE (it takes timestamp or timestamp_ntz)"))
+    assert(Hour.resultType(Seq(DateType)) == Left(
+      "transform 'hour' does not apply to DATE (it takes timestamp or timestamp_ntz)"))
     assert(Truncate(2).resultType(Seq(DecimalType(5, 1))) == Right(DecimalType(5, 1)))
     assert(MultiBucket(2).resultType(Seq(IntegerType, StringType)) == Right(IntegerType))
     assert(Bucket(2).resultType(Seq(IntegerType, StringType)).isLeft)

@@ -24,9 +24,12 @@ import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
 class CommitterSuite extends AnyFunSuite {
-  private val schema = NamespaceSchema.fromSpark(StructType(Seq(StructField("id", LongType), StructField("c", StringType))), "t")
-  private val spec = PartitionSpec(1, Seq(
-    PartitionField("c", Seq(1), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(StringType))))
+  private val schema =
+    NamespaceSchema.fromSpark(StructType(Seq(StructField("id", LongType), StructField("c", StringType))), "t")
+  private val spec = PartitionSpec(
+    1,
+    Seq(
+      PartitionField("c", Seq(1), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(StringType))))
   private val leafSchema = LeafSchema.arrow(schema)
 
   private class Table(mode: TransactionMode) {
@@ -37,7 +40,9 @@ class CommitterSuite extends AnyFunSuite {
     def committer = new Committer(store, files, leafSchema)
     def latest: Manifest = store.load()
     def directory(base: Manifest, replaceAll: Boolean = false): PartitionDirectory =
-      PartitionDirectory.load(store, base, base.meta.currentSpec, Naming.randomName()).replacingFor(replaceAll, Set.empty)
+      PartitionDirectory.load(store, base, base.meta.currentSpec, Naming.randomName()).replacingFor(
+        replaceAll,
+        Set.empty)
 
     /** What a task writes: fragments of rows `ids` into partition `c`'s leaf as `directory` resolves it. */
     def write(directory: PartitionDirectory, c: String, ids: Seq[Long]): LeafWrite = {
@@ -48,7 +53,8 @@ class CommitterSuite extends AnyFunSuite {
         val cs = root.getVector("c").asInstanceOf[VarCharVector]
         ids.zipWithIndex.foreach { case (v, i) => id.setSafe(i, v); cs.setSafe(i, c.getBytes("UTF-8")) }
         root.setRowCount(ids.size)
-        Fragment.write().datasetUri(store.leafUri(target.location)).allocator(Lance.allocator).data(root).execute().asScala.toSeq
+        Fragment.write().datasetUri(
+          store.leafUri(target.location)).allocator(Lance.allocator).data(root).execute().asScala.toSeq
       }
       LeafWrite(target, fragments)
     }
@@ -110,7 +116,9 @@ class CommitterSuite extends AnyFunSuite {
         assert(records.size == 3 && records.forall(_.objectId.startsWith(leaf.objectId + "$")))
         assert(Set(1L, leaf.readVersion.get).subsetOf(records.flatMap(_.readVersion).toSet))
       } else {
-        assert(main == 3L && leaf.readVersion.isEmpty, "weak-mode rows leave read_version NULL: readers read the latest")
+        assert(
+          main == 3L && leaf.readVersion.isEmpty,
+          "weak-mode rows leave read_version NULL: readers read the latest")
         assert(leaf.writtenVersion.contains(3L), "the version the last write left, for detecting concurrent overwrites")
       }
     }
@@ -143,7 +151,9 @@ class CommitterSuite extends AnyFunSuite {
       val now = t.leaves().head
       assert(now.objectId == old.objectId && now.location != old.location)
       assert(t.ids(now).sorted == Seq(7L, 8L))
-      assert(t.store.rows(s1, s"object_type = '${Naming.TableType}'") == Seq(old), "version s1 still names the old leaf")
+      assert(
+        t.store.rows(s1, s"object_type = '${Naming.TableType}'") == Seq(old),
+        "version s1 still names the old leaf")
     }
   }
 
@@ -163,13 +173,15 @@ class CommitterSuite extends AnyFunSuite {
     val logger = LogManager.getLogger(classOf[Committer]).asInstanceOf[org.apache.logging.log4j.core.Logger]
     val events = mutable.ArrayBuffer.empty[(Level, String)]
     val appender = new AbstractAppender("committer-test", null, null, true, Property.EMPTY_ARRAY) {
-      override def append(event: LogEvent): Unit = events.synchronized(events += event.getLevel -> event.getMessage.getFormattedMessage)
+      override def append(event: LogEvent): Unit =
+        events.synchronized(events += event.getLevel -> event.getMessage.getFormattedMessage)
     }
     appender.start()
     val level = logger.getLevel
     logger.addAppender(appender)
     logger.setLevel(Level.INFO)
-    try body finally { logger.removeAppender(appender); logger.setLevel(level); appender.stop() }
+    try body
+    finally { logger.removeAppender(appender); logger.setLevel(level); appender.stop() }
     events.toSeq
   }
 
@@ -180,8 +192,10 @@ class CommitterSuite extends AnyFunSuite {
     val retried = committerLog(new Committer(new RacedStore(t.dir, races = 1), t.files, leafSchema, attempts = 2)
       .commit(TableWrite(t.latest, d0, Seq(t.write(d0, "US", Seq(1))))))
     assert(retried.map(_._1) == Seq(Level.INFO), retried)
-    assert(retried.head._2.startsWith(
-      s"table t: commit attempt 1 of 2 lost to a concurrent commit on top of manifest version $seen; retrying in "), retried)
+    assert(
+      retried.head._2.startsWith(
+        s"table t: commit attempt 1 of 2 lost to a concurrent commit on top of manifest version $seen; retrying in "),
+      retried)
     assert(t.ids(t.leaves().head) == Seq(1L))
 
     val u = new Table(TransactionMode.Weak)
@@ -189,7 +203,9 @@ class CommitterSuite extends AnyFunSuite {
     val gaveUp = committerLog(intercept[TransactionConflict](
       new Committer(new RacedStore(u.dir, races = 1), u.files, leafSchema, attempts = 1)
         .commit(TableWrite(u.latest, d1, Seq(u.write(d1, "US", Seq(1)))))))
-    assert(gaveUp.map(_._1) == Seq(Level.WARN) && gaveUp.head._2.startsWith("table t: gave up after 1 commit attempts"), gaveUp)
+    assert(
+      gaveUp.map(_._1) == Seq(Level.WARN) && gaveUp.head._2.startsWith("table t: gave up after 1 commit attempts"),
+      gaveUp)
   }
 
   test("a commit from an older manifest version loses to the commit made since") {

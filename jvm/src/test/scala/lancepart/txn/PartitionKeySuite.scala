@@ -31,7 +31,9 @@ class PartitionKeySuite extends AnyFunSuite {
 
   test("strings are equal by content, wherever their bytes are") {
     assertSame(PartitionKey(ids, Seq(UTF8String.fromString("US"), 1)), PartitionKey(ids, Seq(sliced("US"), 1)))
-    assert(PartitionKey(ids, Seq(UTF8String.fromString("US"), 1)) != PartitionKey(ids, Seq(UTF8String.fromString("us"), 1)))
+    assert(PartitionKey(ids, Seq(UTF8String.fromString("US"), 1)) != PartitionKey(
+      ids,
+      Seq(UTF8String.fromString("us"), 1)))
     assertSame(PartitionKey(ids, Seq(UTF8String.fromString("😀"), 1)), PartitionKey(ids, Seq(sliced("😀"), 1)))
   }
 
@@ -49,7 +51,9 @@ class PartitionKeySuite extends AnyFunSuite {
   }
 
   test("booleans, integers, days and microseconds by value, in field order") {
-    assertSame(PartitionKey(ids, Seq(true, 19000)), PartitionKey(ids, Seq(java.lang.Boolean.TRUE, Integer.valueOf(19000))))
+    assertSame(
+      PartitionKey(ids, Seq(true, 19000)),
+      PartitionKey(ids, Seq(java.lang.Boolean.TRUE, Integer.valueOf(19000))))
     assertSame(PartitionKey(ids, Seq(1.toByte, Long.MinValue)), PartitionKey(ids, Seq(1.toByte, Long.MinValue)))
     assert(PartitionKey(ids, Seq(1, 2)) != PartitionKey(ids, Seq(2, 1)))
     assert(PartitionKey(ids, Seq(1L, 2L)) != PartitionKey(Seq("1", "3"), Seq(1L, 2L)), "keys of other fields differ")
@@ -60,7 +64,9 @@ class PartitionKeySuite extends AnyFunSuite {
     assert(key.prefix(1) == PartitionKey(Seq("1"), Seq(UTF8String.fromString("US"))))
     assert(key.byFieldId == Map("1" -> UTF8String.fromString("US"), "2" -> null))
     assertSame(PartitionKey.of(ids, Map("1" -> sliced("US"), "9" -> 5)), key)
-    assert(intercept[IllegalArgumentException](PartitionKey(ids, Seq(1))).getMessage.contains("fields 1, 2 has 1 values"))
+    assert(intercept[IllegalArgumentException](PartitionKey(
+      ids,
+      Seq(1))).getMessage.contains("fields 1, 2 has 1 values"))
   }
 
   test("a key is equal after Java serialization (tasks and driver exchange them)") {
@@ -73,19 +79,41 @@ class PartitionKeySuite extends AnyFunSuite {
     assertSame(back, key)
   }
 
-  test("the key a task computes finds the partition and namespaces read back from __manifest, for every partition type") {
+  test(
+    "the key a task computes finds the partition and namespaces read back from __manifest, for every partition type") {
     val columns = Seq(
-      "b" -> BooleanType, "y" -> ByteType, "s" -> ShortType, "i" -> IntegerType, "l" -> LongType,
-      "str" -> StringType, "d" -> DateType, "ts" -> TimestampType, "ntz" -> TimestampNTZType, "dec" -> DecimalType(10, 2))
+      "b" -> BooleanType,
+      "y" -> ByteType,
+      "s" -> ShortType,
+      "i" -> IntegerType,
+      "l" -> LongType,
+      "str" -> StringType,
+      "d" -> DateType,
+      "ts" -> TimestampType,
+      "ntz" -> TimestampNTZType,
+      "dec" -> DecimalType(10, 2)
+    )
     val schema = NamespaceSchema.fromSpark(StructType(columns.map { case (n, t) => StructField(n, t) }), "t")
-    val spec = PartitionSpec(1, columns.zipWithIndex.map { case ((n, t), i) =>
-      PartitionField(n, Seq(i), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(t))
-    })
+    val spec = PartitionSpec(
+      1,
+      columns.zipWithIndex.map { case ((n, t), i) =>
+        PartitionField(n, Seq(i), Some(Transform.Identity), None, PartitionSpec.resultTypeJson(t))
+      })
     val store = new ManifestStore(Files.createTempDirectory("partitionkey").toString, "t", LanceAccess(Map.empty))
     store.create(TableMetadata.create("t", schema, spec, TransactionMode.Weak))
     val fieldIds = columns.map(_._1)
-    val stored = Seq(true, 7.toByte, (-3).toShort, 42, Long.MaxValue, UTF8String.fromString("Zürich"), 19000,
-      1700000000123456L, -1L, Decimal(new java.math.BigDecimal("-12.50"), 10, 2))
+    val stored = Seq(
+      true,
+      7.toByte,
+      (-3).toShort,
+      42,
+      Long.MaxValue,
+      UTF8String.fromString("Zürich"),
+      19000,
+      1700000000123456L,
+      -1L,
+      Decimal(new java.math.BigDecimal("-12.50"), 10, 2)
+    )
     val withNull = stored.updated(5, null)
     val rows = Seq(stored, withNull).zipWithIndex.map { case (values, n) =>
       val id = Naming.objectId(Seq("v1", s"p$n", Naming.LeafName))
@@ -96,14 +124,27 @@ class PartitionKeySuite extends AnyFunSuite {
     val manifest = store.load()
     val directory = PartitionDirectory.load(store, manifest, manifest.meta.currentSpec, "seed")
 
-    val computed = Seq(java.lang.Boolean.TRUE, java.lang.Byte.valueOf(7.toByte), java.lang.Short.valueOf((-3).toShort),
-      Integer.valueOf(42), java.lang.Long.valueOf(Long.MaxValue), sliced("Zürich"), Integer.valueOf(19000),
-      java.lang.Long.valueOf(1700000000123456L), java.lang.Long.valueOf(-1L), Decimal(-1250L, 10, 2))
+    val computed = Seq(
+      java.lang.Boolean.TRUE,
+      java.lang.Byte.valueOf(7.toByte),
+      java.lang.Short.valueOf((-3).toShort),
+      Integer.valueOf(42),
+      java.lang.Long.valueOf(Long.MaxValue),
+      sliced("Zürich"),
+      Integer.valueOf(19000),
+      java.lang.Long.valueOf(1700000000123456L),
+      java.lang.Long.valueOf(-1L),
+      Decimal(-1250L, 10, 2)
+    )
     val found = directory.resolve(PartitionKey(fieldIds, computed))
     assert(!found.isNew && found.objectId == rows(0).objectId)
     assert(directory.resolve(PartitionKey(fieldIds, computed.updated(5, null))).objectId == rows(1).objectId)
     assert(directory.resolve(PartitionKey(fieldIds, computed.updated(3, Integer.valueOf(43)))).isNew)
-    assert(directory.newNamespaces(PartitionKey(fieldIds, computed.updated(3, Integer.valueOf(43)))).size == fieldIds.size - 1,
-      "the first level's namespace is known")
+    assert(
+      directory.newNamespaces(PartitionKey(
+        fieldIds,
+        computed.updated(3, Integer.valueOf(43)))).size == fieldIds.size - 1,
+      "the first level's namespace is known"
+    )
   }
 }

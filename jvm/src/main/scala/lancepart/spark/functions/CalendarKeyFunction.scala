@@ -4,7 +4,9 @@ package lancepart.spark.functions
 
 import lancepart.transform.Transform
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, Reducer, ReducibleFunction, ScalarFunction, UnboundFunction}
+import org.apache.spark.sql.connector.catalog.functions.{
+  BoundFunction, Reducer, ReducibleFunction, ScalarFunction, UnboundFunction
+}
 import org.apache.spark.sql.types._
 
 /**
@@ -23,10 +25,13 @@ object CalendarKey {
 
 class CalendarKeyFunction(levels: Int) extends UnboundFunction {
   override def name(): String = CalendarKey.name(levels)
-  override def description(): String = s"$name: ${Transform.Calendar.take(levels).map(_.jsonName).mkString(", ")} as one number"
+  override def description(): String =
+    s"$name: ${Transform.Calendar.take(levels).map(_.jsonName).mkString(", ")} as one number"
   override def bind(inputType: StructType): BoundFunction = inputType.fields.map(_.dataType).toSeq match {
-    case Seq(dt @ (DateType | TimestampType | TimestampNTZType)) if levels < 4 || dt != DateType => new BoundCalendarKey(levels, dt)
-    case other => throw new UnsupportedOperationException(s"$name takes one date or timestamp, got ${other.map(_.sql).mkString(", ")}")
+    case Seq(dt @ (DateType | TimestampType | TimestampNTZType)) if levels < 4 || dt != DateType =>
+      new BoundCalendarKey(levels, dt)
+    case other => throw new UnsupportedOperationException(
+        s"$name takes one date or timestamp, got ${other.map(_.sql).mkString(", ")}")
   }
 }
 
@@ -49,5 +54,6 @@ class BoundCalendarKey(val levels: Int, source: DataType)
 /** Drops the last `levels` two-digit calendar components of a key. */
 class CalendarReducer(levels: Int) extends Reducer[java.lang.Long, java.lang.Long] with Serializable {
   private val divisor = math.pow(100, levels).toLong
-  override def reduce(key: java.lang.Long): java.lang.Long = if (key == null) null else Long.box(Math.floorDiv(key.longValue(), divisor))
+  override def reduce(key: java.lang.Long): java.lang.Long =
+    if (key == null) null else Long.box(Math.floorDiv(key.longValue(), divisor))
 }

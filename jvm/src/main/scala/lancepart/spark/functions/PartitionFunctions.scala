@@ -7,6 +7,7 @@ import lancepart.transform.Transform
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction
 
 object PartitionFunctions {
+
   /** Every kind but identity (Spark's own) under its function name; the single-column bucket
    * also under Spark's name `bucket`, which Spark looks up for a reported `bucket(N, col)`
    * transform (its canonical name stays `lancepart.bucket`, so it never matches another engine's

@@ -4,7 +4,9 @@ package lancepart.spark.functions
 
 import lancepart.transform.Transform
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, Reducer, ReducibleFunction, ScalarFunction, UnboundFunction}
+import org.apache.spark.sql.connector.catalog.functions.{
+  BoundFunction, Reducer, ReducibleFunction, ScalarFunction, UnboundFunction
+}
 import org.apache.spark.sql.types._
 
 /**
@@ -48,7 +50,10 @@ class BoundTransform(kind: Transform, sources: Seq[DataType], result: DataType)
 
   override def canonicalName(): String = s"lancepart.${kind.jsonName}"
 
-  override def reducer(thisNumBuckets: Int, other: ReducibleFunction[_, _], otherNumBuckets: Int): Reducer[Integer, Integer] =
+  override def reducer(
+      thisNumBuckets: Int,
+      other: ReducibleFunction[_, _],
+      otherNumBuckets: Int): Reducer[Integer, Integer] =
     (other, kind) match {
       case (o: BoundTransform, _: Transform.Bucket) if o.canonicalName() == canonicalName() =>
         val gcd = BigInt(thisNumBuckets).gcd(BigInt(otherNumBuckets)).toInt

@@ -37,6 +37,7 @@ abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedu
 }
 
 object BaseProcedure {
+
   /** `ns.table` or `catalog.ns.table` (backticks quote parts) as an identifier in catalog `catalogName`. */
   def identifier(catalogName: String, name: String): Identifier = {
     val parts = CatalystSqlParser.parseMultipartIdentifier(name)

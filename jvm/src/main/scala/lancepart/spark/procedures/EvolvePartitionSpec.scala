@@ -30,5 +30,7 @@ class EvolvePartitionSpec(catalog: PartitionedCatalog) extends BaseProcedure(cat
 object EvolvePartitionSpec {
   val Name = "evolve_partition_spec"
   private val ResultSchema =
-    StructType(Seq(StructField("spec_id", IntegerType, nullable = false), StructField("partition_spec", StringType, nullable = false)))
+    StructType(Seq(
+      StructField("spec_id", IntegerType, nullable = false),
+      StructField("partition_spec", StringType, nullable = false)))
 }

@@ -44,7 +44,8 @@ class LeafReader(part: LeafPartition, columns: Seq[SchemaField], filters: Seq[Le
     }
   }
   private val scanner: LanceScanner = {
-    val direct = columns.zip(stored).collect { case (c, Some((f, t))) if f.getName == c.name && t == c.dataType => c.name }.toSet
+    val direct =
+      columns.zip(stored).collect { case (c, Some((f, t))) if f.getName == c.name && t == c.dataType => c.name }.toSet
     val nested = stored.flatten.exists { case (_, t) => LeafVectors.isNested(t) }
     val applicable = if (nested) Seq.empty else filters.filter(_.columns.forall(direct)).map(f => s"(${f.sql})")
     val names = stored.flatten.map(_._1.getName).distinct

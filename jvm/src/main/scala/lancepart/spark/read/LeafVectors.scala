@@ -18,11 +18,12 @@ import org.apache.spark.unsafe.types.UTF8String
  * [[ArrowColumnVector]].
  */
 object LeafVectors {
+
   /** Why a stored value of type `stored` cannot be read as `read`, naming the field at `path`. */
   def mismatch(stored: DataType, read: DataType, path: String): Option[String] = (stored, read) match {
     case (s: StructType, r: StructType) => r.fields.iterator.flatMap { f =>
-      s.find(_.name == f.name).flatMap(c => mismatch(c.dataType, f.dataType, s"$path.${f.name}"))
-    }.nextOption()
+        s.find(_.name == f.name).flatMap(c => mismatch(c.dataType, f.dataType, s"$path.${f.name}"))
+      }.nextOption()
     case (s: ArrayType, r: ArrayType) => mismatch(s.elementType, r.elementType, s"$path.element")
     case (s: MapType, r: MapType) =>
       mismatch(s.keyType, r.keyType, s"$path.key").orElse(mismatch(s.valueType, r.valueType, s"$path.value"))
@@ -49,7 +50,8 @@ object LeafVectors {
   }
 
   /** Whether `t` is a struct, array or map. */
-  def isNested(t: DataType): Boolean = t.isInstanceOf[StructType] || t.isInstanceOf[ArrayType] || t.isInstanceOf[MapType]
+  def isNested(t: DataType): Boolean =
+    t.isInstanceOf[StructType] || t.isInstanceOf[ArrayType] || t.isInstanceOf[MapType]
 
   /** A column of NULLs of type `t` (any number of rows). */
   def nulls(t: DataType): ColumnVector = {

@@ -11,7 +11,9 @@ import lancepart.transform.Transform
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.QuotingUtils
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions}
-import org.apache.spark.sql.connector.read.{Batch, HasPartitionKey, InputPartition, LocalScan, PartitionReaderFactory, Scan, SupportsReportPartitioning}
+import org.apache.spark.sql.connector.read.{
+  Batch, HasPartitionKey, InputPartition, LocalScan, PartitionReaderFactory, Scan, SupportsReportPartitioning
+}
 import org.apache.spark.sql.connector.read.partitioning.{KeyGroupedPartitioning, Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, DoubleType, FloatType, LongType, StructField, StructType}
@@ -47,17 +49,19 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
    * parameter or definition that Spark's function matching would not see, so they are not
    * reported, nor are fields over float or double columns. Empty when reporting is off.
    */
-  private lazy val keys: Seq[Seq[BoundField]] = if (!table.reportPartitioning) Seq.empty else {
+  private lazy val keys: Seq[Seq[BoundField]] = if (!table.reportPartitioning) Seq.empty
+  else {
     val read = leaves.flatMap(_.specVersion).distinct.flatMap(v => meta.specs.find(_.id == v))
     val common = read.headOption.toSeq.flatMap(_.fields).filter { f =>
       read.forall(_.fields.exists(_.fieldId == f.fieldId)) && f.sources.size == 1 && f.source.isDefined &&
-        f.field.transform.exists(_.reportable) && !hashesZerosApart(f)
+      f.field.transform.exists(_.reportable) && !hashesZerosApart(f)
     }
     CalendarRun.group(common)
   }
 
   /** A float or double source hashes 0.0 and -0.0 (equal in a join) into different buckets. */
-  private def hashesZerosApart(f: BoundField): Boolean = f.source.exists(s => s.dataType == FloatType || s.dataType == DoubleType)
+  private def hashesZerosApart(f: BoundField): Boolean =
+    f.source.exists(s => s.dataType == FloatType || s.dataType == DoubleType)
 
   private def keyOf(row: ManifestRow): InternalRow = InternalRow.fromSeq(keys.map { group =>
     val values = group.map(f => row.values.getOrElse(f.fieldId, null))
@@ -97,8 +101,13 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
       reportedPartitioning)
     leaves.map { row =>
       val spec = row.specVersion.flatMap(v => meta.specs.find(_.id == v)).getOrElse(
-        throw new IllegalStateException(s"table ${table.name()}: partition table ${row.objectId} has no known spec version"))
-      LeafPartition(table.store.leafUri(row), row.readVersion, spec.identityValues(row.values), keyOf(row)): InputPartition
+        throw new IllegalStateException(
+          s"table ${table.name()}: partition table ${row.objectId} has no known spec version"))
+      LeafPartition(
+        table.store.leafUri(row),
+        row.readVersion,
+        spec.identityValues(row.values),
+        keyOf(row)): InputPartition
     }.toArray
   }
 
@@ -112,8 +121,12 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    new LeafReaderFactory(readSchema.fields.toSeq.map(f => meta.schema.byName(f.name, caseSensitive = true).get
-      .copy(dataType = f.dataType)), leafFilters, table.store.lance)
+    new LeafReaderFactory(
+      readSchema.fields.toSeq.map(f =>
+        meta.schema.byName(f.name, caseSensitive = true).get
+          .copy(dataType = f.dataType)),
+      leafFilters,
+      table.store.lance)
 }
 
 object PartitionedScan {
@@ -126,7 +139,11 @@ object PartitionedScan {
 
 /** One partition table to read: its URI, the version the manifest pins (None: the latest), its identity values and
  * its values of the reported partition fields. */
-case class LeafPartition(uri: String, readVersion: Option[Long], identityValues: Map[String, Any], partitionKey: InternalRow)
+case class LeafPartition(
+    uri: String,
+    readVersion: Option[Long],
+    identityValues: Map[String, Any],
+    partitionKey: InternalRow)
     extends HasPartitionKey
 
 case class LeafFilter(sql: String, columns: Seq[String])

@@ -5,7 +5,9 @@ import lancepart.prune.{LanceSql, ManifestFilter, V2Predicates}
 import lancepart.spark.PartitionedTable
 import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountStar}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters}
+import org.apache.spark.sql.connector.read.{
+  Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters
+}
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -14,6 +16,7 @@ class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveSt
     extends ScanBuilder with SupportsPushDownV2Filters with SupportsPushDownRequiredColumns
     with SupportsPushDownAggregates {
   private val pruning = options.getBoolean(PartitionedScanBuilder.PruningOption, true)
+
   /** The predicates Spark offered that have a V1 form, with that form. */
   private var pushed: Array[(Predicate, Filter)] = Array.empty
   private var required: StructType = table.schema()
@@ -26,7 +29,8 @@ class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveSt
    */
   override def pushPredicates(predicates: Array[Predicate]): Array[Predicate] = {
     pushed = predicates.flatMap(p => V2Predicates.toFilter(p).map(p -> _))
-    predicates.filterNot(p => pruning && pushed.exists { case (q, f) => (q eq p) && ManifestFilter.isExact(table.manifest.meta, f) })
+    predicates.filterNot(p =>
+      pruning && pushed.exists { case (q, f) => (q eq p) && ManifestFilter.isExact(table.manifest.meta, f) })
   }
 
   /** COUNT(*) with no grouping, when no filter is left for Spark: answered from Lance metadata
@@ -39,7 +43,8 @@ class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveSt
   override def supportCompletePushDown(aggregation: Aggregation): Boolean = isCountStar(aggregation)
 
   private def isCountStar(aggregation: Aggregation): Boolean =
-    aggregation.groupByExpressions().isEmpty && aggregation.aggregateExpressions().toSeq.forall(_.isInstanceOf[CountStar])
+    aggregation.groupByExpressions().isEmpty && aggregation.aggregateExpressions().toSeq.forall(
+      _.isInstanceOf[CountStar])
 
   /** Predicates that reach the manifest or the leaf scans, shown by EXPLAIN. */
   override def pushedPredicates(): Array[Predicate] = {

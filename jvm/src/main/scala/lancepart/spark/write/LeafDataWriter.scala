@@ -49,7 +49,8 @@ class LeafDataWriter(
     var rows = 0
 
     def write(row: InternalRow): Unit = {
-      arrow.write(if (identity) row else InternalRow.fromSeq(ordinals.toSeq.map(o => if (o < 0) null else row.get(o, types(o)))))
+      arrow.write(if (identity) row
+      else InternalRow.fromSeq(ordinals.toSeq.map(o => if (o < 0) null else row.get(o, types(o)))))
       rows += 1
     }
   }
@@ -65,7 +66,11 @@ class LeafDataWriter(
       case None if written.contains(leaf.objectId) => new Target(written(leaf.objectId)._1, newLeafLayout)
       case None =>
         val t = new Target(directory.replacement(key), newLeafLayout)
-        val old = LeafPartition(s"$tableUri/${leaf.location}", pinned, spec.identityValues(leaf.key.byFieldId), InternalRow.empty)
+        val old = LeafPartition(
+          s"$tableUri/${leaf.location}",
+          pinned,
+          spec.identityValues(leaf.key.byFieldId),
+          InternalRow.empty)
         val reader = new LeafReader(old, active, Seq.empty, lance)
         try while (reader.next()) reader.get().rowIterator().asScala.foreach(add(t, _))
         catch { case e: Throwable => t.root.close(); throw e }
@@ -96,7 +101,9 @@ class LeafDataWriter(
     t.rows = 0
   }
 
-  private def close(t: Target): Unit = try flush(t) finally t.root.close()
+  private def close(t: Target): Unit =
+    try flush(t)
+    finally t.root.close()
 
   override def commit(): WriterCommitMessage = {
     current.foreach(close)

@@ -30,19 +30,34 @@ class LeafWriterFactory(
     val meta = TableMetadata.fromProperties(properties, table)
     val fields = meta.currentSpec.fields
     val fieldIds = fields.map(_.fieldId)
-    val keyOf: InternalRow => PartitionKey = row => PartitionKey(fieldIds, fields.zip(sourceOrdinals).map { case (f, ordinals) =>
-      val values = ordinals.zip(f.sources).map {
-        case (Some(i), Some(s)) => copy(row.get(i, s.dataType))
-        case _ => null
-      }.toIndexedSeq
-      try f.compute(values)
-      catch {
-        case NonFatal(e) => throw new IllegalArgumentException(s"table $table: partition field '${f.fieldId}' of " +
-          s"${meta.currentSpec.spec.key} fails on a row with ${f.sources.zip(values).map { case (s, v) =>
-            s"${s.fold("?")(_.name)}=$v" }.mkString(", ")}: $e", e)
-      }
-    })
-    new LeafDataWriter(tableUri, meta.schema, meta.currentSpec, keyOf, directory, lance, fileVersion,
+    val keyOf: InternalRow => PartitionKey = row =>
+      PartitionKey(
+        fieldIds,
+        fields.zip(sourceOrdinals).map { case (f, ordinals) =>
+          val values = ordinals.zip(f.sources).map {
+            case (Some(i), Some(s)) => copy(row.get(i, s.dataType))
+            case _ => null
+          }.toIndexedSeq
+          try f.compute(values)
+          catch {
+            case NonFatal(e) => throw new IllegalArgumentException(
+                s"table $table: partition field '${f.fieldId}' of " +
+                  s"${meta.currentSpec.spec.key} fails on a row with ${f.sources.zip(values).map { case (s, v) =>
+                      s"${s.fold("?")(_.name)}=$v"
+                    }.mkString(", ")}: $e",
+                e
+              )
+          }
+        }
+      )
+    new LeafDataWriter(
+      tableUri,
+      meta.schema,
+      meta.currentSpec,
+      keyOf,
+      directory,
+      lance,
+      fileVersion,
       meta.mode == TransactionMode.Strong)
   }
 

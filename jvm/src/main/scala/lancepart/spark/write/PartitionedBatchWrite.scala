@@ -21,7 +21,13 @@ class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, mod
     val sourceOrdinals = meta.currentSpec.fields.map(_.sources.map(_.flatMap { s =>
       input.fields.indexWhere(_.name.equalsIgnoreCase(s.name)) match { case -1 => None; case i => Some(i) }
     }))
-    new LeafWriterFactory(table.name(), meta.properties, table.store.tableUri, sourceOrdinals, directory, table.store.lance,
+    new LeafWriterFactory(
+      table.name(),
+      meta.properties,
+      table.store.tableUri,
+      sourceOrdinals,
+      directory,
+      table.store.lance,
       table.manifest.fileVersion)
   }
 

@@ -9,6 +9,7 @@ import org.apache.spark.sql.connector.write.{BatchWrite, LogicalWriteInfo, Requi
 
 class PartitionedWrite(table: PartitionedTable, info: LogicalWriteInfo, mode: WriteMode)
     extends Write with RequiresDistributionAndOrdering {
+
   /** Rows cluster and sort by each field's value; an expression field by its source columns. */
   private val clustering: Array[Expression] = table.manifest.meta.currentSpec.fields.flatMap { f =>
     if (f.field.expression.isDefined) f.sources.flatten.map(s => DdlPartitioning.column(s.name): Expression)

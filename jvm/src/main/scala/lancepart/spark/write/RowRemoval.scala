@@ -13,6 +13,7 @@ import org.apache.spark.sql.sources.{AlwaysFalse, AlwaysTrue, Filter}
 case class RowRemoval(removed: Map[String, ManifestRow], deletes: Map[String, (ManifestRow, String)])
 
 object RowRemoval {
+
   /** True when the rows matching `filters` can be removed: exact on partition fields, or
    * expressible as a Lance filter on the partition tables' columns. */
   def supports(table: PartitionedTable, filters: Seq[Filter]): Boolean = {
@@ -27,7 +28,8 @@ object RowRemoval {
     val filters = significant(all)
     if (filters.contains(AlwaysFalse)) return RowRemoval(Map.empty, Map.empty)
     val candidates = table.store.rows(table.manifest, ManifestFilter.tables(meta, filters))
-    if (filters.forall(ManifestFilter.isExact(meta, _))) RowRemoval(candidates.map(r => r.objectId -> r).toMap, Map.empty)
+    if (filters.forall(ManifestFilter.isExact(meta, _)))
+      RowRemoval(candidates.map(r => r.objectId -> r).toMap, Map.empty)
     else {
       val predicate = leafPredicate(table, filters).getOrElse(throw new UnsupportedOperationException(
         s"table ${table.name()}: cannot remove rows where ${filters.mkString(" AND ")}: the condition is neither on " +
@@ -41,6 +43,7 @@ object RowRemoval {
   private def leafPredicate(table: PartitionedTable, filters: Seq[Filter]): Option[String] = {
     val column = PartitionedScan.leafColumn(table.schema())
     val rendered = filters.map(LanceSql.render(_, column))
-    Option.when(rendered.forall(_.isDefined))(if (rendered.isEmpty) "true" else rendered.flatten.map(p => s"($p)").mkString(" AND "))
+    Option.when(rendered.forall(_.isDefined))(if (rendered.isEmpty) "true"
+    else rendered.flatten.map(p => s"($p)").mkString(" AND "))
   }
 }

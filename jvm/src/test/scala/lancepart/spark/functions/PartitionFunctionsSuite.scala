@@ -26,14 +26,19 @@ class PartitionFunctionsSuite extends AnyFunSuite {
   }
 
   test("bucket(N) reduces to the common divisor; other pairs have no reducer") {
-    val b16 = PartitionFunctions.all("bucket").bind(StructType(Seq(StructField("n", IntegerType), StructField("k", LongType))))
-      .asInstanceOf[BoundTransform]
-    val b12 = PartitionFunctions.all("lance_bucket").bind(StructType(Seq(StructField("n", IntegerType), StructField("k", LongType))))
+    val b16 =
+      PartitionFunctions.all("bucket").bind(StructType(Seq(StructField("n", IntegerType), StructField("k", LongType))))
+        .asInstanceOf[BoundTransform]
+    val b12 = PartitionFunctions.all("lance_bucket").bind(StructType(Seq(
+      StructField("n", IntegerType),
+      StructField("k", LongType))))
       .asInstanceOf[BoundTransform]
     assert(b16.canonicalName() == "lancepart.bucket")
     assert(b16.reducer(16, b12, 12).reduce(13) == 1)
     assert(b16.reducer(16, b12, 32) == null)
-    val year = PartitionFunctions.all("lance_year").bind(StructType(Seq(StructField("d", DateType)))).asInstanceOf[BoundTransform]
+    val year = PartitionFunctions.all("lance_year").bind(StructType(Seq(StructField(
+      "d",
+      DateType)))).asInstanceOf[BoundTransform]
     assert(year.reducer(year) == null)
   }
 

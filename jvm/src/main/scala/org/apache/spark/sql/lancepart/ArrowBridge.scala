@@ -6,6 +6,7 @@ import org.apache.spark.sql.types.DataType
 import org.apache.spark.sql.util.ArrowUtils
 
 object ArrowBridge {
+
   /** Arrow field Spark itself uses for `dt`; zoned timestamps are microseconds in UTC. */
   def toArrowField(name: String, dt: DataType, nullable: Boolean): Field =
     ArrowUtils.toArrowField(name, dt, nullable, "UTC")
