@@ -72,7 +72,7 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
     for leaf in iterate(leaves, f"pylance read of {table}", len(leaves), progress, unit="table"):
         # NULL (weak mode, or a manifest without the column): the leaf's latest version
         version = leaf.get("read_version")
-        if version is None and _declared_only(f"{table_dir}/{leaf['location']}"):
+        if version is None and _foreign(leaf) and _declared_only(f"{table_dir}/{leaf['location']}"):
             continue  # a table another client declared and never created: no rows
         ds = lance.dataset(f"{table_dir}/{leaf['location']}", version=version, storage_options=storage)
         stored = {f["name"]: _leaf_column(ds.schema, f) for f in schema_fields}
@@ -92,9 +92,22 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
     return rows, len(parts)
 
 
+def _foreign(row: dict) -> bool:
+    """True when lancepart has not written the partition table of ``row`` (no written version in
+    its metadata): only such a table can be one another client declared and never created."""
+    try:
+        metadata = json.loads(row.get("metadata") or "{}")
+    except ValueError:
+        return True
+    return not (isinstance(metadata, dict) and "lancepart.written_version" in metadata)
+
+
 def _declared_only(uri: str) -> bool:
-    """True when ``uri`` holds only Lance's reservation of a declared table (``.lance-reserved``,
-    no ``_versions``)."""
+    """True when local ``uri`` holds only Lance's reservation of a declared table
+    (``.lance-reserved``, no ``_versions``). Object stores are not looked at: a declared table
+    there fails the read with Lance's error naming its path."""
+    if "://" in uri and not uri.startswith("file://"):
+        return False
     fs, path = pafs.FileSystem.from_uri(uri if "://" in uri else f"file://{uri}")
     infos = fs.get_file_info([f"{path}/_versions", f"{path}/.lance-reserved"])
     return infos[0].type == pafs.FileType.NotFound and infos[1].type == pafs.FileType.File
