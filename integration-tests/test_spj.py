@@ -1,7 +1,11 @@
 """Storage-partitioned joins: the executed plan has no shuffle Exchange where SPJ applies, a
 shuffle where it must not, and the same rows as with partitioning reports turned off."""
 
+import math
+
 import pytest
+
+import lancepart
 
 N = 2000
 
@@ -122,3 +126,38 @@ def test_grouping_bucketed_doubles_puts_zero_and_negative_zero_in_one_group(spar
     df = spark.sql(f"SELECT d, count(*) AS n FROM lance.{ns}.g GROUP BY d")
     expected = spark.sql("SELECT d, count(*) AS n FROM VALUES (0.0D), (-0.0D), (1.5D), (1.5D) AS t(d) GROUP BY d")
     assert sorted(df.collect()) == sorted(expected.collect()) == [(0.0, 2), (1.5, 2)]
+
+
+def test_a_scan_over_more_keys_than_the_bound_packs_partition_tables(spark, root, ns):
+    # catalog option spj.max-partition-keys: above it a scan reports no partitioning and packs
+    # several partition tables into each task (regression: one task per partition table, always)
+    lancepart.register_catalog(spark, "lance_few_keys", str(root))
+    spark.conf.set("spark.sql.catalog.lance_few_keys.spj.max-partition-keys", "10")
+    spark.sql(f"CREATE TABLE lance.{ns}.many (k BIGINT, v BIGINT) PARTITIONED BY (k)")
+    spark.sql(f"INSERT INTO lance.{ns}.many SELECT id % 40, id FROM range(400)")
+    query = "SELECT k, count(*) AS n, sum(v) AS s FROM {}.{}.many GROUP BY k"
+    reported, packed = (spark.sql(query.format(catalog, ns)) for catalog in ("lance", "lance_few_keys"))
+    assert "Exchange" not in plan_of(reported)  # 40 keys, within the default bound of 200
+    assert "Exchange" in plan_of(packed)
+    # 40 tables of one open cost (4 MB) each, spread over the default parallelism, 32 at most per split
+    per_split = min(32, max(1, 40 // spark.sparkContext.defaultParallelism))
+    assert spark.table(f"lance.{ns}.many").rdd.getNumPartitions() == 40
+    assert spark.table(f"lance_few_keys.{ns}.many").rdd.getNumPartitions() == math.ceil(40 / per_split)
+    expected = [(k, 10, sum(range(k, 400, 40))) for k in range(40)]
+    assert sorted(map(tuple, reported.collect())) == expected
+    assert sorted(map(tuple, packed.collect())) == expected
+    filtered = spark.sql(f"SELECT v FROM lance_few_keys.{ns}.many WHERE k IN (3, 17) AND v < 300")
+    assert sorted(r.v for r in filtered.collect()) == [v for v in range(300) if v % 40 in (3, 17)]
+
+
+def test_a_bound_of_zero_packs_every_scan_and_reads_the_same_rows(spark, root, ns, tables):
+    lancepart.register_catalog(spark, "lance_no_keys", str(root))
+    spark.conf.set("spark.sql.catalog.lance_no_keys.spj.max-partition-keys", "0")
+    for name in tables:
+        packed = spark.table(f"lance_no_keys.spj.{name}")
+        assert packed.rdd.getNumPartitions() < spark.table(f"lance.spj.{name}").rdd.getNumPartitions()
+        assert sorted(packed.collect(), key=repr) == sorted(spark.table(f"lance.spj.{name}").collect(), key=repr)
+    joined = spark.sql("SELECT l.k, l.v AS lv, r.v AS rv FROM lance_no_keys.spj.b16 l JOIN lance_no_keys.spj.b16b r "
+                       "ON l.k = r.k")
+    assert "Exchange" in plan_of(joined)
+    assert sorted(joined.collect()) == sorted(join(spark, "b16", "b16b").collect())

@@ -34,7 +34,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     with ProcedureCatalog {
   private var catalogName: String = _
   private var warehouse: Warehouse = _
-  private var reportPartitioning: Boolean = true
+  private var spjMaxKeys: Int = PartitionedCatalog.DefaultSpjMaxKeys
   private var commitAttempts: Int = Committer.DefaultAttempts
 
   override def name(): String = catalogName
@@ -47,7 +47,11 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       case (k, v) if k.startsWith(PartitionedCatalog.StoragePrefix) =>
         k.stripPrefix(PartitionedCatalog.StoragePrefix) -> v
     }.toMap)
-    reportPartitioning = options.getBoolean(PartitionedCatalog.SpjOption, true)
+    spjMaxKeys =
+      if (!options.getBoolean(PartitionedCatalog.SpjOption, true)) 0
+      else options.getInt(PartitionedCatalog.SpjMaxKeysOption, PartitionedCatalog.DefaultSpjMaxKeys)
+    if (spjMaxKeys < 0) throw new IllegalArgumentException(
+      s"catalog $name: ${PartitionedCatalog.SpjMaxKeysOption} must be at least 0, not $spjMaxKeys")
     commitAttempts = options.getInt(PartitionedCatalog.CommitAttemptsOption, Committer.DefaultAttempts)
     if (commitAttempts < 1) throw new IllegalArgumentException(
       s"catalog $name: ${PartitionedCatalog.CommitAttemptsOption} must be at least 1, not $commitAttempts")
@@ -103,7 +107,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
           store,
           warehouse.files(store.tableUri),
           m,
-          reportPartitioning,
+          spjMaxKeys,
           commitAttempts)
       case None if ident.name() == PartitionsTable.Name && ident.namespace().nonEmpty =>
         loadTable(Identifier.of(ident.namespace().init, ident.namespace().last)) match {
@@ -251,7 +255,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       view,
       warehouse.files(store.tableUri),
       view.load(),
-      reportPartitioning,
+      spjMaxKeys,
       commitAttempts)
     new StagedPartitionedTable(table, replaced, () => warehouse.delete(store.tableUri))
   }
@@ -457,6 +461,14 @@ object PartitionedCatalog {
   /** `spark.sql.catalog.<name>.spj.enabled` (default true): scans report their partitioning so
    * that Spark can join and aggregate without a shuffle (storage-partitioned joins). */
   val SpjOption = "spj.enabled"
+
+  /** `spark.sql.catalog.<name>.spj.max-partition-keys` (default 200): a scan reports its
+   * partitioning only when the partition tables it reads have at most this many distinct
+   * partition keys, since Spark then runs one task per key; a scan with more packs several
+   * partition tables into each task instead. The default is Spark's default number of shuffle
+   * partitions: a join that uses the reported keys runs no more tasks than the shuffle it saves. */
+  val SpjMaxKeysOption = "spj.max-partition-keys"
+  val DefaultSpjMaxKeys = 200
 
   /** `spark.sql.catalog.<name>.commit.attempts` (default 30): how often a write tries to commit
    * to `__manifest` while other writers commit first. */

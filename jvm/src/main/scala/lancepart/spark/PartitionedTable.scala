@@ -23,7 +23,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import scala.jdk.CollectionConverters._
 
 /** `name` is the catalog-qualified name used in messages; `manifest` is the version it loaded;
- * `reportPartitioning` lets scans report their partitioning (catalog option `spj.enabled`);
+ * `spjMaxKeys` is the most partition keys a scan reports for storage-partitioned joins, 0 for
+ * none (catalog options `spj.enabled`, `spj.max-partition-keys`);
  * `commitAttempts` bounds a write's commit attempts (catalog option `commit.attempts`);
  * `pinned` when time travel chose `manifest`. */
 class PartitionedTable(
@@ -31,7 +32,7 @@ class PartitionedTable(
     val store: ManifestStore,
     val files: TableFiles,
     val manifest: Manifest,
-    val reportPartitioning: Boolean,
+    val spjMaxKeys: Int,
     commitAttempts: Int,
     pinned: Boolean = false) extends Table with SupportsRead with SupportsWrite with SupportsDeleteV2 {
 
@@ -41,7 +42,7 @@ class PartitionedTable(
   def at(older: Manifest): PartitionedTable = withManifest(older, pinned = true)
 
   private def withManifest(m: Manifest, pinned: Boolean): PartitionedTable =
-    new PartitionedTable(tableName, store, files, m, reportPartitioning, commitAttempts, pinned)
+    new PartitionedTable(tableName, store, files, m, spjMaxKeys, commitAttempts, pinned)
 
   /** `rows` without the partition tables another client declared and never created: they read as
    * empty. Only a row with neither a read_version nor a version lancepart wrote can be one, so

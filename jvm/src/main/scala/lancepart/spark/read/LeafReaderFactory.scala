@@ -1,4 +1,4 @@
-// Executor side of a read: one LeafReader per input partition (a partition table), columnar only.
+// Executor side of a read: the partition tables of one input partition, read one after the other, columnar only.
 package lancepart.spark.read
 
 import lancepart.lance.LanceAccess
@@ -17,5 +17,27 @@ class LeafReaderFactory(columns: Seq[SchemaField], filters: Seq[LeafFilter], lan
     throw new UnsupportedOperationException("partition tables are read as columnar batches")
 
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =
-    new LeafReader(partition.asInstanceOf[LeafPartition], columns, filters, lance)
+    new SplitReader(partition.asInstanceOf[LeafSplit].leaves)
+
+  /** Reads `leaves` in order, each opened when the one before is done. */
+  private class SplitReader(leaves: Seq[LeafPartition]) extends PartitionReader[ColumnarBatch] {
+    private val remaining = leaves.iterator
+    private var current: Option[LeafReader] = None
+
+    override def next(): Boolean = {
+      while (!current.exists(_.next())) {
+        close()
+        if (!remaining.hasNext) return false
+        current = Some(new LeafReader(remaining.next(), columns, filters, lance))
+      }
+      true
+    }
+
+    override def get(): ColumnarBatch = current.get.get()
+
+    override def close(): Unit = {
+      current.foreach(_.close())
+      current = None
+    }
+  }
 }

@@ -1,4 +1,5 @@
-// The scan: one manifest query picks the partition tables, one input partition per table.
+// The scan: one manifest query picks the partition tables; they are read one per input
+// partition when the scan reports its partitioning, else packed several to an input partition.
 package lancepart.spark.read
 
 import lancepart.lance.Lance
@@ -8,6 +9,7 @@ import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
 import lancepart.spark.functions.CalendarKey
 import lancepart.spec.{BoundField, CalendarRun}
 import lancepart.transform.Transform
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.QuotingUtils
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions}
@@ -49,7 +51,7 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
    * parameter or definition that Spark's function matching would not see, so they are not
    * reported, nor are fields over float or double columns. Empty when reporting is off.
    */
-  private lazy val keys: Seq[Seq[BoundField]] = if (!table.reportPartitioning) Seq.empty
+  private lazy val keys: Seq[Seq[BoundField]] = if (table.spjMaxKeys == 0) Seq.empty
   else {
     val read = leaves.flatMap(_.specVersion).distinct.flatMap(v => meta.specs.find(_.id == v))
     val common = read.headOption.toSeq.flatMap(_.fields).filter { f =>
@@ -68,9 +70,15 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
     if (CalendarRun.isRun(group)) CalendarKey.combine(values) else values.head
   })
 
+  /** How many distinct partition keys the tables read have (0 when no key can be reported). */
+  private lazy val keyCount: Int = if (keys.isEmpty) 0 else leaves.map(keyOf).distinct.size
+
+  /** Spark runs one task per reported key, so keys are reported only up to the catalog's bound. */
+  private lazy val reporting: Boolean = keyCount > 0 && keyCount <= table.spjMaxKeys
+
   override def outputPartitioning(): Partitioning =
-    if (keys.isEmpty) new UnknownPartitioning(0)
-    else new KeyGroupedPartitioning(keys.map(keyExpression).toArray, leaves.map(keyOf).distinct.size)
+    if (reporting) new KeyGroupedPartitioning(keys.map(keyExpression).toArray, keyCount)
+    else new UnknownPartitioning(planned.length)
 
   private def keyExpression(group: Seq[BoundField]): Expression = {
     val name = group.head.source.get.name
@@ -86,29 +94,34 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
   }
 
   /** What [[outputPartitioning]] reports for storage-partitioned joins, or why it reports nothing. */
-  private def reportedPartitioning: String =
-    if (!table.reportPartitioning) s"none (catalog option ${PartitionedCatalog.SpjOption} is false)"
+  private def reportedPartitioning(splits: Int): String =
+    if (table.spjMaxKeys == 0) s"none (catalog option ${PartitionedCatalog.SpjOption} is false)"
     else if (leaves.isEmpty) "none (no partition table is read)"
     else if (keys.isEmpty) "none (the spec versions read share no identity, bucket or calendar field of one column)"
+    else if (!reporting) s"none ($keyCount partition keys, more than catalog option " +
+      s"${PartitionedCatalog.SpjMaxKeysOption} = ${table.spjMaxKeys}; partition tables packed into " +
+      s"$splits input partitions)"
     else keys.map(keyExpression(_).describe()).mkString(", ")
 
   override def planInputPartitions(): Array[InputPartition] = planned
 
-  /** The input partitions, planned (and logged) once however often Spark asks. */
+  /** The input partitions, planned (and logged) once however often Spark asks: one per partition
+   * table when the scan reports its partitioning, else the tables packed into splits. */
   private lazy val planned: Array[InputPartition] = {
+    val splits: Seq[InputPartition] =
+      if (reporting) leaves.map(row => KeyedSplit(leafOf(row), keyOf(row)))
+      else PartitionedScan.pack(leaves.map(leafOf)).map(PackedSplit(_))
     PartitionedScan.log.info(s"table ${table.name()}: planned ${leaves.size} of $totalTables partition tables " +
-      s"(manifest version ${table.manifest.version}); partitioning reported for storage-partitioned joins: " +
-      reportedPartitioning)
-    leaves.map { row =>
-      val spec = row.specVersion.flatMap(v => meta.specs.find(_.id == v)).getOrElse(
-        throw new IllegalStateException(
-          s"table ${table.name()}: partition table ${row.objectId} has no known spec version"))
-      LeafPartition(
-        table.store.leafUri(row),
-        row.readVersion,
-        spec.identityValues(row.values),
-        keyOf(row)): InputPartition
-    }.toArray
+      s"in ${splits.size} input partitions (manifest version ${table.manifest.version}); partitioning reported " +
+      s"for storage-partitioned joins: ${reportedPartitioning(splits.size)}")
+    splits.toArray
+  }
+
+  private def leafOf(row: ManifestRow): LeafPartition = {
+    val spec = row.specVersion.flatMap(v => meta.specs.find(_.id == v)).getOrElse(
+      throw new IllegalStateException(
+        s"table ${table.name()}: partition table ${row.objectId} has no known spec version"))
+    LeafPartition(table.store.leafUri(row), row.readVersion, spec.identityValues(row.values))
   }
 
   /** COUNT(*) over the selected partition tables from their manifests' row counts (at the
@@ -132,18 +145,42 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
 object PartitionedScan {
   private val log = org.slf4j.LoggerFactory.getLogger(classOf[PartitionedScan])
 
+  /**
+   * Partition tables in splits, packed in order the way Spark packs small files: each table
+   * costs Spark's file open cost (`spark.sql.files.openCostInBytes`, 4 MB by default; the manifest
+   * records no sizes), and a split takes tables up to `spark.sql.files.maxPartitionBytes` (128 MB)
+   * or less, so that there are at least as many splits as `spark.sql.files.minPartitionNum` (by
+   * default Spark's default parallelism) when there are as many tables.
+   */
+  def pack(leaves: Seq[LeafPartition]): Seq[Seq[LeafPartition]] = {
+    val session = SparkSession.active
+    val conf = session.sessionState.conf
+    val openCost = conf.filesOpenCostInBytes
+    val parallelism = conf.filesMinPartitionNum.getOrElse(session.sparkContext.defaultParallelism)
+    val perCore = leaves.size * openCost / math.max(1, parallelism)
+    val perSplit = math.max(1L, math.min(conf.filesMaxPartitionBytes, math.max(openCost, perCore)) / openCost)
+    leaves.grouped(perSplit.toInt).toSeq
+  }
+
   /** Column lookup for leaf filters: a top-level column by its exact name. */
   def leafColumn(schema: StructType): String => Option[(String, DataType)] = attr =>
     schema.find(_.name == attr).flatMap(f => LanceSql.column(f.name).map(_ -> f.dataType))
 }
 
-/** One partition table to read: its URI, the version the manifest pins (None: the latest), its identity values and
- * its values of the reported partition fields. */
-case class LeafPartition(
-    uri: String,
-    readVersion: Option[Long],
-    identityValues: Map[String, Any],
-    partitionKey: InternalRow)
-    extends HasPartitionKey
+/** One partition table to read: its URI, the version the manifest pins (None: the latest) and its identity values. */
+case class LeafPartition(uri: String, readVersion: Option[Long], identityValues: Map[String, Any])
+
+/** An input partition: the partition tables one task reads, in order. */
+sealed trait LeafSplit extends InputPartition {
+  def leaves: Seq[LeafPartition]
+}
+
+/** Partition tables packed together (the scan reports no partitioning). */
+case class PackedSplit(leaves: Seq[LeafPartition]) extends LeafSplit
+
+/** One partition table with its values of the reported partition fields. */
+case class KeyedSplit(leaf: LeafPartition, partitionKey: InternalRow) extends LeafSplit with HasPartitionKey {
+  override def leaves: Seq[LeafPartition] = Seq(leaf)
+}
 
 case class LeafFilter(sql: String, columns: Seq[String])

@@ -66,11 +66,7 @@ class LeafDataWriter(
       case None if written.contains(leaf.objectId) => new Target(written(leaf.objectId)._1, newLeafLayout)
       case None =>
         val t = new Target(directory.replacement(key), newLeafLayout)
-        val old = LeafPartition(
-          s"$tableUri/${leaf.location}",
-          pinned,
-          spec.identityValues(leaf.key.byFieldId),
-          InternalRow.empty)
+        val old = LeafPartition(s"$tableUri/${leaf.location}", pinned, spec.identityValues(leaf.key.byFieldId))
         val reader = new LeafReader(old, active, Seq.empty, lance)
         try while (reader.next()) reader.get().rowIterator().asScala.foreach(add(t, _))
         catch { case e: Throwable => t.root.close(); throw e }
