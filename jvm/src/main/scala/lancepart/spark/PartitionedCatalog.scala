@@ -151,9 +151,14 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       NamespaceSchema.checkColumnName(qualified(ident), c.name())
       ArrowJsonType.requireWritable(qualified(ident), c.name(), c.dataType())
     }
-    val struct = StructType(columns.map { c =>
-      Option(c.comment()).foldLeft(StructField(c.name(), c.dataType(), c.nullable()))(_.withComment(_))
-    })
+    val struct = FixedSizeLists.declare(
+      qualified(ident),
+      StructType(columns.map { c =>
+        val field = FixedSizeLists.column(StructField(c.name(), c.dataType(), c.nullable()), c.metadataInJSON())
+        Option(c.comment()).foldLeft(field)(_.withComment(_))
+      }),
+      properties.asScala.toMap
+    )
     val user = TableProperties.atCreate(qualified(ident), warehouse.tableUri(ident), properties.asScala.toMap)
     PartitionedCatalog.newTable(
       qualified(ident),
