@@ -335,12 +335,26 @@ def test_float_and_binary_partition_values_read_prune_and_take_writes(spark, roo
 
 def test_lancepart_creates_tables_partitioned_by_float_and_binary_values(spark, ns):
     t = f"lance.{ns}.fb"
-    spark.sql(f"CREATE TABLE {t} (id INT, f FLOAT, b BINARY) PARTITIONED BY (f, b)")
-    spark.sql(f"INSERT INTO {t} VALUES (1, 1.5, X'01'), (2, 1.5, X'01'), (3, CAST('-0.0' AS FLOAT), X''), (4, 0.0, X''), "
-              "(5, CAST('NaN' AS FLOAT), NULL)")
-    spark.sql(f"INSERT INTO {t} VALUES (6, 1.5, X'01'), (7, CAST('NaN' AS FLOAT), NULL)")
+    spark.sql(f"CREATE TABLE {t} (id INT, f FLOAT, b BINARY, g FLOAT, p BINARY) PARTITIONED BY (f, b)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 1.5, X'01', 2.5, X'AB'), (2, 1.5, X'01', 0.1, X'CD'), "
+              "(3, CAST('-0.0' AS FLOAT), X'', 2.5, NULL), (4, 0.0, X'', NULL, X'AB'), (5, CAST('NaN' AS FLOAT), NULL, 1, X'')")
+    spark.sql(f"INSERT INTO {t} VALUES (6, 1.5, X'01', 3, X''), (7, CAST('NaN' AS FLOAT), NULL, 4, X'')")
     assert spark.sql(f"SELECT count(*) FROM {t}.partitions").collect()[0][0] == 4  # 1.5, -0.0, 0.0, NaN
     assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} WHERE f = 0.0").collect()) == [3, 4]
     assert tables_scanned(spark, f"SELECT id FROM {t} WHERE b = X'01'") == (1, 4)
     assert tables_scanned(spark, f"SELECT id FROM {t} WHERE isnan(f)") == (4, 4)
     assert lancepart.crosscheck(spark, t) == {"rows": 7, "tables": 4}
+
+    # row-level deletes on float and binary columns: Lance evaluates them exactly as Spark does
+    spark.sql(f"DELETE FROM {t} WHERE g = CAST(0.1 AS FLOAT)")
+    spark.sql(f"DELETE FROM {t} WHERE p = X'AB'")
+    assert sorted(r.id for r in spark.table(t).collect()) == [3, 5, 6, 7]
+    assert lancepart.crosscheck(spark, t) == {"rows": 4, "tables": 4}
+
+
+def test_a_delete_condition_on_a_column_of_another_stored_type_is_refused(spark, typed):
+    t, _ = typed
+    with pytest.raises(Exception, match="Cannot delete from table"):
+        spark.sql(f"DELETE FROM {t} WHERE u8 = 255")
+    spark.sql(f"DELETE FROM {t} WHERE id = 2")
+    assert sorted(r.id for r in spark.table(t).collect()) == [1, 3, 4]

@@ -512,7 +512,7 @@ object PartitionedCatalog {
         f.source.filter(_ => f.field.isIdentity).fold(s"partition field '${f.fieldId}'")(s => s"column '${s.name}'")
       throw new IllegalArgumentException(
         s"table $table: $what has type ${f.valueType.sql}, which cannot be a partition value " +
-          "(supported: boolean, integers, string, date, timestamp, timestamp_ntz, decimal)")
+          "(supported: boolean, integers, float, double, string, binary, date, timestamp, timestamp_ntz, decimal)")
     }
     meta
   }

@@ -1,12 +1,13 @@
 // The scan: one manifest query picks the partition tables, one input partition per table.
 package lancepart.spark.read
 
+import lancepart.arrow.ArrowTypes
 import lancepart.lance.Lance
 import lancepart.manifest.ManifestRow
 import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
 import lancepart.spark.functions.CalendarKey
-import lancepart.spec.{BoundField, CalendarRun}
+import lancepart.spec.{BoundField, CalendarRun, NamespaceSchema}
 import lancepart.transform.Transform
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.QuotingUtils
@@ -29,7 +30,7 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
 
   /** Each pushed filter as Lance SQL with the columns it reads; a leaf applies those it has. */
   private val leafFilters: Seq[LeafFilter] = filters.flatMap { f =>
-    LanceSql.render(f, PartitionedScan.leafColumn(meta.schema.sparkSchema))
+    LanceSql.render(f, PartitionedScan.leafColumn(meta.schema))
       .map(sql => LeafFilter(sql, f.references.toSeq))
   }
 
@@ -132,9 +133,11 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
 object PartitionedScan {
   private val log = org.slf4j.LoggerFactory.getLogger(classOf[PartitionedScan])
 
-  /** Column lookup for leaf filters: a top-level column by its exact name. */
-  def leafColumn(schema: StructType): String => Option[(String, DataType)] = attr =>
-    schema.find(_.name == attr).flatMap(f => LanceSql.column(f.name).map(_ -> f.dataType))
+  /** Column lookup for leaf filters: a top-level column by its exact name, when the namespace
+   * stores it in Spark's own Arrow type (Lance compares a literal in the column's stored type). */
+  def leafColumn(schema: NamespaceSchema): String => Option[(String, DataType)] = attr =>
+    schema.byName(attr, caseSensitive = true).filter(f => ArrowTypes.isSparkOwn(schema.arrow(f), f.name))
+      .flatMap(f => LanceSql.column(f.name).map(_ -> f.dataType))
 }
 
 /** One partition table to read: its URI, the version the manifest pins (None: the latest), its identity values and
