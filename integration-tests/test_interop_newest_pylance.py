@@ -1,7 +1,7 @@
 """Interop with the newest pylance, which writes Lance file format 2.2: it runs in its own virtual
 environment (`make test` creates .venv-newest-pylance), apart from the package's pinned pylance.
 Each way round, one side writes a partitioned namespace and the other reads exact rows, prunes,
-appends and evolves it."""
+appends and evolves it; a namespace of every Arrow type Lance stores reads and takes writes."""
 
 import json
 import os
@@ -195,3 +195,34 @@ def test_a_table_the_newest_directory_namespace_declared_into_is_repaired(spark,
     assert lancepart.crosscheck(spark, t)["tables"] == 2
     spark.sql(f"INSERT INTO {t} VALUES (4, 'b'), (5, 'c')")
     assert sorted(r.id for r in spark.table(t).collect()) == [1, 2, 3, 4, 5]
+
+
+def test_every_stored_type_written_by_the_newest_pylance_reads_and_takes_writes(spark, root, ns):
+    """The Arrow types of docs/format.md "Types", in datasets of file format 2.2."""
+    from handwritten import TYPED, TYPED_ROWS
+    from test_arrow_types import INSERTED, INSERTED_SQL, expected
+
+    table_dir = root / ns / "typed"
+    newest("""
+        import sys, handwritten
+        handwritten.write_typed_by_hand(sys.argv[1])
+    """, table_dir)
+    t = f"lance.{ns}.typed"
+    assert [r.asDict(recursive=True) for r in spark.table(t).orderBy("id").collect()] == expected(TYPED_ROWS)
+
+    spark.sql(f"INSERT INTO {t} VALUES ({INSERTED_SQL})")
+    seen = newest("""
+        import json, sys, lance
+        manifest = lance.dataset(sys.argv[1] + "/__manifest")
+        leaves = [lance.dataset(sys.argv[1] + "/" + r["location"]) for r in manifest.to_table().to_pylist()
+                  if r["object_type"] == "table"]
+        print(json.dumps({"types": sorted({str(leaf.schema.types) for leaf in leaves}),
+                          "versions": sorted({leaf.data_storage_version for leaf in leaves}),
+                          "u64": [v for leaf in leaves for v in leaf.to_table(filter="id = 5")["u64"].to_pylist()]}))
+    """, table_dir)
+    assert seen["types"] == [str(TYPED.types)]  # both leaves keep the types the newest pylance wrote
+    assert seen["versions"] == ["2.2"]
+    assert seen["u64"] == [INSERTED["u64"]]
+    rows = [r.asDict(recursive=True) for r in spark.table(t).orderBy("id").collect()]
+    assert rows == expected([*TYPED_ROWS, INSERTED])
+    assert lancepart.crosscheck(spark, t) == {"rows": 5, "tables": 2}

@@ -38,8 +38,7 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
     if where:
         df = df.where(where)
     spark_rows = df.toArrow()
-    lance_rows, tables = read_with_pylance(spark, table, where, progress)
-    lance_rows = lance_rows.select(spark_rows.column_names).cast(spark_rows.schema)
+    lance_rows, tables = read_with_pylance(spark, table, where, progress, spark_rows.schema)
     if not _same_rows(spark_rows, lance_rows):
         only_spark, only_lance = _diff(spark_rows.to_pylist(), lance_rows.to_pylist())
         lines = [f"crosscheck of {table}{' WHERE ' + where if where else ''} failed: "
@@ -54,9 +53,11 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
 
 
 def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
-                      progress: bool | None = None) -> tuple[pa.Table, int]:
+                      progress: bool | None = None, as_read: pa.Schema | None = None) -> tuple[pa.Table, int]:
     """Rows of every partition table of ``table`` (``catalog.ns...name``) and the leaf count;
-    ``progress`` (a bar over partition tables): see ``lancepart.progress``."""
+    ``progress`` (a bar over partition tables): see ``lancepart.progress``. With ``as_read`` (the
+    Arrow schema of Spark's columns), each partition table's columns as Spark reads them (its
+    stored types may differ from another's: see ``_as_read``), else as stored."""
     import lance  # imported here: lance warns when imported before pyspark forks its JVM
 
     table_dir, storage = table_uri(spark, table)
@@ -86,7 +87,10 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
                 field_id = identity_sources.get(spec_id, {}).get(name)
                 value = leaf.get(f"partition_field_{field_id}") if field_id else None
                 columns[name] = pa.array([value] * data.num_rows)
-        parts.append(pa.table(columns))
+        part = pa.table(columns)
+        if as_read is not None:
+            part = pa.table({f.name: _as_read(part.column(f.name), f.type) for f in as_read})
+        parts.append(part)
     rows = pa.concat_tables(parts, promote_options="permissive") if parts else pa.table(
         {f["name"]: pa.array([], pa.null()) for f in schema_fields})
     return rows, len(parts)
@@ -159,6 +163,45 @@ def _catalog_root(spark: SparkSession, catalog: str) -> tuple[str, dict[str, str
         root = os.path.abspath(root)
     storage = {k[len(prefix + "storage."):]: v for k, v in conf.items() if k.startswith(prefix + "storage.")}
     return root, storage
+
+
+def _as_read(column: pa.ChunkedArray, target: pa.DataType) -> pa.ChunkedArray:
+    """``column`` as a partition table stores it, as Spark reads it (``target`` is the Arrow type
+    of Spark's column), by docs/format.md "Types"."""
+    return pa.chunked_array([_array_as_read(chunk, target) for chunk in column.chunks], target)
+
+
+def _array_as_read(a: pa.Array, target: pa.DataType) -> pa.Array:
+    """Times of day as microseconds since midnight, date64 and nanoseconds floored to the day and
+    the microsecond, struct fields and list elements alike; the rest casts exactly."""
+    t = a.type
+    if pa.types.is_struct(t) and pa.types.is_struct(target):
+        fields = [target.field(i) for i in range(target.num_fields)]
+        children = [_array_as_read(a.field(i), f.type) for i, f in enumerate(fields)]
+        return pa.StructArray.from_arrays(children, fields=fields, mask=a.is_null())
+    if (pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)) and \
+            pa.types.is_list(target):
+        as_list = a.cast(pa.list_(t.value_field))
+        values = _array_as_read(as_list.values, target.value_type)
+        return pa.ListArray.from_arrays(as_list.offsets, values, type=target, mask=a.is_null())
+    if pa.types.is_time(t) and pa.types.is_integer(target):
+        ints = a.cast(pa.int32() if t.bit_width == 32 else pa.int64()).cast(pa.int64())
+        return _floor_div(ints, 1000) if t.unit == "ns" else pc.multiply(ints, _MICROS[t.unit])
+    if pa.types.is_date64(t):
+        return _floor_div(a.cast(pa.int64()), 86_400_000).cast(pa.int32()).cast(target)
+    if (pa.types.is_timestamp(t) or pa.types.is_duration(t)) and t.unit == "ns":
+        return _floor_div(a.cast(pa.int64()), 1000).cast(target)
+    return a.cast(target)
+
+
+_MICROS = {"s": 1_000_000, "ms": 1_000, "us": 1}
+
+
+def _floor_div(values: pa.Array, n: int) -> pa.Array:
+    """Integers divided by ``n``, rounded down (Arrow's divide rounds toward zero)."""
+    quotient = pc.divide(values, n)
+    below = pc.less(pc.subtract(values, pc.multiply(quotient, n)), 0)
+    return pc.subtract(quotient, pc.cast(below, pa.int64()))
 
 
 def _same_rows(a: pa.Table, b: pa.Table) -> bool:

@@ -8,9 +8,9 @@
 // Lance takes fragments only in the table's own column order, so the result is that order.
 package lancepart.lance
 
+import lancepart.arrow.ArrowTypes
 import lancepart.spec.{NamespaceSchema, SchemaEvolution, SchemaField}
 import org.apache.arrow.vector.types.pojo.Field
-import org.apache.spark.sql.lancepart.ArrowBridge
 import org.lance.Dataset
 import org.lance.schema.ColumnAlteration
 
@@ -31,12 +31,13 @@ object LeafAlignment {
       val found = schema.fields.map(c => c -> LeafSchema.find(leaf, c))
       val narrower = found.exists { case (c, f) =>
         f.exists { f =>
-          val leafType = ArrowBridge.fromArrowField(f)
-          if (!SchemaEvolution.isWidening(leafType, c.dataType)) {
+          val leafType = ArrowTypes.toSpark(f, s"partition table $uri: column '${f.getName}'")
+          val same = ArrowTypes.sameValues(leafType, c.dataType)
+          if (!same && !SchemaEvolution.isWidening(leafType, c.dataType)) {
             throw new IllegalStateException(s"partition table $uri: column '${f.getName}' has type ${leafType.sql}; " +
               s"values of namespace column '${c.name}' (${c.dataType.sql}) cannot be stored in it")
           }
-          leafType != c.dataType
+          !same
         }
       }
       val renames = found.collect {
@@ -51,7 +52,7 @@ object LeafAlignment {
             .rename(
               s"${f.getName}_deprecated_${Option(f.getMetadata.get(LeafSchema.FieldIdKey)).getOrElse("untagged")}").build()
       }
-      val missing = found.collect { case (c, None) => LeafSchema.tagged(c) }
+      val missing = found.collect { case (c, None) => LeafSchema.tagged(schema, c) }
       val unchanged = renames.isEmpty && displaced.isEmpty && missing.isEmpty
       if (narrower || (pinned.isDefined && !unchanged)) None
       else if (unchanged) Some(layout(ds, schema))

@@ -4,7 +4,6 @@ package lancepart.lance
 
 import lancepart.spec.{NamespaceSchema, SchemaField}
 import org.apache.arrow.vector.types.pojo.{Field, FieldType, Schema}
-import org.apache.spark.sql.lancepart.ArrowBridge
 
 import scala.jdk.CollectionConverters._
 
@@ -12,17 +11,14 @@ object LeafSchema {
   val FieldIdKey = "lancepart:field_id"
 
   /** The Arrow schema of data written now: the readable columns, tagged with their ids. */
-  def arrow(schema: NamespaceSchema): Schema = new Schema(schema.fields.map(tagged).asJava)
+  def arrow(schema: NamespaceSchema): Schema = new Schema(schema.fields.map(tagged(schema, _)).asJava)
 
-  def tagged(f: SchemaField): Field = {
-    val plain = ArrowBridge.toArrowField(f.name, f.dataType, f.nullable)
+  /** Column `f` as a new partition table stores it ([[NamespaceSchema.arrow]]), tagged with its id. */
+  def tagged(schema: NamespaceSchema, f: SchemaField): Field = {
+    val plain = schema.arrow(f)
     new Field(
       plain.getName,
-      new FieldType(
-        plain.isNullable,
-        plain.getType,
-        plain.getDictionary,
-        Map(FieldIdKey -> f.id.toString).asJava),
+      new FieldType(plain.isNullable, plain.getType, plain.getDictionary, Map(FieldIdKey -> f.id.toString).asJava),
       plain.getChildren)
   }
 

@@ -4,7 +4,6 @@ package lancepart.maintenance
 
 import lancepart.manifest.{ManifestQuery, ManifestRow, ManifestStore, Naming, RowMetadata, TableFiles}
 import lancepart.spec.{BoundField, FormatException, TableMetadata, TransactionMode}
-import org.apache.spark.sql.lancepart.ArrowBridge
 
 import scala.jdk.CollectionConverters._
 
@@ -52,7 +51,7 @@ object ManifestRepair {
       // its rows kept read_versions
       val readVersionNeeded =
         props.contains(TransactionMode.Key) || kept.values.exists(_.exists(_.readVersion.isDefined))
-      val missing = (meta.allFields.map(f => ArrowBridge.toArrowField(f.column, f.valueType, nullable = true)) ++
+      val missing = (meta.allFields.map(_.arrowField) ++
         Option.when(readVersionNeeded)(ManifestStore.arrowSchema(Seq.empty).findField(ReadVersion))).filterNot(f =>
         present(f.getName))
       // An interrupted repair may have added columns it did not fill: all are filled again.

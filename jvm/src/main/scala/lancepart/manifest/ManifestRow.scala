@@ -2,7 +2,7 @@
 package lancepart.manifest
 
 /**
- * One `__manifest` row; `values` maps partition field_id to its value (see [[ArrowValues]]).
+ * One `__manifest` row; `values` maps partition field_id to its value (see [[lancepart.arrow.ArrowValues]]).
  * `readVersion` is the leaf version every reader reads (spec: Transaction): set by strong-mode
  * writes, NULL after weak ones (readers then read the leaf's latest version).
  * `writtenVersion` is the leaf version lancepart's last weak write left, kept in the row's

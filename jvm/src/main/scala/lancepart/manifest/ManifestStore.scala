@@ -3,14 +3,14 @@ package lancepart.manifest
 
 import java.util.Collections
 
+import lancepart.arrow.{ArrowTypes, ArrowValues, UnsupportedArrowType}
 import lancepart.lance.{Lance, LanceAccess}
 import lancepart.spec.{BoundField, FormatException, PartitionField, PartitionSpec, TableMetadata, TransactionMode}
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.VectorSchemaRoot
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
-import org.apache.spark.sql.lancepart.ArrowBridge
-import org.apache.spark.sql.types.DataType
+import org.apache.spark.sql.types.{DataType, Decimal}
 import org.lance.Dataset
 import org.lance.ipc.ScanOptions
 import org.lance.merge.MergeInsertParams
@@ -70,8 +70,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    * and metadata do not change. */
   def addColumns(fields: Seq[BoundField]): Unit = lance.withDataset(uri) { ds =>
     val present = ds.getSchema.getFields.asScala.map(_.getName).toSet
-    val added = fields.filterNot(f => present(f.column)).map(f =>
-      ArrowBridge.toArrowField(f.column, f.valueType, nullable = true))
+    val added = fields.filterNot(f => present(f.column)).map(_.arrowField)
     if (added.nonEmpty) ds.addColumns(added.asJava)
   }
 
@@ -81,7 +80,9 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
 
   private def partitionTypes(schema: Schema): Map[String, DataType] = schema.getFields.asScala.collect {
     case f if f.getName.startsWith(PartitionField.ColumnPrefix) =>
-      f.getName.stripPrefix(PartitionField.ColumnPrefix) -> ArrowBridge.fromArrowField(f)
+      f.getName.stripPrefix(PartitionField.ColumnPrefix) ->
+        (try ArrowTypes.toSpark(f, s"table $table: __manifest column '${f.getName}'")
+        catch { case e: UnsupportedArrowType => throw new FormatException(e.getMessage) })
   }.toMap
 
   /** Spec versions any `v<N>` namespace row names, declared or not (a staged replace's rows). */
@@ -214,7 +215,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
           objectId = r(ObjectId).toString,
           objectType = r(ObjectType).toString,
           location = Option(r(Location)).map(_.toString),
-          readVersion = r.get(ReadVersion).flatMap(Option(_)).map(_.asInstanceOf[Long]),
+          readVersion = r.get(ReadVersion).flatMap(Option(_)).map(version),
           values = fields.map(f => f.fieldId -> r(f.column)).toMap,
           writtenVersion = metadata.flatMap(RowMetadata.writtenVersion),
           metadata = metadata
@@ -244,7 +245,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       lance.withDataset(uri, Some(v))(ds =>
         scan(ds, ManifestQuery.leafReferences, Location +: Seq(ReadVersion).filter(has(ds, _))))
     }.groupMapReduce(_(
-      Location).toString)(r => r.get(ReadVersion).flatMap(Option(_)).map(_.asInstanceOf[Long]).toSet)(_ ++ _)
+      Location).toString)(r => r.get(ReadVersion).flatMap(Option(_)).map(version).toSet)(_ ++ _)
   }
 
   /** Number of partition tables at `manifest.version` (of the spec versions it declares). */
@@ -378,6 +379,12 @@ object ManifestStore {
    * the partition columns may hold NULLs that are no partition values, so the table does not load. */
   val RepairInProgressKey = "lancepart.repair-in-progress"
 
+  /** A `read_version` value: a Lance version number, its unsigned 64 bits as a Long. */
+  private def version(v: Any): Long = v match {
+    case d: Decimal => d.toJavaBigDecimal.toBigIntegerExact.longValue
+    case n: Long => n
+  }
+
   /** Directory-namespace columns, `read_version` and one column per partition field. */
   def arrowSchema(fields: Seq[BoundField]): Schema = {
     val utf8 = new ArrowType.Utf8()
@@ -393,7 +400,7 @@ object ManifestStore {
         Collections.singletonList(Field.nullable(ObjectId, utf8))),
       Field.nullable(ReadVersion, new ArrowType.Int(64, false))
     )
-    val partition = fields.map(f => ArrowBridge.toArrowField(f.column, f.valueType, nullable = true))
+    val partition = fields.map(_.arrowField)
     new Schema((base ++ partition).asJava)
   }
 

@@ -1,7 +1,9 @@
 // Spark V1 filters and values rendered as Lance SQL filter text (DataFusion dialect).
 package lancepart.prune
 
+import lancepart.arrow.ArrowTypes
 import lancepart.manifest.SqlLiteral.quote
+import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 import org.apache.spark.sql.catalyst.CatalystTypeConverters
 import org.apache.spark.sql.sources._
 import org.apache.spark.sql.types._
@@ -19,6 +21,22 @@ object LanceSql {
    * from UTF-8 (NUL, characters outside the Basic Multilingual Plane): those go through `chr`.
    */
   private def passesJni(codePoint: Int): Boolean = codePoint != 0 && codePoint < Character.MIN_SUPPLEMENTARY_CODE_POINT
+
+  /**
+   * Partition column `column` (quoted) of stored Arrow type `stored` as a Lance SQL expression of
+   * the value Spark reads, against which literals of the Spark type compare exactly: the column
+   * itself for Spark's own types and for large strings, large binary and decimal256 (Lance
+   * coerces those exactly), unsigned integers cast to the Spark type (a literal out of their
+   * range must not fail the query); None for the others (float16, date64, time, durations and
+   * timestamps in other units, whose literals Lance would round), which are not pruned on.
+   */
+  def asRead(column: String, stored: ArrowType): Option[String] = stored match {
+    case i: ArrowType.Int if !i.getIsSigned =>
+      Some(s"arrow_cast($column, '${Map(8 -> "Int16", 16 -> "Int32", 32 -> "Int64", 64 -> "Decimal128(20, 0)")(i.getBitWidth)}')")
+    case _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary | _: ArrowType.Decimal => Some(column)
+    case t if ArrowTypes.isSparkOwn(Field.nullable(column, t), column) => Some(column)
+    case _ => None
+  }
 
   /** `s` as a Lance SQL string expression, or None when it holds a lone surrogate (not text). */
   def string(s: String): Option[String] = {
@@ -56,7 +74,9 @@ object LanceSql {
           case _ => None
         }
       case (b: Boolean, BooleanType) => Some(b)
+      case (f: Float, FloatType) => Some(f)
       case (d: Double, DoubleType) => Some(d)
+      case (b: Array[Byte], BinaryType) => Some(b)
       case (s: UTF8String, StringType) => Some(s)
       case (d: Int, DateType) => Some(d)
       case (t: Long, TimestampType | TimestampNTZType) => Some(t)
@@ -77,9 +97,12 @@ object LanceSql {
     case (n: Short, ShortType) => Some(n.toString)
     case (n: Int, IntegerType) => Some(n.toString)
     case (n: Long, LongType) => Some(long(n))
+    // a float column is compared as a double (exactly): the literal is the float's exact double value
+    case (f: Float, FloatType) => literal(f.toDouble, DoubleType)
     case (d: Double, DoubleType) if d.isNaN => None
     case (d: Double, DoubleType) if d.isInfinite => Some(s"CAST('${if (d > 0) "inf" else "-inf"}' AS DOUBLE)")
     case (d: Double, DoubleType) => Some(d.toString)
+    case (b: Array[Byte], BinaryType) => Some(b.map(x => f"${x & 0xff}%02X").mkString("X'", "", "'"))
     case (s: UTF8String, StringType) if UTF8String.fromString(s.toString) == s => string(s.toString)
     case (d: Int, DateType) => Some(s"arrow_cast($d, 'Date32')")
     case (t: Long, TimestampType) => Some(s"arrow_cast(${long(t)}, 'Timestamp(Microsecond, Some(\"UTC\"))')")
@@ -94,24 +117,31 @@ object LanceSql {
 
   /**
    * `column op v` with Spark's semantics for internal value `v` of type `dt`. Lance orders
-   * doubles by IEEE total order (-0.0 < 0.0, NaN = NaN, NaNs with the sign bit below every
-   * number); Spark has -0.0 = 0.0 and every NaN equal and above every number.
+   * floats and doubles by IEEE total order (-0.0 < 0.0, NaN = NaN, NaNs with the sign bit below
+   * every number); Spark has -0.0 = 0.0 and every NaN equal and above every number.
    */
-  def compare(column: String, op: String, v: Any, dt: DataType): Option[String] = (op, v) match {
+  def compare(column: String, op: String, v: Any, dt: DataType): Option[String] = (op, asDouble(v)) match {
     case ("=", _) => equal(column, v, dt)
-    case (_, d: Double) if dt == DoubleType && d.isNaN =>
+    case (_, Some(d)) if d.isNaN =>
       op match { case ">=" => Some(s"isnan($column)"); case "<" => Some(s"NOT isnan($column)"); case _ => None }
-    case (_, d: Double) if dt == DoubleType =>
-      val bound = if (d == 0.0) (if (op == "<" || op == ">=") "-0.0" else "0.0") else literal(d, dt).get
+    case (_, Some(d)) =>
+      val bound = if (d == 0.0) (if (op == "<" || op == ">=") "-0.0" else "0.0") else literal(v, dt).get
       if (op.startsWith("<")) Some(s"($column $op $bound AND NOT isnan($column))")
       else Some(s"($column $op $bound OR isnan($column))")
     case _ => literal(v, dt).map(l => s"$column $op $l")
   }
 
-  /** `column = v` with Spark's equality (on doubles: -0.0 = 0.0, NaN = NaN). */
-  private def equal(column: String, v: Any, dt: DataType): Option[String] = (v, dt) match {
-    case (d: Double, DoubleType) if d.isNaN => Some(s"isnan($column)")
-    case (d: Double, DoubleType) if d == 0.0 => Some(s"($column = 0.0 OR $column = -0.0)")
+  /** A float or double value as a double. */
+  private def asDouble(v: Any): Option[Double] = v match {
+    case f: Float => Some(f.toDouble)
+    case d: Double => Some(d)
+    case _ => None
+  }
+
+  /** `column = v` with Spark's equality (on floats and doubles: -0.0 = 0.0, NaN = NaN). */
+  private def equal(column: String, v: Any, dt: DataType): Option[String] = asDouble(v) match {
+    case Some(d) if d.isNaN => Some(s"isnan($column)")
+    case Some(d) if d == 0.0 => Some(s"($column = 0.0 OR $column = -0.0)")
     case _ => literal(v, dt).map(l => s"$column = $l")
   }
 
@@ -119,7 +149,7 @@ object LanceSql {
   def in(column: String, values: Seq[Any], dt: DataType): Option[String] = {
     val (nulls, present) = values.distinct.partition(_ == null)
     val tests =
-      if (dt == DoubleType) present.map(equal(column, _, dt))
+      if (dt == DoubleType || dt == FloatType) present.map(equal(column, _, dt))
       else if (present.isEmpty) Seq.empty
       else {
         val lits = present.map(literal(_, dt))

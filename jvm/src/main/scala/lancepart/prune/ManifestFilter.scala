@@ -73,7 +73,8 @@ object ManifestFilter {
 
     private def sourceOf(attr: String): Option[Int] = meta.schema.byName(attr).map(_.id)
 
-    private def columnOf(f: BoundField): Option[String] = LanceSql.column(f.column)
+    private def columnOf(f: BoundField): Option[String] =
+      LanceSql.column(f.column).flatMap(LanceSql.asRead(_, f.storedType))
 
     /** The projection of one single-column filter onto field `f`. */
     private def onField(f: BoundField, leaf: Filter): Option[Proj] = {

@@ -96,16 +96,18 @@ object DdlPartitioning {
     }
     def field(transform: Transform): PartitionField = {
       val sources = if (transform.multiSource && columns.nonEmpty) columns else Seq(one())
+      // identity and truncate keep the source's stored type (uint8 stays uint8)
       val result = transform match {
-        case Transform.Identity | _: Transform.Truncate => one().dataType
-        case _: Transform.CalendarField | _: Transform.Bucket | _: Transform.MultiBucket => IntegerType
+        case Transform.Identity | _: Transform.Truncate => PartitionSpec.resultTypeJson(schema.arrow(one()))
+        case _: Transform.CalendarField | _: Transform.Bucket | _: Transform.MultiBucket =>
+          PartitionSpec.resultTypeJson(IntegerType)
       }
       PartitionField(
         transform.fieldId(sources.map(_.name)).replaceAll("[^A-Za-z0-9_]", "_"),
         sources.map(_.id),
         Some(transform),
         None,
-        PartitionSpec.resultTypeJson(result))
+        result)
     }
     val transforms = Transform.fromDdl(t.name(), ints, columns.size)
     if (transforms.isEmpty) throw new IllegalArgumentException(

@@ -155,9 +155,14 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       NamespaceSchema.checkColumnName(qualified(ident), c.name())
       ArrowJsonType.requireWritable(qualified(ident), c.name(), c.dataType())
     }
-    val struct = StructType(columns.map { c =>
-      Option(c.comment()).foldLeft(StructField(c.name(), c.dataType(), c.nullable()))(_.withComment(_))
-    })
+    val struct = FixedSizeLists.declare(
+      qualified(ident),
+      StructType(columns.map { c =>
+        val field = FixedSizeLists.column(StructField(c.name(), c.dataType(), c.nullable()), c.metadataInJSON())
+        Option(c.comment()).foldLeft(field)(_.withComment(_))
+      }),
+      properties.asScala.toMap
+    )
     val user = TableProperties.atCreate(qualified(ident), warehouse.tableUri(ident), properties.asScala.toMap)
     PartitionedCatalog.newTable(
       qualified(ident),
@@ -519,7 +524,7 @@ object PartitionedCatalog {
         f.source.filter(_ => f.field.isIdentity).fold(s"partition field '${f.fieldId}'")(s => s"column '${s.name}'")
       throw new IllegalArgumentException(
         s"table $table: $what has type ${f.valueType.sql}, which cannot be a partition value " +
-          "(supported: boolean, integers, string, date, timestamp, timestamp_ntz, decimal)")
+          "(supported: boolean, integers, float, double, string, binary, date, timestamp, timestamp_ntz, decimal)")
     }
     meta
   }

@@ -27,7 +27,8 @@ object TableProperties {
   private val Reserved = Set(TableMetadata.SchemaKey)
 
   /** The user's properties of a new table from CREATE's `properties`: the format's own keys
-   * (transaction mode, expression fields) are read elsewhere, LOCATION must be the table's own. */
+   * (transaction mode, expression fields, fixed-size lists) are read elsewhere, LOCATION must be
+   * the table's own. */
   def atCreate(table: String, tableUri: String, properties: Map[String, String]): Map[String, String] =
     properties.filter { case (key, value) =>
       if (key == TableCatalog.PROP_LOCATION) { checkLocation(table, tableUri, value); false }
@@ -38,7 +39,7 @@ object TableProperties {
         s"table $table: CREATE EXTERNAL TABLE is not supported: every table of this catalog is managed " +
           "(DROP TABLE deletes its data); leave EXTERNAL out")
       else !StatementKeys(key) && key != TransactionMode.Key && key != DdlPartitioning.ExpressionsProperty &&
-      key != FileVersionKey && {
+      key != FileVersionKey && !key.startsWith(FixedSizeLists.Prefix) && {
         checkSettable(table, key)
         true
       }
@@ -67,6 +68,7 @@ object TableProperties {
         s"expression partition fields are set at CREATE TABLE; later specs come from ${PartitionedCatalog.FunctionNamespace}.evolve_partition_spec")
       else if (StatementKeys(key)) Some("it is set by Spark for CREATE TABLE and is not stored")
       else if (key == FileVersionKey) Some("the Lance file format of a table's datasets is chosen at CREATE TABLE")
+      else if (key.startsWith(FixedSizeLists.Prefix)) Some("a column's type is chosen at CREATE TABLE")
       else None
     reason.foreach(r => throw new IllegalArgumentException(s"table $table: property '$key' cannot be set: $r"))
   }

@@ -2,12 +2,12 @@
 package lancepart.spec
 
 import com.fasterxml.jackson.databind.node.ObjectNode
+import lancepart.arrow.{ArrowTypes, UnsupportedArrowType}
+import org.apache.arrow.vector.types.pojo.Field
 import org.apache.spark.sql.types._
 
 /** One top-level column of the namespace schema with its stable field id and its COMMENT. */
-case class SchemaField(id: Int, name: String, dataType: DataType, nullable: Boolean, comment: Option[String] = None) {
-  def sparkField: StructField = comment.foldLeft(StructField(name, dataType, nullable))(_.withComment(_))
-}
+case class SchemaField(id: Int, name: String, dataType: DataType, nullable: Boolean, comment: Option[String] = None)
 
 /**
  * The shared schema of every partition table. `json` is kept as stored so that ids of nested
@@ -16,7 +16,22 @@ case class SchemaField(id: Int, name: String, dataType: DataType, nullable: Bool
  * ids are never reused.
  */
 case class NamespaceSchema(fields: Seq[SchemaField], json: String, droppedMaxId: Int = -1) {
-  lazy val sparkSchema: StructType = StructType(fields.map(_.sparkField))
+
+  /** The columns as Spark sees them; a fixed-size list says its size in the field metadata. */
+  lazy val sparkSchema: StructType = StructType(fields.map { f =>
+    val column = ArrowTypes.sparkField(arrow(f), f.name, f.dataType, f.nullable)
+    f.comment.foldLeft(column)(_.withComment(_))
+  })
+
+  /** The Arrow field (of the column's name) that new partition tables store column `f` as: its
+   * type in the JSON, units and zones as [[ArrowJsonType]] reads them. */
+  def arrow(f: SchemaField): Field = {
+    val stored = arrowFields(f.id)
+    new Field(f.name, stored.getFieldType, stored.getChildren)
+  }
+
+  @transient private lazy val arrowFields: Map[Int, Field] =
+    NamespaceSchema.columns(json, "schema").map { case (_, field, id, _) => id -> field }.toMap
 
   /** A column by id; None for a dropped one (old specs may still name it as a source). */
   def byId(id: Int): Option[SchemaField] = fields.find(_.id == id)
@@ -44,10 +59,11 @@ object NamespaceSchema {
   def parse(text: String, table: String): NamespaceSchema = {
     val what = s"table $table: property 'schema'"
     val root = Json.requireObject(Json.parse(text, what), what)
-    val fields = Json.array(root, "fields", what).map { f =>
-      val (name, dt, nullable, id) = SchemaJson.fieldFromJson(f, what)
-      val metadata = Json.stringMap(f.get("metadata"))
-      SchemaField(id, name, dt, nullable, metadata.get(CommentKey))
+    val fields = columns(text, what).map { case (name, field, id, comment) =>
+      val dt =
+        try ArrowTypes.toSpark(field, s"$what, column '$name'")
+        catch { case e: UnsupportedArrowType => throw new FormatException(e.getMessage) }
+      SchemaField(id, name, dt, field.isNullable, comment)
     }
     val dupIds = fields.groupBy(_.id).collect { case (id, fs) if fs.size > 1 => id }
     if (dupIds.nonEmpty) throw new FormatException(s"$what: field id ${dupIds.min} is used twice")
@@ -58,6 +74,13 @@ object NamespaceSchema {
     }
     NamespaceSchema(fields, text, droppedMaxId.getOrElse(-1))
   }
+
+  /** The top-level fields of schema JSON `text`: name, Arrow field, field id and COMMENT. */
+  private def columns(text: String, what: String): Seq[(String, Field, Int, Option[String])] =
+    Json.array(Json.requireObject(Json.parse(text, what), what), "fields", what).map { f =>
+      val (name, field, id) = SchemaJson.fieldFromJson(f, what)
+      (name, field, id, Json.stringMap(f.get("metadata")).get(CommentKey))
+    }
 
   /** Refuses a COMMENT on a field inside column `column` (of type `dt`), which would be lost. */
   def checkNoNestedComments(table: String, column: String, dt: DataType): Unit = dt match {
@@ -86,20 +109,24 @@ object NamespaceSchema {
   }
 
   /** A new schema for `struct`: ids 0, 1, ... in pre-order, nested fields included; top-level
-   * comments are kept, comments of nested fields are refused (the schema keeps them nowhere). */
+   * comments are kept, comments of nested fields are refused (the schema keeps them nowhere); an
+   * array with [[ArrowTypes.FixedSizeListKey]] in its field metadata is a fixed-size list. */
   def fromSpark(struct: StructType, table: String): NamespaceSchema = {
     var next = 0
     val nextId = () => { val id = next; next += 1; id }
     val root = Json.obj()
     val arr = root.putArray("fields")
-    val fields = struct.fields.toSeq.map { f =>
+    struct.fields.foreach { f =>
       checkNoNestedComments(table, f.name, f.dataType)
-      val id = nextId()
-      val node = SchemaJson.fieldToJson(f.name, f.dataType, f.nullable, id, nextId)
+      val node = SchemaJson.fieldToJson(stored(table, f), nextId(), nextId)
       f.getComment().foreach(c => node.get("metadata").asInstanceOf[ObjectNode].put(CommentKey, c))
       arr.add(node)
-      SchemaField(id, f.name, f.dataType, f.nullable, comment = f.getComment())
     }
-    NamespaceSchema(fields, Json.write(root))
+    parse(Json.write(root), table)
   }
+
+  /** The Arrow field new column `f` of `table` is stored as (see [[ArrowTypes.stored]]). */
+  def stored(table: String, f: StructField): Field =
+    try ArrowTypes.stored(f)
+    catch { case e: IllegalArgumentException => throw new IllegalArgumentException(s"table $table: ${e.getMessage}") }
 }

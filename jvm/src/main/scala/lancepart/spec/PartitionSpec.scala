@@ -2,7 +2,9 @@
 package lancepart.spec
 
 import com.fasterxml.jackson.databind.JsonNode
+import lancepart.arrow.ArrowTypes
 import lancepart.transform.Transform
+import org.apache.arrow.vector.types.pojo.Field
 import org.apache.spark.sql.types.DataType
 
 /**
@@ -108,6 +110,9 @@ object PartitionSpec {
     Transform.fromJson(Json.requireObject(node, s"$what: 'transform'"))
       .fold(e => throw new FormatException(s"$what: $e"), identity)
 
-  /** The JsonArrowDataType of a value type, for `result_type`. */
-  def resultTypeJson(dt: DataType): JsonNode = ArrowJsonType.fromSpark(dt, () => 0)
+  /** The JsonArrowDataType of values of Arrow field `f`, for `result_type`. */
+  def resultTypeJson(f: Field): JsonNode = ArrowJsonType.fromArrow(f, () => 0)
+
+  /** The JsonArrowDataType of values of Spark type `dt` as Spark stores them. */
+  def resultTypeJson(dt: DataType): JsonNode = resultTypeJson(ArrowTypes.sparkOwn("value", dt, nullable = true))
 }

@@ -5,6 +5,7 @@ package lancepart.spec
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.{ArrayNode, ObjectNode}
+import lancepart.arrow.ArrowTypes
 import lancepart.transform.{BucketHash, Transform}
 import org.apache.spark.sql.types._
 
@@ -45,7 +46,7 @@ object SchemaEvolution {
         var next = schema.maxFieldId
         val nextId = () => { next += 1; next }
         NamespaceSchema.checkNoNestedComments(table, name, dt)
-        val added = SchemaJson.fieldToJson(name, dt, nullable = true, nextId(), nextId)
+        val added = SchemaJson.fieldToJson(NamespaceSchema.stored(table, StructField(name, dt)), nextId(), nextId)
         comment.foreach(c => added.get("metadata").asInstanceOf[ObjectNode].put(NamespaceSchema.CommentKey, c))
         fields.add(added)
       case RenameColumn(name, newName) =>
@@ -78,7 +79,11 @@ object SchemaEvolution {
             s"${dt.sql} differs from the hash of the same ${f.dataType.sql} value")
         }
         val n = node(f)
-        n.set[JsonNode]("type", ArrowJsonType.fromSpark(dt, () => throw new IllegalStateException("primitive type")))
+        n.set[JsonNode](
+          "type",
+          ArrowJsonType.fromArrow(
+            ArrowTypes.sparkOwn(name, dt, nullable = true),
+            () => throw new IllegalStateException("primitive type")))
       case CommentColumn(name, comment) =>
         val metadata = node(column(name)).get("metadata").asInstanceOf[ObjectNode]
         comment.fold(metadata.remove(NamespaceSchema.CommentKey))(metadata.put(NamespaceSchema.CommentKey, _))

@@ -3,11 +3,13 @@ package lancepart.spec
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
-import org.apache.spark.sql.types._
+import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 
 /** JsonArrowField encoding shared by the schema and by nested types. */
 object SchemaJson {
-  def fieldFromJson(node: JsonNode, what: => String): (String, DataType, Boolean, Int) = {
+
+  /** The field's name, its Arrow field (of that name) and its `lance:field_id`. */
+  def fieldFromJson(node: JsonNode, what: => String): (String, Field, Int) = {
     Json.requireObject(node, what)
     val name = Json.string(node, "name", what)
     val fieldWhat = s"$what, field '$name'"
@@ -26,18 +28,21 @@ object SchemaJson {
       throw new FormatException(
         s"$fieldWhat: ${ArrowJsonType.TimeZoneKey} '$z' is not supported; zoned timestamps are UTC")
     }
-    val zoned = zone.isDefined
-    (name, ArrowJsonType.toSpark(node.get("type"), zoned, fieldWhat), nullable, id)
+    (name, ArrowJsonType.toArrow(name, node.get("type"), nullable, zone.isDefined, fieldWhat), id)
   }
 
-  def fieldToJson(name: String, dt: DataType, nullable: Boolean, id: Int, nextId: () => Int): ObjectNode = {
+  /** The JsonArrowField of Arrow field `f` with field id `id`; nested fields get ids from `nextId`. */
+  def fieldToJson(f: Field, id: Int, nextId: () => Int): ObjectNode = {
     val node = Json.obj()
-    node.put("name", name)
-    node.put("nullable", nullable)
-    node.set[JsonNode]("type", ArrowJsonType.fromSpark(dt, nextId))
+    node.put("name", f.getName)
+    node.put("nullable", f.isNullable)
+    node.set[JsonNode]("type", ArrowJsonType.fromArrow(f, nextId))
     val md = node.putObject("metadata")
     md.put(NamespaceSchema.FieldIdKey, id.toString)
-    if (dt == TimestampType) md.put(ArrowJsonType.TimeZoneKey, "UTC")
+    f.getType match {
+      case t: ArrowType.Timestamp if t.getTimezone != null => md.put(ArrowJsonType.TimeZoneKey, "UTC")
+      case _ =>
+    }
     node
   }
 }

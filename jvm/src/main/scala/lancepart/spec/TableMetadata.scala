@@ -1,21 +1,28 @@
 // Root namespace properties (spec: Metadata Definition): the schema plus every partition_spec_v<N>.
 package lancepart.spec
 
-import lancepart.transform.ExprEval
+import lancepart.arrow.ArrowTypes
+import lancepart.transform.{ExprEval, Transform}
+import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 import org.apache.spark.sql.types._
 
 /**
  * A partition field bound to the schema: `sources` follow `source_ids` (None for an id the schema
- * no longer has), `valueType` is the partition value's type and `compute` evaluates the field on
- * source values (Spark internal form, NULL for a missing source).
+ * no longer has), `valueType` is the partition value's type, `compute` evaluates the field on
+ * source values (Spark internal form, NULL for a missing source) and `storedType` is the Arrow
+ * type of its `result_type`.
  */
 case class BoundField(
     field: PartitionField,
     sources: Seq[Option[SchemaField]],
     valueType: DataType,
-    compute: IndexedSeq[Any] => Any) {
+    compute: IndexedSeq[Any] => Any,
+    storedType: ArrowType) {
   def fieldId: String = field.fieldId
   def column: String = field.manifestColumn
+
+  /** The `__manifest` column of its values, of its `result_type`. */
+  def arrowField: Field = Field.nullable(column, storedType)
 
   /** The single source column, when the field has exactly one and the schema has it. */
   def source: Option[SchemaField] = if (sources.size == 1) sources.head else None
@@ -72,8 +79,8 @@ object TableMetadata {
 
   /** Types a partition value may have: exact equality and a literal form in Lance filters. */
   def isSupportedPartitionType(dt: DataType): Boolean = dt match {
-    case BooleanType | ByteType | ShortType | IntegerType | LongType | StringType | DateType |
-        TimestampType | TimestampNTZType | _: DecimalType => true
+    case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | StringType |
+        BinaryType | DateType | TimestampType | TimestampNTZType | _: DecimalType => true
     case _ => false
   }
 
@@ -112,10 +119,17 @@ object TableMetadata {
 
   private def bindField(f: PartitionField, schema: NamespaceSchema, what: String): BoundField = {
     val sources = f.sourceIds.map(schema.byId)
+    def bound(valueType: DataType, compute: IndexedSeq[Any] => Any): BoundField = {
+      val zoned = valueType == TimestampType
+      val stored =
+        ArrowJsonType.toArrow(f.manifestColumn, f.resultTypeJson, nullable = true, zoned, s"$what: result_type")
+      BoundField(f, sources, valueType, compute, stored.getType)
+    }
+    sources.flatten.foreach(s => checkStoredSource(f.transform, s, schema.arrow(s), what))
     f.transform match {
       case Some(_) if sources.contains(None) =>
         // a dropped source (spec requirement 4): the field's values are NULL, typed as declared
-        BoundField(f, sources, ArrowJsonType.toSpark(f.resultTypeJson, zoned = true, s"$what: result_type"), _ => null)
+        bound(ArrowJsonType.toSpark(f.resultTypeJson, zoned = true, s"$what: result_type"), _ => null)
       case Some(t) =>
         val types = sources.flatten.map(_.dataType)
         val valueType = t.resultType(types).fold(e => throw new FormatException(s"$what: $e"), identity)
@@ -125,13 +139,37 @@ object TableMetadata {
           throw new FormatException(s"$what: result_type ${declared.sql} is inconsistent with transform " +
             s"'${t.jsonName}' of ${types.map(_.sql).mkString(", ")}, which gives ${valueType.sql}")
         }
-        BoundField(f, sources, valueType, values => t(values.zip(types)))
+        bound(valueType, values => t(values.zip(types)))
       case None =>
         val declared = ArrowJsonType.toSpark(f.resultTypeJson, zoned = false, s"$what: result_type")
         val compute =
           try ExprEval.compile(f.expression.get, sources.map(_.map(_.dataType)), declared)
           catch { case e: IllegalArgumentException => throw new FormatException(s"$what: ${e.getMessage}") }
-        BoundField(f, sources, declared, compute)
+        bound(declared, compute)
+    }
+  }
+
+  /**
+   * Refuses a partition field whose value lancepart would compute otherwise than the spec's
+   * DataFusion functions over source `s`, stored as Arrow field `stored` (docs/format.md,
+   * "Types"). Values read as Spark's own Arrow types are the stored ones. Of the others, identity
+   * and calendar fields see the same value (a date, an instant, a number); truncate sees the same
+   * number for unsigned integers and decimal256; bucket hashes, and expressions compute on, the
+   * stored Arrow value, which is the Spark value only for large_utf8, large_binary and decimal256.
+   */
+  private def checkStoredSource(t: Option[Transform], s: SchemaField, stored: Field, what: String): Unit = {
+    val sameValue = t.contains(Transform.Identity) || t.exists(_.isInstanceOf[Transform.CalendarField]) ||
+      (stored.getType match {
+        case _: ArrowType.LargeUtf8 | _: ArrowType.LargeBinary | _: ArrowType.Decimal => true
+        case i: ArrowType.Int => !i.getIsSigned && t.exists(_.isInstanceOf[Transform.Truncate])
+        case _ => false
+      })
+    if (!sameValue && !ArrowTypes.isSparkOwn(stored, s"$what: column '${s.name}'")) {
+      val kind = t.fold("an expression")(k => s"transform '${k.jsonName}'")
+      val storedName = ArrowTypes.name(stored.getType)
+      throw new FormatException(s"$what: $kind over column '${s.name}' (stored as $storedName, read as " +
+        s"${s.dataType.sql}) is not supported: its value would be computed on the ${s.dataType.sql} value, while the " +
+        s"spec computes it on the stored $storedName value, which differs in width or unit")
     }
   }
 

@@ -68,7 +68,11 @@ case class PartitionDirectory(
     }
   }
 
-  private def render(v: Any): String = if (v == null) "\u0000null" else s"${v.getClass.getName}:$v"
+  private def render(v: Any): String = v match {
+    case null => "\u0000null"
+    case b: Array[Byte] => s"bytes:${b.map(x => f"${x & 0xff}%02x").mkString}"
+    case _ => s"${v.getClass.getName}:$v"
+  }
 }
 
 object PartitionDirectory {

@@ -4,11 +4,11 @@ package lancepart.txn
 
 /**
  * `values` are one per field of `fieldIds`, in spec order, in Spark's internal forms (see
- * [[lancepart.manifest.ArrowValues]]; null for NULL); a namespace's key holds the first fields only.
+ * [[lancepart.arrow.ArrowValues]]; null for NULL); a namespace's key holds the first fields only.
  * Keys are equal when their sequences are: value by value with Scala's `==` (UTF8String and
- * Decimal by value, boxed integers by number, NULL equal to NULL), hashing alike. Partition values
- * are never floating point or binary (`TableMetadata.isSupportedPartitionType`), so NaN, -0.0 and
- * byte arrays (equal only by reference) do not occur.
+ * Decimal by value, boxed numbers by number, NULL equal to NULL, a float NaN equal to itself and
+ * -0.0 apart from 0.0, as `java.lang.Float.equals` has them), binary values by their bytes;
+ * equal keys hash alike.
  */
 case class PartitionKey(fieldIds: Seq[String], values: Seq[Any]) {
   require(fieldIds.size == values.size, s"partition key of fields ${fieldIds.mkString(", ")} has ${values.size} values")
@@ -18,6 +18,22 @@ case class PartitionKey(fieldIds: Seq[String], values: Seq[Any]) {
 
   /** Field id to value, as a manifest row holds them. */
   def byFieldId: Map[String, Any] = fieldIds.zip(values).toMap
+
+  /** `values` with byte arrays (equal only by reference) as sequences of their bytes and floats
+   * as their bits (Scala's `==` holds NaN unequal to itself). */
+  private def comparable: Seq[Any] = values.map {
+    case b: Array[Byte] => b.toSeq
+    case f: Float => (classOf[Float], java.lang.Float.floatToIntBits(f))
+    case d: Double => (classOf[Double], java.lang.Double.doubleToLongBits(d))
+    case v => v
+  }
+
+  override def equals(other: Any): Boolean = other match {
+    case k: PartitionKey => fieldIds == k.fieldIds && comparable == k.comparable
+    case _ => false
+  }
+
+  override def hashCode: Int = (fieldIds, comparable).hashCode
 }
 
 object PartitionKey {

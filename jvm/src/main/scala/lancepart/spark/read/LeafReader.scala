@@ -1,6 +1,7 @@
 // Executor side of a read: scan one partition table with lance-core and hand Arrow batches to Spark.
 package lancepart.spark.read
 
+import lancepart.arrow.ArrowTypes
 import lancepart.lance.{LanceAccess, LeafSchema}
 import lancepart.spec.SchemaField
 import org.apache.arrow.vector.types.pojo.Field
@@ -8,7 +9,6 @@ import org.apache.arrow.vector.ipc.ArrowReader
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
 import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantColumnVector}
-import org.apache.spark.sql.lancepart.ArrowBridge
 import org.apache.spark.sql.types.DataType
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 import org.lance.Dataset
@@ -19,8 +19,8 @@ import scala.jdk.CollectionConverters._
 /**
  * Reads a leaf at its pinned version, following the schema consistency rules: a column is found
  * by its namespace field id (so renames are followed), else by name; it is read as the scan's
- * type ([[LeafVectors]]: nested fields by name, a narrower stored type widened, a nested field
- * the leaf lacks as NULL); a namespace column the leaf does not store reads as the partition's
+ * type ([[LeafVectors]]: nested fields by name, a narrower stored type widened, an Arrow type
+ * Spark does not read itself converted, a nested field the leaf lacks as NULL); a namespace column the leaf does not store reads as the partition's
  * identity value when it is an identity source (writers such as Daft's omit those columns), else
  * as NULL; leaf-only columns are ignored. Whole top-level columns are read: Lance reads a nested
  * path ("st.b") as a flat column without the NULLs of its parents.
@@ -33,19 +33,23 @@ import scala.jdk.CollectionConverters._
 class LeafReader(part: LeafPartition, columns: Seq[SchemaField], filters: Seq[LeafFilter], lance: LanceAccess)
     extends PartitionReader[ColumnarBatch] {
   private val dataset: Dataset = lance.open(part.uri, part.readVersion)
-  private val stored: Seq[Option[(Field, DataType)]] = columns.map { c =>
-    LeafSchema.find(dataset.getSchema, c).map { field =>
-      val leafType = ArrowBridge.fromArrowField(field)
-      LeafVectors.mismatch(leafType, c.dataType, field.getName).foreach { reason =>
-        dataset.close()
-        throw new IllegalStateException(s"partition table ${part.uri}: column $reason (namespace column '${c.name}')")
+  private val stored: Seq[Option[(Field, DataType)]] =
+    try columns.map { c =>
+        LeafSchema.find(dataset.getSchema, c).map { field =>
+          val leafType = ArrowTypes.toSpark(field, s"partition table ${part.uri}: column '${field.getName}'")
+          LeafVectors.mismatch(leafType, c.dataType, field.getName).foreach { reason =>
+            throw new IllegalStateException(
+              s"partition table ${part.uri}: column $reason (namespace column '${c.name}')")
+          }
+          (field, leafType)
+        }
       }
-      (field, leafType)
-    }
-  }
+    catch { case e: Throwable => dataset.close(); throw e }
   private val scanner: LanceScanner = {
-    val direct =
-      columns.zip(stored).collect { case (c, Some((f, t))) if f.getName == c.name && t == c.dataType => c.name }.toSet
+    // Lance compares a literal with a column in the column's own type: only Spark's own types
+    val direct = columns.zip(stored).collect {
+      case (c, Some((f, t))) if f.getName == c.name && t == c.dataType && ArrowTypes.isSparkOwn(f, f.getName) => c.name
+    }.toSet
     val nested = stored.flatten.exists { case (_, t) => LeafVectors.isNested(t) }
     val applicable = if (nested) Seq.empty else filters.filter(_.columns.forall(direct)).map(f => s"(${f.sql})")
     val names = stored.flatten.map(_._1.getName).distinct

@@ -2,9 +2,10 @@
 // type, which Spark may have pruned to some nested fields (st STRUCT<b INT> of a stored st STRUCT<a, b, d>).
 package lancepart.spark.read
 
+import lancepart.arrow.ArrowTypes
 import lancepart.spec.SchemaEvolution
 import org.apache.arrow.vector.ValueVector
-import org.apache.arrow.vector.complex.{ListVector, MapVector, StructVector}
+import org.apache.arrow.vector.complex.{FixedSizeListVector, LargeListVector, ListVector, MapVector, StructVector}
 import org.apache.spark.sql.execution.vectorized.ConstantColumnVector
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, ColumnarArray, ColumnarMap}
@@ -13,9 +14,10 @@ import org.apache.spark.unsafe.types.UTF8String
 /**
  * Struct children are matched by name (nested fields carry no id tag in leaves, and only
  * top-level columns can be renamed); a child the leaf lacks reads as NULL; a narrower stored type
- * is widened ([[WidenedColumnVector]]); recursively through structs, array elements and map
- * keys and values. A vector whose stored type already is the read type is Spark's own
- * [[ArrowColumnVector]].
+ * is widened ([[WidenedColumnVector]]); an Arrow type that Spark does not read itself is
+ * converted ([[StoredColumnVector]]; lists of every kind are arrays); recursively through
+ * structs, array elements and map keys and values. A vector whose stored type already is the
+ * read type, in Spark's own Arrow type, is Spark's own [[ArrowColumnVector]].
  */
 object LeafVectors {
 
@@ -27,17 +29,25 @@ object LeafVectors {
     case (s: ArrayType, r: ArrayType) => mismatch(s.elementType, r.elementType, s"$path.element")
     case (s: MapType, r: MapType) =>
       mismatch(s.keyType, r.keyType, s"$path.key").orElse(mismatch(s.valueType, r.valueType, s"$path.value"))
-    case _ if SchemaEvolution.isWidening(stored, read) => None
+    case _ if SchemaEvolution.isWidening(stored, read) || ArrowTypes.sameValues(stored, read) => None
     case _ => Some(s"'$path' has type ${stored.sql}, which cannot be read as ${read.sql}")
   }
 
   /** `vector` (holding values of type `stored`) read as `read`; check [[mismatch]] first. */
-  def of(vector: ValueVector, stored: DataType, read: DataType): ColumnVector = (vector, stored, read) match {
-    case _ if nullable(stored) == nullable(read) => new ArrowColumnVector(vector)
-    case (v: StructVector, s: StructType, r: StructType) => new StructVectorAs(v, s, r)
-    case (v: MapVector, s: MapType, r: MapType) => new MapVectorAs(v, s, r)
-    case (v: ListVector, s: ArrayType, r: ArrayType) => new ArrayVectorAs(v, s, r)
-    case _ => new WidenedColumnVector(new ArrowColumnVector(vector), stored, read)
+  def of(vector: ValueVector, stored: DataType, read: DataType): ColumnVector = {
+    lazy val own = ArrowTypes.isSparkOwn(vector.getField, vector.getField.getName)
+    (vector, stored, read) match {
+      case _ if nullable(stored) == nullable(read) && own => new ArrowColumnVector(vector)
+      case (v: StructVector, s: StructType, r: StructType) => new StructVectorAs(v, s, r)
+      case (v: MapVector, s: MapType, r: MapType) => new MapVectorAs(v, s, r)
+      case (v, s: ArrayType, r: ArrayType) => new ArrayVectorAs(v, s, r)
+      case _ if own && stored == read => new ArrowColumnVector(vector)
+      case _ if ArrowTypes.sameValues(stored, read) => new StoredColumnVector(vector, read)
+      case _ => new WidenedColumnVector(
+          if (own) new ArrowColumnVector(vector) else new StoredColumnVector(vector, stored),
+          stored,
+          read)
+    }
   }
 
   /** `t` with every nested field, element and value nullable: types that differ only in
@@ -97,12 +107,22 @@ class StructVectorAs(arrow: StructVector, stored: StructType, read: StructType) 
   override def getChild(ordinal: Int): ColumnVector = children(ordinal)
 }
 
-class ArrayVectorAs(arrow: ListVector, stored: ArrayType, read: ArrayType) extends NestedVectorAs(arrow, read) {
-  private val elements = LeafVectors.of(arrow.getDataVector, stored.elementType, read.elementType)
+/** A list, large list or fixed-size list. */
+class ArrayVectorAs(arrow: ValueVector, stored: ArrayType, read: ArrayType) extends NestedVectorAs(arrow, read) {
+  private val (data, bounds): (ValueVector, Int => (Int, Int)) = arrow match {
+    case l: ListVector =>
+      (l.getDataVector, i => (l.getElementStartIndex(i), l.getElementEndIndex(i) - l.getElementStartIndex(i)))
+    case l: LargeListVector =>
+      (
+        l.getDataVector,
+        i => (l.getElementStartIndex(i).toInt, (l.getElementEndIndex(i) - l.getElementStartIndex(i)).toInt))
+    case l: FixedSizeListVector => (l.getDataVector, i => (i * l.getListSize, l.getListSize))
+  }
+  private val elements = LeafVectors.of(data, stored.elementType, read.elementType)
   protected val children: Seq[ColumnVector] = Seq(elements)
   override def getArray(rowId: Int): ColumnarArray = {
-    val start = arrow.getElementStartIndex(rowId)
-    new ColumnarArray(elements, start, arrow.getElementEndIndex(rowId) - start)
+    val (start, length) = bounds(rowId)
+    new ColumnarArray(elements, start, length)
   }
 }
 

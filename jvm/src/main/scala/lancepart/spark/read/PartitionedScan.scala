@@ -2,12 +2,13 @@
 // partition when the scan reports its partitioning, else packed several to an input partition.
 package lancepart.spark.read
 
+import lancepart.arrow.ArrowTypes
 import lancepart.lance.Lance
 import lancepart.manifest.ManifestRow
 import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
 import lancepart.spark.functions.CalendarKey
-import lancepart.spec.{BoundField, CalendarRun}
+import lancepart.spec.{BoundField, CalendarRun, NamespaceSchema}
 import lancepart.transform.Transform
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
@@ -31,7 +32,7 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
 
   /** Each pushed filter as Lance SQL with the columns it reads; a leaf applies those it has. */
   private val leafFilters: Seq[LeafFilter] = filters.flatMap { f =>
-    LanceSql.render(f, PartitionedScan.leafColumn(meta.schema.sparkSchema))
+    LanceSql.render(f, PartitionedScan.leafColumn(meta.schema))
       .map(sql => LeafFilter(sql, f.references.toSeq))
   }
 
@@ -162,9 +163,11 @@ object PartitionedScan {
     leaves.grouped(perSplit.toInt).toSeq
   }
 
-  /** Column lookup for leaf filters: a top-level column by its exact name. */
-  def leafColumn(schema: StructType): String => Option[(String, DataType)] = attr =>
-    schema.find(_.name == attr).flatMap(f => LanceSql.column(f.name).map(_ -> f.dataType))
+  /** Column lookup for leaf filters: a top-level column by its exact name, when the namespace
+   * stores it in Spark's own Arrow type (Lance compares a literal in the column's stored type). */
+  def leafColumn(schema: NamespaceSchema): String => Option[(String, DataType)] = attr =>
+    schema.byName(attr, caseSensitive = true).filter(f => ArrowTypes.isSparkOwn(schema.arrow(f), f.name))
+      .flatMap(f => LanceSql.column(f.name).map(_ -> f.dataType))
 }
 
 /** One partition table to read: its URI, the version the manifest pins (None: the latest) and its identity values. */

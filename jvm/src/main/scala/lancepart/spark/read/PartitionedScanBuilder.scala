@@ -48,7 +48,7 @@ class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveSt
 
   /** Predicates that reach the manifest or the leaf scans, shown by EXPLAIN. */
   override def pushedPredicates(): Array[Predicate] = {
-    val column = PartitionedScan.leafColumn(table.schema())
+    val column = PartitionedScan.leafColumn(table.manifest.meta.schema)
     pushed.collect { case (p, f) if LanceSql.render(f, column).isDefined => p }
   }
 

@@ -2,12 +2,13 @@
 // ArrowWriter) and written as Lance fragments into its leaf's directory, in the leaf's own column order.
 package lancepart.spark.write
 
+import lancepart.arrow.{ArrowTypes, StoredVectors, UnstorableColumnValue}
 import lancepart.lance.{Lance, LanceAccess, LeafAlignment, LeafLayout, LeafSchema}
 import lancepart.spark.read.{LeafPartition, LeafReader}
 import lancepart.spec.{BoundSpec, NamespaceSchema}
 import lancepart.txn.{LeafTarget, LeafWrite, PartitionDirectory, PartitionKey}
-import org.apache.arrow.vector.VectorSchemaRoot
-import org.apache.arrow.vector.types.pojo.Schema
+import org.apache.arrow.vector.{FieldVector, VectorSchemaRoot}
+import org.apache.arrow.vector.types.pojo.{Field, Schema}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
 import org.apache.spark.sql.execution.arrow.ArrowWriter
@@ -26,6 +27,7 @@ import scala.jdk.CollectionConverters._
  * ([[LeafReader]]: widened, missing columns filled), then the new rows.
  */
 class LeafDataWriter(
+    table: String,
     tableUri: String,
     schema: NamespaceSchema,
     spec: BoundSpec,
@@ -35,16 +37,27 @@ class LeafDataWriter(
     fileVersion: String,
     strong: Boolean) extends DataWriter[InternalRow] {
   private val active = schema.fields
-  private val newLeafLayout = LeafLayout(active.map(c => LeafSchema.tagged(c) -> Some(c)), fileVersion)
+  private val newLeafLayout = LeafLayout(active.map(c => LeafSchema.tagged(schema, c) -> Some(c)), fileVersion)
   private var current: Option[Target] = None
   private val written = mutable.LinkedHashMap.empty[String, (LeafTarget, mutable.ArrayBuffer[FragmentMetadata])]
 
-  /** The partition being written: its leaf, its Arrow buffer and how input rows map onto it. */
+  /**
+   * The partition being written: its leaf, its Arrow buffer and how input rows map onto it. Spark
+   * writes each column in its own Arrow type; a column the leaf stores in another Arrow type
+   * (a fixed-size list, an unsigned integer, another time unit, ...) is copied into that type
+   * when the buffer is written out ([[StoredVectors]]).
+   */
   private class Target(val leaf: LeafTarget, val layout: LeafLayout) {
     private val ordinals: Array[Int] = layout.fields.map(_._2.fold(-1)(c => active.indexOf(c))).toArray
     private val types = active.map(_.dataType).toArray
     private val identity = ordinals.sameElements(active.indices)
-    val root: VectorSchemaRoot = VectorSchemaRoot.create(new Schema(layout.fields.map(_._1).asJava), Lance.allocator)
+    private val stored = layout.fields.map(_._1)
+    private val buffered: Seq[Field] = layout.fields.map { case (f, c) =>
+      val dt = c.fold(ArrowTypes.toSpark(f, s"partition table ${leaf.location}: column '${f.getName}'"))(_.dataType)
+      val own = ArrowTypes.sparkOwn(f.getName, dt, f.isNullable)
+      if (ArrowTypes.sameType(own, f)) f else own
+    }
+    val root: VectorSchemaRoot = VectorSchemaRoot.create(new Schema(buffered.asJava), Lance.allocator)
     val arrow: ArrowWriter = ArrowWriter.create(root)
     var rows = 0
 
@@ -52,6 +65,26 @@ class LeafDataWriter(
       arrow.write(if (identity) row
       else InternalRow.fromSeq(ordinals.toSeq.map(o => if (o < 0) null else row.get(o, types(o)))))
       rows += 1
+    }
+
+    /** `f` of the buffered rows in the leaf's own Arrow types. */
+    def asStored[B](f: VectorSchemaRoot => B): B = {
+      val copies = mutable.ArrayBuffer.empty[FieldVector]
+      try {
+        val vectors = stored.zip(buffered).zipWithIndex.map { case ((s, b), i) =>
+          if (s eq b) root.getVector(i)
+          else {
+            val copy = s.createVector(Lance.allocator)
+            copies += copy
+            try StoredVectors.copy(root.getVector(i), copy, rows, s.getName)
+            catch {
+              case e: UnstorableColumnValue => throw new IllegalArgumentException(s"table $table: ${e.getMessage}", e)
+            }
+            copy
+          }
+        }
+        f(if (copies.isEmpty) root else new VectorSchemaRoot(stored.asJava, vectors.asJava, rows))
+      } finally copies.foreach(_.close())
     }
   }
 
@@ -91,7 +124,7 @@ class LeafDataWriter(
 
   private def flush(t: Target): Unit = if (t.rows > 0) {
     t.arrow.finish()
-    val fragments = lance.writeFragments(s"$tableUri/${t.leaf.location}", t.root, t.layout.fileVersion)
+    val fragments = t.asStored(lance.writeFragments(s"$tableUri/${t.leaf.location}", _, t.layout.fileVersion))
     written.getOrElseUpdate(t.leaf.objectId, (t.leaf, mutable.ArrayBuffer.empty))._2 ++= fragments
     t.arrow.reset()
     t.rows = 0

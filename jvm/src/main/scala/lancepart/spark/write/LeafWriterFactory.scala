@@ -51,6 +51,7 @@ class LeafWriterFactory(
         }
       )
     new LeafDataWriter(
+      table,
       tableUri,
       meta.schema,
       meta.currentSpec,

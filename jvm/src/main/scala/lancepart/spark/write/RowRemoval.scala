@@ -41,7 +41,7 @@ object RowRemoval {
   private def significant(filters: Seq[Filter]): Seq[Filter] = filters.filterNot(_.isInstanceOf[AlwaysTrue])
 
   private def leafPredicate(table: PartitionedTable, filters: Seq[Filter]): Option[String] = {
-    val column = PartitionedScan.leafColumn(table.schema())
+    val column = PartitionedScan.leafColumn(table.manifest.meta.schema)
     val rendered = filters.map(LanceSql.render(_, column))
     Option.when(rendered.forall(_.isDefined))(if (rendered.isEmpty) "true"
     else rendered.flatten.map(p => s"($p)").mkString(" AND "))

@@ -10,6 +10,4 @@ object ArrowBridge {
   /** Arrow field Spark itself uses for `dt`; zoned timestamps are microseconds in UTC. */
   def toArrowField(name: String, dt: DataType, nullable: Boolean): Field =
     ArrowUtils.toArrowField(name, dt, nullable, "UTC")
-
-  def fromArrowField(field: Field): DataType = ArrowUtils.fromArrowField(field)
 }
