@@ -210,7 +210,7 @@ def test_every_stored_type_written_by_the_newest_pylance_reads_and_takes_writes(
     t = f"lance.{ns}.typed"
     assert [r.asDict(recursive=True) for r in spark.table(t).orderBy("id").collect()] == expected(TYPED_ROWS)
 
-    spark.sql(f"INSERT INTO {t} VALUES ({INSERTED_SQL})")
+    spark.sql(f"INSERT INTO {t} VALUES (5, 'a', {INSERTED_SQL})")
     seen = newest("""
         import json, sys, lance
         manifest = lance.dataset(sys.argv[1] + "/__manifest")

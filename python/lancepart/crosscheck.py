@@ -89,11 +89,13 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
                 columns[name] = pa.array([value] * data.num_rows)
         part = pa.table(columns)
         if as_read is not None:
-            part = pa.table({f.name: _as_read(part.column(f.name), f.type) for f in as_read})
+            part = pa.Table.from_arrays([_as_read(part.column(f.name), f.type) for f in as_read], schema=as_read)
         parts.append(part)
-    rows = pa.concat_tables(parts, promote_options="permissive") if parts else pa.table(
+    if parts:
+        return pa.concat_tables(parts, promote_options="permissive"), len(parts)
+    empty = as_read.empty_table() if as_read is not None else pa.table(
         {f["name"]: pa.array([], pa.null()) for f in schema_fields})
-    return rows, len(parts)
+    return empty, 0
 
 
 def _foreign(row: dict) -> bool:

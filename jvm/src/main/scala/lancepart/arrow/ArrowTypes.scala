@@ -105,7 +105,7 @@ object ArrowTypes {
   }
 
   /** The size `f`'s metadata gives its fixed-size list, refused unless positive. */
-  def fixedSize(f: StructField): Option[Int] = Option.when(f.metadata.contains(FixedSizeListKey)) {
+  private def fixedSize(f: StructField): Option[Int] = Option.when(f.metadata.contains(FixedSizeListKey)) {
     val size = scala.util.Try(f.metadata.getLong(FixedSizeListKey)).filter(n => n > 0 && n.isValidInt)
     size.getOrElse(throw new IllegalArgumentException(s"column '${f.name}': $FixedSizeListKey must be a positive " +
       s"integer, got ${f.metadata.json}")).toInt

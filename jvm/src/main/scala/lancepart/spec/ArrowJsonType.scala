@@ -88,14 +88,16 @@ object ArrowJsonType {
    * Refuses a new column `column` of `table` whose type holds, at any depth, a type lancepart
    * cannot store: a MAP (Lance stores maps only in file format 2.2+, and lancepart writes partition
    * tables in Lance's default format, 2.1; every data file of a table must have one format
-   * version, see docs/format.md), VOID (an untyped NULL), year-month intervals, variants.
+   * version, see docs/format.md), VOID (an untyped NULL), intervals other than INTERVAL DAY TO
+   * SECOND (a duration, which reads back as that), variants.
    */
   def requireWritable(table: String, column: String, dt: DataType): Unit = {
     def unstorable(t: DataType): Option[DataType] = t match {
       case ArrayType(element, _) => unstorable(element)
       case StructType(fields) => fields.iterator.flatMap(f => unstorable(f.dataType)).nextOption()
       case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | StringType |
-          BinaryType | DateType | TimestampType | TimestampNTZType | _: DecimalType | _: DayTimeIntervalType => None
+          BinaryType | DateType | TimestampType | TimestampNTZType | _: DecimalType => None
+      case DayTimeIntervalType(DayTimeIntervalType.DAY, DayTimeIntervalType.SECOND) => None
       case other => Some(other)
     }
     unstorable(dt).foreach {
@@ -105,6 +107,9 @@ object ArrowJsonType {
           "tables in file format 2.1. Store the entries as ARRAY<STRUCT<key: ..., value: ...>> instead")
       case NullType => throw new UnsupportedOperationException(s"table $table: column '$column' has type ${dt.sql}; " +
           "VOID (an untyped NULL) cannot be stored, give it a type (e.g. CAST(NULL AS STRING))")
+      case other: DayTimeIntervalType => throw new UnsupportedOperationException(
+          s"table $table: column '$column' has type ${dt.sql}; ${other.sql} cannot be stored in Lance: a duration " +
+            "reads back as INTERVAL DAY TO SECOND, CAST it to that")
       case other => throw new UnsupportedOperationException(
           s"table $table: column '$column' has type ${dt.sql}; ${other.sql} cannot be stored in Lance")
     }
