@@ -3,12 +3,12 @@ package lancepart.admin
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ArrayNode
+import lancepart.lance.ExpressionEval
 import lancepart.maintenance.{ManifestRepair, Progress, Vacuum}
 import lancepart.manifest.{JsonValues, ManifestQuery, Naming}
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable, PartitionsTable}
 import lancepart.spark.procedures.BaseProcedure
 import lancepart.spec.Json
-import lancepart.transform.ExprEval
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
 import org.apache.spark.sql.connector.catalog.{Column, Identifier}
@@ -139,12 +139,12 @@ object AdminApi {
     val types =
       Json.parse(sourceTypesJson, "source types").elements().asScala.map(n => DataType.fromDDL(n.asText())).toSeq
     val result = DataType.fromDDL(resultType)
-    val compute = ExprEval.compile(expression, types.map(Some(_)), result)
+    val rows = Json.parse(rowsJson, "rows").elements().asScala.map { row =>
+      row.elements().asScala.toSeq.zip(types).map { case (v, dt) => JsonValues.fromJson(v, dt) }.toIndexedSeq
+    }.toSeq
     val out: ArrayNode = Json.mapper.createArrayNode()
-    Json.parse(rowsJson, "rows").elements().asScala.foreach { row =>
-      val values = row.elements().asScala.toSeq.zip(types).map { case (v, dt) => JsonValues.fromJson(v, dt) }
-      out.add(JsonValues.toJson(compute(values.toIndexedSeq), result))
-    }
+    ExpressionEval(expression, types.map(Some(_)), result).evaluate(rows).foreach(v =>
+      out.add(JsonValues.toJson(v, result)))
     Json.write(out)
   }
 

@@ -4,7 +4,7 @@ package lancepart.manifest
 import java.util.Collections
 
 import lancepart.arrow.{ArrowTypes, ArrowValues, UnsupportedArrowType}
-import lancepart.lance.{Lance, LanceAccess}
+import lancepart.lance.{Lance, LanceAccess, RootReader}
 import lancepart.spec.{BoundField, FormatException, PartitionField, PartitionSpec, TableMetadata, TransactionMode}
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.VectorSchemaRoot

@@ -1,6 +1,7 @@
 // Partition pruning (spec: Partition Pruning, Appendix D): Spark filters -> one __manifest filter.
 package lancepart.prune
 
+import lancepart.lance.PartitionValues
 import lancepart.manifest.ManifestQuery
 import lancepart.spec.{BoundField, BoundSpec, CalendarRun, SchemaField, TableMetadata}
 import lancepart.transform.{BucketHash, Transform}
@@ -104,7 +105,7 @@ object ManifestFilter {
         sourceType: DataType,
         col: String,
         leaf: Filter): Option[Proj] = {
-      def apply(v: Any): Any = f.compute(IndexedSeq(v))
+      def apply(v: Any): Any = f.transformValue(IndexedSeq(v))
       def values(vs: Seq[Any]): Option[Seq[Any]] = equalValues(vs, sourceType).map(_.map(apply))
       def cmp(v: Any, op: String): Option[Proj] =
         for (iv <- LanceSql.internal(v, sourceType) if iv != null; lit <- LanceSql.literal(apply(iv), f.valueType))
@@ -154,7 +155,7 @@ object ManifestFilter {
       val s = run.head.source.get
       val columns = run.flatMap(columnOf)
       if (columns.size != run.size) return None
-      def tuple(v: Any): Seq[Any] = run.map(_.compute(IndexedSeq(v)))
+      def tuple(v: Any): Seq[Any] = run.map(_.transformValue(IndexedSeq(v)))
       def internal(v: Long): Any = if (s.dataType == DateType) v.toInt else v
       def compare(op: String, values: Seq[Any]): String = columns.zip(values).foldRight("") {
         case ((c, v), "") => s"$c $op= $v"
@@ -221,12 +222,11 @@ object ManifestFilter {
       if (candidates.exists(_.isEmpty) || candidates.flatten.map(_.size.toLong).product > MaxCombinations) return None
       val combos =
         candidates.flatten.foldLeft(Seq(IndexedSeq.empty[Any]))((acc, vs) => for (a <- acc; v <- vs) yield a :+ v)
-      // A combination the expression cannot evaluate (say, a division by zero) stops pruning on it.
-      val results = combos.map(c =>
-        try Some(f.compute(c))
-        catch { case NonFatal(_) => None })
-      if (results.exists(_.isEmpty)) None
-      else columnOf(f).flatMap(col => LanceSql.in(col, results.flatten, f.valueType)).map(Proj(_, exact = false))
+      // Combinations the field cannot evaluate (say, a division by zero) stop pruning on it.
+      val results =
+        try Some(PartitionValues.of(f, combos))
+        catch { case NonFatal(_) => None }
+      results.flatMap(rs => columnOf(f).flatMap(col => LanceSql.in(col, rs, f.valueType))).map(Proj(_, exact = false))
     }
   }
 }

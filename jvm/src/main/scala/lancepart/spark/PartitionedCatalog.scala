@@ -4,7 +4,7 @@ package lancepart.spark
 
 import java.util
 
-import lancepart.lance.LanceAccess
+import lancepart.lance.{LanceAccess, PartitionValues}
 import lancepart.manifest.{ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.spark.functions.PartitionFunctions
 import lancepart.spec.{
@@ -322,6 +322,12 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     val schema = SchemaEvolution(current, evolution)
     val next =
       TableMetadata.fromProperties(current.properties + (TableMetadata.SchemaKey -> schema.json), qualified(ident))
+    // the current spec's expressions over a widened or renamed source must still plan (writes use them)
+    val before = current.currentSpec.fields.map(f => f.fieldId -> f.sources).toMap
+    val spec = next.currentSpec
+    PartitionValues.check(
+      qualified(ident),
+      spec.copy(fields = spec.fields.filterNot(f => before.get(f.fieldId).contains(f.sources))))
     table.store.updateSchema(current, next)
     loadTable(ident)
   }
@@ -516,9 +522,11 @@ object PartitionedCatalog {
     else TableMetadata.create(meta.table, meta.schema, spec.spec.copy(fields = fields), meta.mode, meta.tableProperties)
   }
 
-  /** `meta` when every value of its newest spec has a type the manifest can hold and prune on. */
+  /** `meta` when every value of its newest spec has a type the manifest can hold and prune on,
+   * and DataFusion plans each of its expressions. */
   def checked(meta: TableMetadata): TableMetadata = {
     val table = meta.table
+    PartitionValues.check(table, meta.currentSpec)
     meta.currentSpec.fields.find(f => !TableMetadata.isSupportedPartitionType(f.valueType)).foreach { f =>
       val what =
         f.source.filter(_ => f.field.isIdentity).fold(s"partition field '${f.fieldId}'")(s => s"column '${s.name}'")

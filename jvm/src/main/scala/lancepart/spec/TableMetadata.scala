@@ -2,27 +2,29 @@
 package lancepart.spec
 
 import lancepart.arrow.ArrowTypes
-import lancepart.transform.{ExprEval, Transform}
+import lancepart.transform.{ExprSyntaxException, PartitionExpression, Transform}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 import org.apache.spark.sql.types._
 
 /**
  * A partition field bound to the schema: `sources` follow `source_ids` (None for an id the schema
- * no longer has), `valueType` is the partition value's type, `compute` evaluates the field on
- * source values (Spark internal form, NULL for a missing source) and `storedType` is the Arrow
- * type of its `result_type`.
+ * no longer has), `valueType` is the partition value's type and `storedType` is the Arrow type of
+ * its `result_type`. A transform field is computed here ([[transformValue]]); an expression field
+ * is DataFusion SQL, evaluated in batches through lance-core (`lancepart.lance.PartitionValues`).
  */
-case class BoundField(
-    field: PartitionField,
-    sources: Seq[Option[SchemaField]],
-    valueType: DataType,
-    compute: IndexedSeq[Any] => Any,
-    storedType: ArrowType) {
+case class BoundField(field: PartitionField, sources: Seq[Option[SchemaField]], valueType: DataType, storedType: ArrowType) {
   def fieldId: String = field.fieldId
   def column: String = field.manifestColumn
 
   /** The `__manifest` column of its values, of its `result_type`. */
   def arrowField: Field = Field.nullable(column, storedType)
+
+  /** A transform field's value for source values (Spark internal forms); NULL when the schema
+   * lost a source. */
+  def transformValue(values: IndexedSeq[Any]): Any = {
+    val t = field.transform.getOrElse(throw new IllegalStateException(s"field '$fieldId' is an expression field"))
+    if (sources.contains(None)) null else t(values.zip(sources.flatten.map(_.dataType)))
+  }
 
   /** The single source column, when the field has exactly one and the schema has it. */
   def source: Option[SchemaField] = if (sources.size == 1) sources.head else None
@@ -119,17 +121,17 @@ object TableMetadata {
 
   private def bindField(f: PartitionField, schema: NamespaceSchema, what: String): BoundField = {
     val sources = f.sourceIds.map(schema.byId)
-    def bound(valueType: DataType, compute: IndexedSeq[Any] => Any): BoundField = {
+    def bound(valueType: DataType): BoundField = {
       val zoned = valueType == TimestampType
       val stored =
         ArrowJsonType.toArrow(f.manifestColumn, f.resultTypeJson, nullable = true, zoned, s"$what: result_type")
-      BoundField(f, sources, valueType, compute, stored.getType)
+      BoundField(f, sources, valueType, stored.getType)
     }
     sources.flatten.foreach(s => checkStoredSource(f.transform, s, schema.arrow(s), what))
     f.transform match {
       case Some(_) if sources.contains(None) =>
         // a dropped source (spec requirement 4): the field's values are NULL, typed as declared
-        bound(ArrowJsonType.toSpark(f.resultTypeJson, zoned = true, s"$what: result_type"), _ => null)
+        bound(ArrowJsonType.toSpark(f.resultTypeJson, zoned = true, s"$what: result_type"))
       case Some(t) =>
         val types = sources.flatten.map(_.dataType)
         val valueType = t.resultType(types).fold(e => throw new FormatException(s"$what: $e"), identity)
@@ -139,13 +141,12 @@ object TableMetadata {
           throw new FormatException(s"$what: result_type ${declared.sql} is inconsistent with transform " +
             s"'${t.jsonName}' of ${types.map(_.sql).mkString(", ")}, which gives ${valueType.sql}")
         }
-        bound(valueType, values => t(values.zip(types)))
+        bound(valueType)
       case None =>
-        val declared = ArrowJsonType.toSpark(f.resultTypeJson, zoned = false, s"$what: result_type")
-        val compute =
-          try ExprEval.compile(f.expression.get, sources.map(_.map(_.dataType)), declared)
-          catch { case e: IllegalArgumentException => throw new FormatException(s"$what: ${e.getMessage}") }
-        bound(declared, compute)
+        // read here, planned by DataFusion when a spec is made (lancepart.lance.PartitionValues.check)
+        try PartitionExpression.parse(f.expression.get, sources.size)
+        catch { case e: ExprSyntaxException => throw new FormatException(s"$what: ${e.getMessage}") }
+        bound(ArrowJsonType.toSpark(f.resultTypeJson, zoned = false, s"$what: result_type"))
     }
   }
 

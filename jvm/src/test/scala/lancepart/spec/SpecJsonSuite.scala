@@ -130,19 +130,25 @@ class SpecJsonSuite extends AnyFunSuite {
       ),
       "cat.ns.t"
     ).currentSpec.fields.head
-    assert(lost.sources == Seq(None) && lost.valueType == IntegerType && lost.compute(IndexedSeq(null)) == null)
+    assert(lost.sources == Seq(None) && lost.valueType == IntegerType && lost.transformValue(IndexedSeq(null)) == null)
     assert(specError(
       """{"field_id":"y","source_ids":[0,2],"transform":{"type":"truncate","width":2},"result_type":{"type":"int64"}}""")
       .endsWith("transform 'truncate' needs exactly one source id, got 2"))
   }
 
-  test("expressions are parsed and typed when the spec loads; a removed source reads as NULL") {
-    assert(specError("""{"field_id":"e","source_ids":[2],"expression":"sha1(col0)","result_type":{"type":"utf8"}}""")
-      .contains("unsupported function 'sha1'"))
-    assert(specError("""{"field_id":"e","source_ids":[2],"expression":"col0 +","result_type":{"type":"utf8"}}""")
-      .contains("unexpected end in expression 'col0 +'"))
-    assert(specError("""{"field_id":"e","source_ids":[1],"expression":"col0 * 2","result_type":{"type":"int32"}}""")
-      .contains("'*' needs numbers, got DATE and BIGINT"))
+  test("expressions are read when the spec loads: columns, brackets, and what is not one row's value") {
+    assert(specError("""{"field_id":"e","source_ids":[2],"expression":"col1 || col0","result_type":{"type":"utf8"}}""")
+      .endsWith("col1 has no source (the field has 1 source ids) in expression 'col1 || col0'"))
+    assert(specError("""{"field_id":"e","source_ids":[2],"expression":"lower(col0","result_type":{"type":"utf8"}}""")
+      .contains("unclosed '(' or '['"))
+    assert(specError(
+      """{"field_id":"e","source_ids":[1],"expression":"date_part('year', now())","result_type":{"type":"int32"}}""")
+      .contains("function 'now' depends on the clock or chance"))
+    assert(specError(
+      """{"field_id":"e","source_ids":[1],"expression":"row_number() OVER ()","result_type":{"type":"int64"}}""")
+      .contains("'OVER' (a partition value comes from one row alone)"))
+    assert(specError("""{"field_id":"e","source_ids":[2],"expression":"col0, col0","result_type":{"type":"utf8"}}""")
+      .contains("a ',' outside parentheses"))
     val meta = TableMetadata.fromProperties(
       Map(
         "schema" -> appendixA,
@@ -152,8 +158,7 @@ class SpecJsonSuite extends AnyFunSuite {
       "t"
     )
     val field = meta.currentSpec.fields.head
-    assert(field.sources.map(_.map(_.name)) == Seq(None, Some("id")))
-    assert(field.compute(IndexedSeq(null, 7L)) == 1L)
+    assert(field.sources.map(_.map(_.name)) == Seq(None, Some("id")) && field.valueType == LongType)
   }
 
   test("bad schemas and missing properties fail with clear errors") {

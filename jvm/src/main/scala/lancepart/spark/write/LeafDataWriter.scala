@@ -1,5 +1,6 @@
-// Task side of a write: rows arrive sorted by partition, each run is buffered in Arrow (Spark's
-// ArrowWriter) and written as Lance fragments into its leaf's directory, in the leaf's own column order.
+// Task side of a write: rows arrive sorted by partition and get their partition values a batch at a
+// time; each run is buffered in Arrow (Spark's ArrowWriter) and written as Lance fragments into its
+// leaf's directory, in the leaf's own column order.
 package lancepart.spark.write
 
 import lancepart.arrow.{ArrowTypes, StoredVectors, UnstorableColumnValue}
@@ -10,6 +11,7 @@ import lancepart.txn.{LeafTarget, LeafWrite, PartitionDirectory, PartitionKey}
 import org.apache.arrow.vector.{FieldVector, VectorSchemaRoot}
 import org.apache.arrow.vector.types.pojo.{Field, Schema}
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
 import org.apache.spark.sql.execution.arrow.ArrowWriter
 import org.lance.FragmentMetadata
@@ -18,7 +20,9 @@ import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
 /**
- * Rows arrive in the namespace's readable columns. A new leaf gets them in that order, in the
+ * Rows arrive in the namespace's readable columns and wait (copied) until [[LeafDataWriter.KeyRows]]
+ * rows or [[LeafDataWriter.KeyBytes]] bytes are pending: `keysOf` computes their partition keys at
+ * once (an expression field is one lance-core query per batch). A new leaf gets them in that order, in the
  * table's Lance file format `fileVersion` (its `__manifest`'s); an existing
  * leaf is aligned first ([[LeafAlignment]]; in strong mode at its read_version) and rows are
  * rearranged into its column order, with NULL for its leaf-only columns. A leaf that cannot be
@@ -31,7 +35,7 @@ class LeafDataWriter(
     tableUri: String,
     schema: NamespaceSchema,
     spec: BoundSpec,
-    keyOf: InternalRow => PartitionKey,
+    keysOf: Seq[InternalRow] => Seq[PartitionKey],
     directory: PartitionDirectory,
     lance: LanceAccess,
     fileVersion: String,
@@ -40,6 +44,8 @@ class LeafDataWriter(
   private val newLeafLayout = LeafLayout(active.map(c => LeafSchema.tagged(schema, c) -> Some(c)), fileVersion)
   private var current: Option[Target] = None
   private val written = mutable.LinkedHashMap.empty[String, (LeafTarget, mutable.ArrayBuffer[FragmentMetadata])]
+  private val pending = mutable.ArrayBuffer.empty[InternalRow]
+  private var pendingBytes = 0L
 
   /**
    * The partition being written: its leaf, its Arrow buffer and how input rows map onto it. Spark
@@ -109,12 +115,22 @@ class LeafDataWriter(
   }
 
   override def write(row: InternalRow): Unit = {
-    val key = keyOf(row)
-    if (!current.exists(_.leaf.key == key)) {
-      current.foreach(close)
-      current = Some(open(key))
+    pending += row.copy()
+    pendingBytes += (row match { case u: UnsafeRow => u.getSizeInBytes.toLong; case _ => 0L })
+    if (pending.size >= LeafDataWriter.KeyRows || pendingBytes >= LeafDataWriter.KeyBytes) route()
+  }
+
+  /** Sends the pending rows to their partitions' targets. */
+  private def route(): Unit = {
+    keysOf(pending.toSeq).zip(pending).foreach { case (key, row) =>
+      if (!current.exists(_.leaf.key == key)) {
+        current.foreach(close)
+        current = Some(open(key))
+      }
+      add(current.get, row)
     }
-    add(current.get, row)
+    pending.clear()
+    pendingBytes = 0L
   }
 
   private def add(t: Target, row: InternalRow): Unit = {
@@ -135,6 +151,7 @@ class LeafDataWriter(
     finally t.root.close()
 
   override def commit(): WriterCommitMessage = {
+    route()
     current.foreach(close)
     current = None
     LeafWriteMessage(written.values.map { case (t, fragments) => LeafWrite(t, fragments.toSeq) }.toSeq)
@@ -148,4 +165,8 @@ class LeafDataWriter(
 object LeafDataWriter {
   val MaxRows = 262144
   val MaxBytes: Long = 64L << 20
+
+  /** Rows whose partition keys are computed together, at most (and their bytes). */
+  val KeyRows = 8192
+  val KeyBytes: Long = 16L << 20
 }

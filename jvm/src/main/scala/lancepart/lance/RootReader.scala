@@ -1,9 +1,8 @@
-// An ArrowReader yielding one in-memory batch, for APIs that take a stream (merge_insert). The
-// batch's buffers are shared, not copied through IPC, so their alignment is kept: Lance's native
-// side rejects decimal buffers that IPC framing left only 8-byte aligned.
-package lancepart.manifest
+// An ArrowReader yielding one in-memory batch, for APIs that take a stream (merge_insert, writing a
+// dataset). The batch's buffers are shared, not copied through IPC, so their alignment is kept:
+// Lance's native side rejects decimal buffers that IPC framing left only 8-byte aligned.
+package lancepart.lance
 
-import lancepart.lance.Lance
 import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.{VectorLoader, VectorSchemaRoot, VectorUnloader}
 import org.apache.arrow.vector.ipc.ArrowReader
