@@ -71,7 +71,7 @@ def test_field_ids_are_reused_for_the_same_definition_only(admin, ns, evolved):
     ([{"field_id": "country", "expression": "upper(col0)", "sources": ["country"], "result_type": "string"}],
      r"field_id 'country' already names identity\(source 2\) in partition_spec_v2; a field_id is never reused"),
     ([{"field_id": "cy", "expression": "col0 * 2", "sources": ["country"], "result_type": "int"}],
-     r"'\*' needs numbers, got STRING"),
+     r"field 'cy': expression 'col0 \* 2' over \(STRING\) as INT: .*Cannot coerce arithmetic expression Utf8 \* Int64"),
     (["hours(event_date)"], r"transform 'hour' does not apply to DATE"),
     (["bucket(0, id)"], r"'bucket\(0, id\)' needs a positive number of buckets"),
 ])

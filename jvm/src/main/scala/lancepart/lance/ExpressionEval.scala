@@ -35,15 +35,21 @@ final class ExpressionEval private (
   private val text = expression.withNullColumns(expression.columns.filter(k => sources(k).isEmpty))
   private val cast = castType(resultType)
 
-  /** The value of each row (source values by index K). A failure names the first row it fails on,
-   * or none when it fails without rows (it does not plan). */
+  /** The value of each row (source values by index K); a run of equal rows (writes arrive sorted
+   * by the sources) is evaluated once. A failure names the first row it fails on, or none when it
+   * fails without rows (it does not plan). */
   def evaluate(rows: Seq[IndexedSeq[Any]]): IndexedSeq[Any] = {
-    val distinct = rows.distinctBy(identical).toIndexedSeq
+    val keys = rows.map(r => inputs.map(k => identical(r(k))).toIndexedSeq).toIndexedSeq
+    val heads = keys.indices.filter(i => i == 0 || keys(i) != keys(i - 1))
+    val distinct = heads.map(rows(_).toIndexedSeq)
     val values =
       try run(distinct.map(r => inputs.map(r).toIndexedSeq))
       catch { case e: BatchSqlException => throw culprit(distinct, e) }
-    val byRow = distinct.map(identical).zip(values).toMap
-    rows.map(r => byRow(identical(r))).toIndexedSeq
+    var head = -1
+    rows.indices.map { i =>
+      if (head + 1 < heads.size && heads(head + 1) == i) head += 1
+      values(head)
+    }
   }
 
   /** Plans it over no rows (unknown functions and columns, argument types, a result type it does
@@ -143,8 +149,8 @@ final class ExpressionEval private (
 
 object ExpressionEval {
 
-  /** A row's key for evaluating equal rows once: floats by their bits (0.0 and -0.0 hash apart). */
-  private def identical(row: IndexedSeq[Any]): IndexedSeq[Any] = row.map {
+  /** A value's key for evaluating equal rows once: floats by their bits (0.0 and -0.0 hash apart). */
+  private def identical(v: Any): Any = v match {
     case d: Double => java.lang.Double.doubleToRawLongBits(d)
     case f: Float => java.lang.Float.floatToRawIntBits(f)
     case other => other

@@ -167,6 +167,6 @@ object LeafDataWriter {
   val MaxBytes: Long = 64L << 20
 
   /** Rows whose partition keys are computed together, at most (and their bytes). */
-  val KeyRows = 8192
-  val KeyBytes: Long = 16L << 20
+  val KeyRows = 65536
+  val KeyBytes: Long = 32L << 20
 }
