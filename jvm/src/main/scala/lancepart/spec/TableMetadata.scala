@@ -12,7 +12,11 @@ import org.apache.spark.sql.types._
  * its `result_type`. A transform field is computed here ([[transformValue]]); an expression field
  * is DataFusion SQL, evaluated in batches through lance-core (`lancepart.lance.PartitionValues`).
  */
-case class BoundField(field: PartitionField, sources: Seq[Option[SchemaField]], valueType: DataType, storedType: ArrowType) {
+case class BoundField(
+    field: PartitionField,
+    sources: Seq[Option[SchemaField]],
+    valueType: DataType,
+    storedType: ArrowType) {
   def fieldId: String = field.fieldId
   def column: String = field.manifestColumn
 
