@@ -7,7 +7,8 @@ order on ``table`` (columns id BIGINT, p STRING, tag STRING, v INT, maybe more a
 An operation is ``{"kind": ..., "partitions": [...]}`` with kind one of ``append``,
 ``dynamic`` (dynamic INSERT OVERWRITE), ``static`` (INSERT OVERWRITE ... PARTITION (p = ...), one
 partition), ``delete_partition`` (DELETE WHERE p IN ...), ``delete_tag`` (DELETE WHERE tag = the
-operation's ``target``), ``add_column`` (ALTER TABLE ADD COLUMN ``column``), ``evolve`` (CALL
+operation's ``target``), ``add_column`` (ALTER TABLE ADD COLUMN ``column``), ``rename_column``
+(ALTER TABLE RENAME COLUMN ``column`` TO ``to``), ``evolve`` (CALL
 system.evolve_partition_spec to ``fields``) and ``replace`` (REPLACE TABLE ... AS SELECT * FROM the
 table itself, partitioned by p). Writes tag every row with ``w<writer>-<index>``
 (``tag_rows`` gives them). After each operation it prints one JSON line: the operation, its tag,
@@ -54,6 +55,8 @@ def statement(table: str, writer: int, index: int, op: dict) -> str:
         return f"REPLACE TABLE {table} PARTITIONED BY (p) AS SELECT * FROM {table}"
     if kind == "add_column":
         return f"ALTER TABLE {table} ADD COLUMN {op['column']} STRING"
+    if kind == "rename_column":
+        return f"ALTER TABLE {table} RENAME COLUMN {op['column']} TO {op['to']}"
     if kind == "evolve":
         name = table.split(".", 1)[1]
         fields = ", ".join(f"'{f}'" for f in op["fields"])

@@ -241,3 +241,37 @@ def test_replace_races_writers(spark, root, ns, mode):
     assert spark.sql(f"SHOW TBLPROPERTIES {t} ('transaction.mode')").first()[1] == mode
     failures = [e["error"] for e in log if not e["ok"]]
     assert all("TransactionConflict" in f or "changed while" in f for f in failures), failures
+
+
+def leaf_names_follow_the_schema(root, ns: str, table: str) -> None:
+    """Every partition table, as readers read it, names each column it holds (by lancepart's tag)
+    as the namespace schema does."""
+    table_dir = root / ns / table
+    manifest = lance.dataset(str(table_dir / "__manifest"))
+    names = {f["metadata"]["lance:field_id"]: f["name"] for f in json.loads(manifest.metadata["schema"])["fields"]}
+    for row in manifest.to_table(filter="object_type = 'table'").to_pylist():
+        leaf = lance.dataset(str(table_dir / row["location"]), version=row["read_version"])
+        for f in leaf.schema:
+            tag = (f.metadata or {}).get(b"lancepart:field_id", b"").decode()
+            assert tag not in names or f.name == names[tag], \
+                f"{row['object_id']}: column {f.name} is {names[tag]} in the schema ({leaf.schema.names})"
+
+
+@pytest.mark.parametrize("mode", ["weak", "strong"])
+def test_renames_race_writers(spark, root, ns, mode):
+    """RENAME COLUMN while other processes append and overwrite: every rename reaches every
+    partition table, and a write planned before a rename never renames a table back (it fails)."""
+    t = create_mixed_table(spark, ns, mode)
+    spark.sql(f"ALTER TABLE {t} ADD COLUMN x0 STRING")
+    def op(kind, *partitions, **more):
+        return {"kind": kind, "partitions": list(partitions), **more}
+    renames = [op("rename_column", column=f"x{i}", to=f"x{i + 1}") for i in range(3)]
+    log = run_mixed(spark, root, t, [
+        [renames[0], op("append", "c"), renames[1], op("append", "a"), renames[2]],
+        [op("append", "a"), op("append", "b"), op("append", "a", "b"), op("dynamic", "a"), op("append", "c")],
+        [op("append", "b", "c"), op("append", "a"), op("static", "b"), op("append", "a", "b", "c")]])
+    check_against_log(spark, t, log, mode)
+    assert all(e["ok"] for e in log if e["kind"] == "rename_column"), log
+    leaf_names_follow_the_schema(root, ns, "mixed")
+    spark.sql(f"ALTER TABLE {t} RENAME COLUMN v TO value")
+    leaf_names_follow_the_schema(root, ns, "mixed")

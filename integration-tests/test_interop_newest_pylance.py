@@ -1,7 +1,8 @@
 """Interop with the newest pylance, which writes Lance file format 2.2: it runs in its own virtual
 environment (`make test` creates .venv-newest-pylance), apart from the package's pinned pylance.
 Each way round, one side writes a partitioned namespace and the other reads exact rows, prunes,
-appends and evolves it; a namespace of every Arrow type Lance stores reads and takes writes."""
+appends and evolves it (RENAME COLUMN included); a namespace of every Arrow type Lance stores reads
+and takes writes."""
 
 import json
 import os
@@ -80,6 +81,17 @@ def test_a_namespace_written_by_the_newest_pylance_reads_prunes_and_takes_writes
     """, table_dir)
     assert after == spark_rows(spark, t)
     assert spark.sql(f"SELECT note FROM {t} WHERE id = 9").collect()[0].note == "added"
+
+    # RENAME renames the column in every leaf (published as read_version): read by name, as the
+    # spec's appendices read, the newest pylance sees the new name with the values
+    spark.sql(f"ALTER TABLE {t} RENAME COLUMN country TO nation")
+    renamed = newest("""
+        import json, sys, handwritten
+        print(json.dumps(handwritten.comparable(handwritten.read_by_hand(sys.argv[1]))))
+    """, table_dir)
+    expected = sorted(json.dumps({"nation" if k == "country" else k: v for k, v in json.loads(r).items()},
+                                 sort_keys=True) for r in after)
+    assert renamed == spark_rows(spark, t) == expected
     lancepart.crosscheck(spark, t)
 
 

@@ -3,9 +3,11 @@
 The walk follows the spec, not the JVM code: ``__manifest`` rows of type ``table`` give each leaf's
 location and ``read_version``; each leaf is opened with pylance at that version, or at its latest
 version where it is NULL (spec: Transaction, read behavior). Leaf columns are
-matched to namespace columns by the field id they are tagged with (``lancepart:field_id``, so
-renames are followed), else by name; a namespace column a leaf does not store reads as the
-partition's identity value (or NULL), as the spec's schema rules say.
+matched to namespace columns by the field id they are tagged with (``lancepart:field_id``), else
+by name, else by Lance field id when the leaf's untagged columns have the ids of the namespace
+columns they are named after (spec: field ids are consistent across partition tables), so renames
+are followed before and after they reach a leaf; a namespace column a leaf does not store reads as
+the partition's identity value (or NULL), as the spec's schema rules say.
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
         if version is None and _foreign(leaf) and _declared_only(f"{table_dir}/{leaf['location']}"):
             continue  # a table another client declared and never created: no rows
         ds = lance.dataset(f"{table_dir}/{leaf['location']}", version=version, storage_options=storage)
-        stored = {f["name"]: _leaf_column(ds.schema, f) for f in schema_fields}
+        stored = {f["name"]: _leaf_column(ds, f, schema_fields) for f in schema_fields}
         data = ds.to_table(filter=where) if where else ds.to_table()
         spec_id = int(leaf["object_id"].split("$")[0][1:])
         columns = {}
@@ -119,15 +121,27 @@ def _declared_only(uri: str) -> bool:
     return infos[0].type == pafs.FileType.NotFound and infos[1].type == pafs.FileType.File
 
 
-def _leaf_column(leaf_schema: pa.Schema, field: dict) -> str | None:
-    """The leaf column holding namespace ``field``: tagged with its id, else untagged with its name."""
-    field_id = field["metadata"]["lance:field_id"].encode()
+def _leaf_column(ds, field: dict, schema_fields: list[dict]) -> str | None:
+    """The leaf column holding namespace ``field``: tagged with its id; else untagged with its
+    name; else untagged with its Lance field id, when every untagged column named after a
+    namespace column has that column's id."""
+    def field_id(f):
+        return int(f["metadata"]["lance:field_id"])
+
     def tag(f):
-        return (f.metadata or {}).get(b"lancepart:field_id")
-    tagged = [f.name for f in leaf_schema if tag(f) == field_id]
+        value = (f.metadata or {}).get(b"lancepart:field_id")
+        return None if value is None else int(value)
+    tagged = [f.name for f in ds.schema if tag(f) == field_id(field)]
     if tagged:
         return tagged[0]
-    return next((f.name for f in leaf_schema if tag(f) is None and f.name == field["name"]), None)
+    untagged = [f.name for f in ds.schema if tag(f) is None]
+    if field["name"] in untagged:
+        return field["name"]
+    lance_ids = {f.name(): f.id() for f in ds.lance_schema.fields()}
+    ids_by_name = {f["name"]: field_id(f) for f in schema_fields}
+    if any(ids_by_name.get(name, lance_ids[name]) != lance_ids[name] for name in untagged):
+        return None
+    return next((name for name in untagged if lance_ids[name] == field_id(field)), None)
 
 
 def _identity_sources(meta: dict, names_by_id: dict[int, str]) -> dict[int, dict[str, str]]:

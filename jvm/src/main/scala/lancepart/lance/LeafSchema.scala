@@ -1,11 +1,24 @@
-// Partition-table (leaf) schemas: written with each column tagged by its namespace field id, so
-// that a renamed column is still found in leaves written before the rename.
+// Partition-table (leaf) schemas: which leaf column holds which namespace column, and the names
+// a leaf's columns take to match the namespace schema. lancepart tags every column it writes with
+// its namespace field id, so a column is found before and after its rename.
 package lancepart.lance
 
-import lancepart.spec.{NamespaceSchema, SchemaField}
+import lancepart.arrow.ArrowTypes
+import lancepart.spec.{NamespaceSchema, SchemaEvolution, SchemaField}
 import org.apache.arrow.vector.types.pojo.{Field, FieldType, Schema}
+import org.lance.Dataset
 
 import scala.jdk.CollectionConverters._
+import scala.util.Try
+
+/** A top-level column of a leaf: its Arrow field and the Lance field id its data files use. */
+case class LeafColumn(field: Field, lanceId: Int) {
+  def name: String = field.getName
+
+  /** The namespace field id lancepart tagged the column with. */
+  def tag: Option[Int] =
+    Option(field.getMetadata).flatMap(m => Option(m.get(LeafSchema.FieldIdKey))).flatMap(_.toIntOption)
+}
 
 object LeafSchema {
   val FieldIdKey = "lancepart:field_id"
@@ -22,12 +35,46 @@ object LeafSchema {
       plain.getChildren)
   }
 
-  /** The leaf field holding namespace column `f`: the one tagged with its id, else an untagged
-   * field of the same name (leaves of other writers). */
-  def find(leaf: Schema, f: SchemaField): Option[Field] = {
-    val fields = leaf.getFields.asScala
-    def tag(x: Field) = Option(x.getMetadata).flatMap(m => Option(m.get(FieldIdKey)))
-    fields.find(x => tag(x).contains(f.id.toString))
-      .orElse(fields.find(x => tag(x).isEmpty && x.getName == f.name))
+  /** The top-level columns of `ds`, in order. */
+  def columns(ds: Dataset): Seq[LeafColumn] = {
+    val ids = ds.getLanceSchema.fields().asScala.map(f => f.getName -> f.getId).toMap
+    ds.getSchema.getFields.asScala.toSeq.map(f => LeafColumn(f, ids(f.getName)))
+  }
+
+  /**
+   * The leaf column holding namespace column `f` of `namespace`: the one tagged with its id; else
+   * an untagged column of the same name; else, when the leaf's untagged columns have the Lance
+   * field ids of the namespace columns they are named after (spec: field ids are consistent
+   * across partition tables), the untagged column with its Lance field id and a type that reads
+   * as its type: a column another writer renamed in the namespace schema before this leaf.
+   */
+  def find(leaf: Seq[LeafColumn], f: SchemaField, namespace: Seq[SchemaField]): Option[LeafColumn] = {
+    val untagged = leaf.filter(_.tag.isEmpty)
+    def agree = untagged.forall(c => namespace.find(_.name == c.name).forall(_.id == c.lanceId))
+    def readable(c: LeafColumn) =
+      Try(ArrowTypes.toSpark(c.field, s"column '${c.name}'")).toOption.exists(SchemaEvolution.mismatch(_, f.dataType, c.name).isEmpty)
+    leaf.find(_.tag.contains(f.id))
+      .orElse(untagged.find(_.name == f.name))
+      .orElse(untagged.find(c => c.lanceId == f.id && readable(c)).filter(_ => agree))
+  }
+
+  /**
+   * What the leaf must change to match `namespace`: a column holding a namespace column takes
+   * that column's name (and its tag, when untagged: it is then found before and after the rename);
+   * a leaf-only column whose name a namespace column has steps aside as
+   * `<name>_deprecated_<tag>` (`untagged`). Lance applies all renames of a change at once.
+   */
+  def aligned(leaf: Seq[LeafColumn], namespace: Seq[SchemaField]): LeafChange = {
+    val held = namespace.flatMap(c => find(leaf, c, namespace).map(_ -> c))
+    val holders = held.map(_._1.name).toSet
+    val names = namespace.map(_.name).toSet
+    val displaced = leaf.collect {
+      case c if !holders(c.name) && names(c.name) =>
+        c.name -> s"${c.name}_deprecated_${c.tag.fold("untagged")(_.toString)}"
+    }
+    val renamed = held.filter { case (l, c) => l.name != c.name }
+    LeafChange(
+      renamed.map { case (l, c) => l.name -> c.name }.toMap ++ displaced,
+      renamed.collect { case (l, c) if l.tag.isEmpty => l.name -> c.id }.toMap)
   }
 }

@@ -30,6 +30,12 @@ class TableFiles(tableUri: String, directories: Directories) {
     !directories.exists(s"$tableUri/$location/_versions") &&
       directories.files(s"$tableUri/$location").exists(_.name == TableFiles.ReservationFile)
 
+  /** `rows` without the partition tables another client declared and never created: they read as
+   * empty. Only a row with neither a read_version nor a version lancepart wrote can be one, so
+   * only those cost a look at their location. */
+  def withData(rows: Seq[ManifestRow]): Seq[ManifestRow] =
+    rows.filterNot(r => r.readVersion.isEmpty && r.writtenVersion.isEmpty && r.location.exists(isDeclaredOnly))
+
   /** The newest modification time (epoch ms) of anything in leaf `location`: a directory a
    * writer is still filling counts as new. */
   def lastModified(location: String): Long = directories.lastModified(s"$tableUri/$location")

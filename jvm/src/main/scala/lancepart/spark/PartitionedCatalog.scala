@@ -11,7 +11,7 @@ import lancepart.spec.{
   ArrowJsonType, FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata, TransactionMode
 }
 import lancepart.storage.Directories
-import lancepart.txn.Committer
+import lancepart.txn.{Committer, LeafRenames}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.{
   NamespaceAlreadyExistsException, NoSuchFunctionException, NoSuchNamespaceException, NoSuchTableException,
@@ -279,7 +279,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   }
 
   /** ADD COLUMN, RENAME COLUMN, DROP COLUMN and widening ALTER COLUMN TYPE on top-level columns:
-   * the namespace schema changes, partition tables are not rewritten. */
+   * the namespace schema changes, partition tables are not rewritten (a rename renames their
+   * columns too, a metadata-only commit on each: [[LeafRenames]]). */
   override def alterTable(ident: Identifier, changes: TableChange*): Table = {
     val table = loadTable(ident).asInstanceOf[PartitionedTable]
     val current = table.manifest.meta
@@ -328,7 +329,9 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     PartitionValues.check(
       qualified(ident),
       spec.copy(fields = spec.fields.filterNot(f => before.get(f.fieldId).contains(f.sources))))
-    table.store.updateSchema(current, next)
+    if (evolution.exists(_.isInstanceOf[SchemaEvolution.RenameColumn])) {
+      new LeafRenames(table.store, table.files, commitAttempts)(current, next)
+    } else table.store.updateSchema(current, next)
     loadTable(ident)
   }
 

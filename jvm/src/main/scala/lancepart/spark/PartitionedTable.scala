@@ -4,7 +4,7 @@ package lancepart.spark
 import java.util
 
 import lancepart.lance.LeafSchema
-import lancepart.manifest.{Manifest, ManifestRow, ManifestStore, TableFiles}
+import lancepart.manifest.{Manifest, ManifestStore, TableFiles}
 import lancepart.prune.V2Predicates
 import lancepart.spark.read.PartitionedScanBuilder
 import lancepart.spark.write.{PartitionedWriteBuilder, RowRemoval}
@@ -43,12 +43,6 @@ class PartitionedTable(
 
   private def withManifest(m: Manifest, pinned: Boolean): PartitionedTable =
     new PartitionedTable(tableName, store, files, m, spjMaxKeys, commitAttempts, pinned)
-
-  /** `rows` without the partition tables another client declared and never created: they read as
-   * empty. Only a row with neither a read_version nor a version lancepart wrote can be one, so
-   * only those cost a look at their location. */
-  def withData(rows: Seq[ManifestRow]): Seq[ManifestRow] =
-    rows.filterNot(r => r.readVersion.isEmpty && r.writtenVersion.isEmpty && r.location.exists(files.isDeclaredOnly))
 
   override def schema(): StructType = manifest.meta.schema.sparkSchema
 

@@ -46,7 +46,9 @@ class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
   /** The partition tables of the spec versions the table declares, by object id, each with its
    * row count and data size at the version the table's manifest reads. */
   def partitions(): Seq[PartitionsTable.Partition] =
-    table.withData(table.store.rows(table.manifest, ManifestQuery.tables(table.manifest.meta))).sortBy(_.objectId).map {
+    table.files.withData(table.store.rows(
+      table.manifest,
+      ManifestQuery.tables(table.manifest.meta))).sortBy(_.objectId).map {
       row =>
         val (count, size) = table.store.lance.withDataset(table.store.leafUri(row), row.readVersion) { ds =>
           (ds.countRows(), ds.calculateDataSize())

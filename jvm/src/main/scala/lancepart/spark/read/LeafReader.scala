@@ -3,7 +3,7 @@ package lancepart.spark.read
 
 import lancepart.arrow.ArrowTypes
 import lancepart.lance.{LanceAccess, LeafSchema}
-import lancepart.spec.SchemaField
+import lancepart.spec.{SchemaEvolution, SchemaField}
 import org.apache.arrow.vector.types.pojo.Field
 import org.apache.arrow.vector.ipc.ArrowReader
 import org.apache.spark.sql.catalyst.InternalRow
@@ -18,7 +18,9 @@ import scala.jdk.CollectionConverters._
 
 /**
  * Reads a leaf at its pinned version, following the schema consistency rules: a column is found
- * by its namespace field id (so renames are followed), else by name; it is read as the scan's
+ * as [[LeafSchema.find]] says (by the field id lancepart tagged it with, else by name, else by its
+ * Lance field id; renames are followed before and after they reach the leaf) among the columns
+ * of `namespace`, the whole namespace schema; it is read as the scan's
  * type ([[LeafVectors]]: nested fields by name, a narrower stored type widened, an Arrow type
  * Spark does not read itself converted, a nested field the leaf lacks as NULL); a namespace column the leaf does not store reads as the partition's
  * identity value when it is an identity source (writers such as Daft's omit those columns), else
@@ -30,21 +32,27 @@ import scala.jdk.CollectionConverters._
  * columns after filtering, return a NULL struct as a struct of NULLs and a NULL array of structs
  * as an empty array (Spark applies the filters again in any case).
  */
-class LeafReader(part: LeafPartition, columns: Seq[SchemaField], filters: Seq[LeafFilter], lance: LanceAccess)
-    extends PartitionReader[ColumnarBatch] {
+class LeafReader(
+    part: LeafPartition,
+    columns: Seq[SchemaField],
+    namespace: Seq[SchemaField],
+    filters: Seq[LeafFilter],
+    lance: LanceAccess) extends PartitionReader[ColumnarBatch] {
   private val dataset: Dataset = lance.open(part.uri, part.readVersion)
   private val stored: Seq[Option[(Field, DataType)]] =
-    try columns.map { c =>
-        LeafSchema.find(dataset.getSchema, c).map { field =>
+    try {
+      val leaf = LeafSchema.columns(dataset)
+      columns.map { c =>
+        LeafSchema.find(leaf, c, namespace).map(_.field).map { field =>
           val leafType = ArrowTypes.toSpark(field, s"partition table ${part.uri}: column '${field.getName}'")
-          LeafVectors.mismatch(leafType, c.dataType, field.getName).foreach { reason =>
+          SchemaEvolution.mismatch(leafType, c.dataType, field.getName).foreach { reason =>
             throw new IllegalStateException(
               s"partition table ${part.uri}: column $reason (namespace column '${c.name}')")
           }
           (field, leafType)
         }
       }
-    catch { case e: Throwable => dataset.close(); throw e }
+    } catch { case e: Throwable => dataset.close(); throw e }
   private val scanner: LanceScanner = {
     // Lance compares a literal with a column in the column's own type: only Spark's own types
     val direct = columns.zip(stored).collect {

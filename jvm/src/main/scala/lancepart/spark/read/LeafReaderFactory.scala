@@ -8,9 +8,12 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, Par
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 /** `columns` are the namespace columns to read, in the scan's order, each with the type the scan
- * reads (Spark may have pruned nested fields). */
-class LeafReaderFactory(columns: Seq[SchemaField], filters: Seq[LeafFilter], lance: LanceAccess)
-    extends PartitionReaderFactory {
+ * reads (Spark may have pruned nested fields); `namespace` is every column of the namespace schema. */
+class LeafReaderFactory(
+    columns: Seq[SchemaField],
+    namespace: Seq[SchemaField],
+    filters: Seq[LeafFilter],
+    lance: LanceAccess) extends PartitionReaderFactory {
   override def supportColumnarReads(partition: InputPartition): Boolean = true
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
@@ -28,7 +31,7 @@ class LeafReaderFactory(columns: Seq[SchemaField], filters: Seq[LeafFilter], lan
       while (!current.exists(_.next())) {
         close()
         if (!remaining.hasNext) return false
-        current = Some(new LeafReader(remaining.next(), columns, filters, lance))
+        current = Some(new LeafReader(remaining.next(), columns, namespace, filters, lance))
       }
       true
     }

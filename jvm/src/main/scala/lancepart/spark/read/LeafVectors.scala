@@ -3,7 +3,6 @@
 package lancepart.spark.read
 
 import lancepart.arrow.ArrowTypes
-import lancepart.spec.SchemaEvolution
 import org.apache.arrow.vector.ValueVector
 import org.apache.arrow.vector.complex.{FixedSizeListVector, LargeListVector, ListVector, MapVector, StructVector}
 import org.apache.spark.sql.execution.vectorized.ConstantColumnVector
@@ -21,19 +20,7 @@ import org.apache.spark.unsafe.types.UTF8String
  */
 object LeafVectors {
 
-  /** Why a stored value of type `stored` cannot be read as `read`, naming the field at `path`. */
-  def mismatch(stored: DataType, read: DataType, path: String): Option[String] = (stored, read) match {
-    case (s: StructType, r: StructType) => r.fields.iterator.flatMap { f =>
-        s.find(_.name == f.name).flatMap(c => mismatch(c.dataType, f.dataType, s"$path.${f.name}"))
-      }.nextOption()
-    case (s: ArrayType, r: ArrayType) => mismatch(s.elementType, r.elementType, s"$path.element")
-    case (s: MapType, r: MapType) =>
-      mismatch(s.keyType, r.keyType, s"$path.key").orElse(mismatch(s.valueType, r.valueType, s"$path.value"))
-    case _ if SchemaEvolution.isWidening(stored, read) || ArrowTypes.sameValues(stored, read) => None
-    case _ => Some(s"'$path' has type ${stored.sql}, which cannot be read as ${read.sql}")
-  }
-
-  /** `vector` (holding values of type `stored`) read as `read`; check [[mismatch]] first. */
+  /** `vector` (holding values of type `stored`) read as `read`; check `SchemaEvolution.mismatch` first. */
   def of(vector: ValueVector, stored: DataType, read: DataType): ColumnVector = {
     lazy val own = ArrowTypes.isSparkOwn(vector.getField, vector.getField.getName)
     (vector, stored, read) match {

@@ -27,7 +27,7 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
   private val manifestFilter = ManifestFilter.tables(meta, if (pruning) filters else Seq.empty)
 
   /** Partition tables that may hold matching rows, found by a filtered scan of __manifest. */
-  private lazy val leaves: Seq[ManifestRow] = table.withData(table.store.rows(table.manifest, manifestFilter))
+  private lazy val leaves: Seq[ManifestRow] = table.files.withData(table.store.rows(table.manifest, manifestFilter))
   private lazy val totalTables: Long = table.store.tableCount(table.manifest)
 
   /** Each pushed filter as Lance SQL with the columns it reads; a leaf applies those it has. */
@@ -139,8 +139,10 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
       readSchema.fields.toSeq.map(f =>
         meta.schema.byName(f.name, caseSensitive = true).get
           .copy(dataType = f.dataType)),
+      meta.schema.fields,
       leafFilters,
-      table.store.lance)
+      table.store.lance
+    )
 }
 
 object PartitionedScan {

@@ -6,8 +6,9 @@ package lancepart.spark.write
 import lancepart.arrow.{ArrowTypes, StoredVectors, UnstorableColumnValue}
 import lancepart.lance.{Lance, LanceAccess, LeafAlignment, LeafLayout, LeafSchema}
 import lancepart.spark.read.{LeafPartition, LeafReader}
-import lancepart.spec.{BoundSpec, NamespaceSchema}
-import lancepart.txn.{LeafTarget, LeafWrite, PartitionDirectory, PartitionKey}
+import lancepart.manifest.ManifestStore
+import lancepart.spec.{BoundSpec, NamespaceSchema, TableMetadata}
+import lancepart.txn.{LeafTarget, LeafWrite, PartitionDirectory, PartitionKey, TransactionConflict}
 import org.apache.arrow.vector.{FieldVector, VectorSchemaRoot}
 import org.apache.arrow.vector.types.pojo.{Field, Schema}
 import org.apache.spark.sql.catalyst.InternalRow
@@ -100,19 +101,27 @@ class LeafDataWriter(
     val leaf = directory.resolve(key)
     val pinned = if (strong) leaf.baseVersion else None
     if (leaf.isNew) new Target(leaf, newLeafLayout)
-    else LeafAlignment.align(lance, s"$tableUri/${leaf.location}", schema, pinned) match {
+    else LeafAlignment.align(lance, s"$tableUri/${leaf.location}", schema, pinned, () => schemaUnchanged()) match {
       case Some(layout) => new Target(leaf, layout)
       case None if written.contains(leaf.objectId) => new Target(written(leaf.objectId)._1, newLeafLayout)
       case None =>
         val t = new Target(directory.replacement(key), newLeafLayout)
         val old = LeafPartition(s"$tableUri/${leaf.location}", pinned, spec.identityValues(leaf.key.byFieldId))
-        val reader = new LeafReader(old, active, Seq.empty, lance)
+        val reader = new LeafReader(old, active, active, Seq.empty, lance)
         try while (reader.next()) reader.get().rowIterator().asScala.foreach(add(t, _))
         catch { case e: Throwable => t.root.close(); throw e }
         finally reader.close()
         t
     }
   }
+
+  /** Fails the write when the stored schema is no longer the one it writes (the commit would fail
+   * anyway): a writer that planned before a RENAME COLUMN must not rename a leaf back. */
+  private def schemaUnchanged(): Unit =
+    if (!new ManifestStore(tableUri, table, lance).properties().get(TableMetadata.SchemaKey).contains(schema.json)) {
+      throw new TransactionConflict(
+        s"table $table: its schema changed while this write ran; nothing was committed, run the write again")
+    }
 
   override def write(row: InternalRow): Unit = {
     pending += row.copy()

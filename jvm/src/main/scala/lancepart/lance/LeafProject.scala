@@ -1,0 +1,87 @@
+// Metadata-only schema commits on a partition table: columns renamed and tagged with their
+// namespace field ids in one Lance Project commit, which keeps every Lance field id (so every
+// data file keeps its meaning), on the main branch or detached on top of a pinned version.
+package lancepart.lance
+
+import org.apache.arrow.vector.types.pojo.{Field, FieldType, Schema}
+import org.lance.{CommitBuilder, Dataset, Transaction}
+import org.lance.operation.Project
+import org.lance.schema.LanceField
+
+import scala.annotation.tailrec
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+/** Top-level columns (by current name) to rename, and to tag with a namespace field id. */
+case class LeafChange(renames: Map[String, String], tags: Map[String, Int]) {
+  def isEmpty: Boolean = renames.isEmpty && tags.isEmpty
+}
+
+object LeafProject {
+
+  /** Lance's key for a field id in a Project's schema (lance-core: SchemaOperation). */
+  private val LanceFieldIdKey = "lance:field_id"
+  private val PrimaryKeyPositionKey = "lance-schema:unenforced-primary-key:position"
+  private val MainAttempts = 20
+
+  /**
+   * Applies `plan`'s change for the leaf's columns to the leaf at `uri`: on top of `base` as a
+   * detached commit, or (None) on the latest main version, planned again when another schema
+   * change commits first. `before` runs just before a non-empty change commits. Returns the new
+   * version, or None when `plan` changes nothing.
+   */
+  def commit(lance: LanceAccess, uri: String, base: Option[Long], before: () => Unit = () => ())(
+      plan: Seq[LeafColumn] => LeafChange): Option[Long] = {
+    @tailrec def attempt(n: Int): Option[Long] = {
+      val outcome =
+        try Right(lance.withDataset(uri, base) { ds =>
+            val change = plan(LeafSchema.columns(ds))
+            Option.when(!change.isEmpty) {
+              before()
+              apply(ds, uri, change, detached = base.isDefined)
+            }
+          })
+        catch { case NonFatal(e) if base.isEmpty && n < MainAttempts && isConflict(e) => Left(e) }
+      outcome match {
+        case Right(version) => version
+        case Left(_) => attempt(n + 1)
+      }
+    }
+    attempt(1)
+  }
+
+  private def apply(ds: Dataset, uri: String, change: LeafChange, detached: Boolean): Long = {
+    val lanceFields = ds.getLanceSchema.fields().asScala.toSeq
+    lanceFields.find(_.isUnenforcedClusteringKey).foreach { f =>
+      throw new UnsupportedOperationException(
+        s"partition table $uri: column '${f.getName}' is a clustering key, which lancepart's schema change would not keep")
+    }
+    val fields = lanceFields.map { f =>
+      val tag = change.tags.get(f.getName).map(id => LeafSchema.FieldIdKey -> id.toString)
+      withIds(f, change.renames.getOrElse(f.getName, f.getName), tag.toMap)
+    }
+    val schema = new Schema(fields.asJava, ds.getSchema.getCustomMetadata)
+    val project = Project.builder().schema(schema).build()
+    Lance.using(new Transaction.Builder().readVersion(ds.version()).operation(project).build()) { txn =>
+      Lance.using(new CommitBuilder(ds).detached(detached).skipAutoCleanup(true).execute(txn))(_.version())
+    }
+  }
+
+  /** `f` as an Arrow field named `name` with `extra` metadata, every nested field carrying its
+   * Lance field id so the Project keeps it (a fixed-size list's element has none: Lance stores
+   * the list as one field). */
+  private def withIds(f: LanceField, name: String, extra: Map[String, String]): Field = {
+    val arrow = f.asArrowField()
+    val key = Option.when(f.isUnenforcedPrimaryKey)(
+      PrimaryKeyPositionKey -> f.getUnenforcedPrimaryKeyPosition.orElse(0).toString)
+    val metadata = Option(f.getMetadata).fold(Map.empty[String, String])(_.asScala.toMap) ++ extra ++ key +
+      (LanceFieldIdKey -> f.getId.toString)
+    val children =
+      if (f.getChildren.isEmpty) arrow.getChildren
+      else f.getChildren.asScala.map(c => withIds(c, c.getName, Map.empty)).asJava
+    new Field(name, new FieldType(f.isNullable, f.getType, arrow.getDictionary, metadata.asJava), children)
+  }
+
+  private def isConflict(e: Throwable): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists(t => String.valueOf(t.getMessage).contains("onflict"))
+}

@@ -1,0 +1,82 @@
+// RENAME COLUMN keeps partition tables consistent with the namespace schema (spec: Schema): every
+// leaf's column is renamed too, a metadata-only Lance commit that keeps its field id.
+package lancepart.txn
+
+import lancepart.lance.{Lance, LeafChange, LeafColumn, LeafProject, LeafSchema}
+import lancepart.manifest.{ManifestConflict, ManifestQuery, ManifestStore, TableFiles}
+import lancepart.spec.TableMetadata
+
+import scala.annotation.tailrec
+import scala.collection.concurrent.TrieMap
+import scala.util.control.NonFatal
+
+/**
+ * lance-core cannot change `__manifest`'s table metadata and its rows in one commit (a
+ * merge_insert carries no metadata update, an UpdateConfig no rows), so a rename takes three
+ * steps, each leaving a table that every reader matching columns by field id reads right
+ * ([[LeafSchema.find]]: lancepart's tag, else the name, else the Lance field id):
+ *
+ *  1. leaf columns of the renamed columns that carry no `lancepart:field_id` (leaves of other
+ *     writers) are tagged, so they are found by id whichever name they have;
+ *  2. the namespace schema is committed (refused when it changed meanwhile); writes planned
+ *     before it fail at commit, and do not rename a leaf back (their tasks check the stored
+ *     schema before they change a leaf);
+ *  3. every leaf is renamed to the new names.
+ *
+ * A leaf whose row pins a `read_version` changes in a detached commit on top of it, published
+ * as the row's new `read_version` (with its `table_version` row) in one conditional `__manifest`
+ * commit per step; a leaf read at its latest version changes on its main branch.
+ */
+class LeafRenames(store: ManifestStore, files: TableFiles, attempts: Int) {
+
+  /** Stores `next`'s schema, which renames columns of `current`'s, with the leaves renamed. */
+  def apply(current: TableMetadata, next: TableMetadata): Unit = {
+    val renamed = current.schema.fields.filter(f => next.schema.byId(f.id).exists(_.name != f.name))
+    eachLeaf(current) { leaf =>
+      val untagged =
+        renamed.flatMap(f => LeafSchema.find(leaf, f, current.schema.fields).filter(_.tag.isEmpty).map(_ -> f))
+      LeafChange(Map.empty, untagged.map { case (l, f) => l.name -> f.id }.toMap)
+    }
+    store.updateSchema(current, next)
+    try eachLeaf(next)(LeafSchema.aligned(_, next.schema.fields))
+    catch {
+      case NonFatal(e) => throw new IllegalStateException(
+          s"table ${store.table}: ${renamed.map(f => s"'${f.name}'").mkString(", ")} renamed in the namespace schema, " +
+            s"but not in every partition table: ${e.getMessage}. Reads find the columns by field id; the next write " +
+            "into a partition table renames its columns",
+          e
+        )
+    }
+  }
+
+  /** Applies `plan` to every partition table of the latest manifest version, which must still
+   * have `meta`'s schema (checked again right before each leaf changes, so that a rename never
+   * undoes a later one); publishes the new versions of pinned ones. */
+  private def eachLeaf(meta: TableMetadata)(plan: Seq[LeafColumn] => LeafChange): Unit = {
+    def check(schema: Option[String]): Unit = if (!schema.contains(meta.schema.json)) {
+      throw new IllegalStateException(s"another statement changed the schema of table ${store.table} while its " +
+        "columns were renamed")
+    }
+    val unchanged = () => check(store.properties().get(TableMetadata.SchemaKey))
+    // (location, base version) -> the version the change made; kept across attempts
+    val made = TrieMap.empty[(String, Option[Long]), Option[Long]]
+    @tailrec def attempt(n: Int): Unit = {
+      val latest = store.load()
+      check(Some(latest.meta.schema.json))
+      val rows = files.withData(store.rows(latest, ManifestQuery.tables(latest.meta)))
+      val pinned = Lance.parallel(rows) { row =>
+        val version = made.getOrElseUpdate(
+          (row.location.get, row.readVersion),
+          LeafProject.commit(store.lance, store.leafUri(row), row.readVersion, unchanged)(plan))
+        row.readVersion.flatMap(_ => version).map(v => row.copy(readVersion = Some(v)))
+      }.flatten
+      val record = latest.version + 1
+      val published = pinned.nonEmpty && (try {
+        store.commit(latest.version, pinned.flatMap(r => Seq(r, r.versionRecord(r.readVersion.get, record))), Seq.empty)
+        true
+      } catch { case _: ManifestConflict if n < attempts => false })
+      if (pinned.nonEmpty && !published) attempt(n + 1)
+    }
+    attempt(1)
+  }
+}
