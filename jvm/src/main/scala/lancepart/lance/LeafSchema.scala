@@ -52,7 +52,9 @@ object LeafSchema {
     val untagged = leaf.filter(_.tag.isEmpty)
     def agree = untagged.forall(c => namespace.find(_.name == c.name).forall(_.id == c.lanceId))
     def readable(c: LeafColumn) =
-      Try(ArrowTypes.toSpark(c.field, s"column '${c.name}'")).toOption.exists(SchemaEvolution.mismatch(_, f.dataType, c.name).isEmpty)
+      Try(ArrowTypes.toSpark(
+        c.field,
+        s"column '${c.name}'")).toOption.exists(SchemaEvolution.mismatch(_, f.dataType, c.name).isEmpty)
     leaf.find(_.tag.contains(f.id))
       .orElse(untagged.find(_.name == f.name))
       .orElse(untagged.find(c => c.lanceId == f.id && readable(c)).filter(_ => agree))
