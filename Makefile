@@ -6,6 +6,7 @@
 #   make differential-sweep   the differential suite's random part over DIFF_SEEDS seeds (default 200)
 # and the benchmarks against peers (about 45 minutes on 2 cores):
 #   make bench  also fetches the Iceberg runtime, writes bench/results/ and docs/benchmarks.md
+#   make bench-quick   the 1,000-partition scans of lancepart and Iceberg (a few minutes), into target/bench-quick
 #   make docs   builds the documentation site (mkdocs) into target/site
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -19,7 +20,7 @@ NEWEST_PYLANCE := 14.0.2
 NEWEST_VENV := .venv-newest-pylance
 DIFF_SEEDS := 200
 
-.PHONY: demo test format differential-sweep jar bench docs
+.PHONY: demo test format differential-sweep jar bench bench-quick docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
@@ -42,6 +43,10 @@ docs: $(VENV)/.installed
 
 bench: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 	$(PY) bench/run.py --iceberg-jar $(ICEBERG_JAR) $(BENCH_ARGS)
+
+bench-quick: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
+	$(PY) bench/run.py --iceberg-jar $(ICEBERG_JAR) --output target/bench-quick --variants 1000 --rows 2000000 \
+		--planning-sizes '' --join-rows 0 --systems lancepart,iceberg $(BENCH_ARGS)
 
 $(ICEBERG_JAR):
 	$(MVN) dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 -DoutputDirectory=target/bench

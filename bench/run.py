@@ -8,7 +8,8 @@ planning time (EXPLAIN) of a point query, on the real tables and on metadata-onl
 tables of 10 to 100,000 partitions; a join of tables bucketed 16 and 8 ways on the key, with and
 without storage-partitioned joins. Each number is the median of --repeats runs after one warm-up
 (writes warm up on a tenth of the rows). Writes bench/results/latest.json, latest.png and the
-results section of docs/benchmarks.md.
+results section of docs/benchmarks.md; with --output DIR, only DIR/latest.json and DIR/latest.png
+(`make bench-quick`: the 1,000-partition scans of lancepart and Iceberg, to iterate with).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pyspark.sql import SparkSession
 import lancepart
 from manifests import metadata_only_table
 from metrics import median_seconds, shuffle_bytes
-from report import write_report
+from report import chart, write_report
 from systems import COUNTRIES, FIRST_DAY, LANCEPART, PARQUET, PYLANCE, SPARK_SYSTEMS, System, events_query
 
 RESULTS = Path(__file__).parent / "results"
@@ -61,8 +62,8 @@ class Run:
     """Collects result records, saving them to latest.json as they come (a run cut short keeps
     what it measured)."""
 
-    def __init__(self, spark: SparkSession, repeats: int):
-        self.spark, self.repeats, self.records = spark, repeats, []
+    def __init__(self, spark: SparkSession, repeats: int, output: Path):
+        self.spark, self.repeats, self.output, self.records = spark, repeats, output, []
         self.started = time.time()
 
     def result(self) -> dict:
@@ -70,8 +71,8 @@ class Run:
                 "minutes": round((time.time() - self.started) / 60, 1), "records": self.records}
 
     def save(self) -> None:
-        RESULTS.mkdir(exist_ok=True)
-        (RESULTS / "latest.json").write_text(json.dumps(self.result(), indent=1) + "\n")
+        self.output.mkdir(parents=True, exist_ok=True)
+        (self.output / "latest.json").write_text(json.dumps(self.result(), indent=1) + "\n")
 
     def add(self, workload: str, system: str, seconds: float, rows: int, partitions: int,
             shuffle: int | None = None, notes: str = "") -> None:
@@ -195,12 +196,14 @@ def main() -> None:
                         help="Spark systems of the events and join workloads")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--root", help="working directory (default: a new temporary one, removed at the end)")
+    parser.add_argument("--output", type=Path, help="where latest.json and latest.png go, leaving bench/results "
+                                                    "and docs/benchmarks.md as they are (default: bench/results)")
     args = parser.parse_args()
     root = Path(args.root or tempfile.mkdtemp(prefix="lancepart-bench-"))
     spark = session(root, args.iceberg_jar)
     for catalog in ("lance", "spark_catalog", "iceberg"):
         spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {catalog}.bench")
-    run = Run(spark, args.repeats)
+    run = Run(spark, args.repeats, args.output or RESULTS)
     systems = [s for s in SPARK_SYSTEMS if s.name in args.systems.split(",")]
     for i, partitions in enumerate(int(v) for v in args.variants.split(",") if v):
         events(run, args.rows, partitions, systems)
@@ -210,7 +213,10 @@ def main() -> None:
     planning(run, root, [int(s) for s in args.planning_sizes.split(",") if s])
     if args.join_rows:
         join(run, args.join_rows, systems)
-    write_report(run.result(), RESULTS / "latest.png", Path(__file__).parent.parent / "docs" / "benchmarks.md")
+    if args.output:
+        chart(run.result(), args.output / "latest.png")
+    else:
+        write_report(run.result(), RESULTS / "latest.png", Path(__file__).parent.parent / "docs" / "benchmarks.md")
     spark.stop()
     if not args.root:
         shutil.rmtree(root, ignore_errors=True)

@@ -45,9 +45,6 @@ KNOWN_DIFFERENCES = {
     "unpartitioned-tables": (
         "a table is a Lance partitioned namespace, so CREATE TABLE (and saveAsTable) needs PARTITIONED BY; "
         "Iceberg creates unpartitioned tables.", "docs/sql.md#create-table-and-partition-transforms"),
-    "map-columns": (
-        "lancepart refuses MAP columns at CREATE TABLE (Lance stores maps only in file format 2.2+, and "
-        "lancepart writes 2.1); Iceberg stores them.", "docs/sql.md#changing-the-schema"),
     "delete-conditions": (
         "DELETE takes conditions that Spark hands to the source as filters (partition drops, or rows Lance "
         "deletes); one with arithmetic such as id % 2 = 0 is refused. Iceberg rewrites the data files.",

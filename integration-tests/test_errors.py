@@ -121,19 +121,23 @@ def test_admin_of_an_unconfigured_catalog(spark):
 
 @pytest.mark.parametrize("ddl", ["m MAP<STRING, INT>", "m MAP<STRING, STRUCT<a: INT, b: STRING>>",
                                  "m ARRAY<MAP<STRING, INT>>", "m STRUCT<x: MAP<INT, INT>>"])
-def test_map_columns_are_refused_at_create_and_add_column(spark, root, ns, admin, ddl):
-    # Lance stores maps only in file format 2.2+, which lancepart does not write: refuse the column
-    # up front rather than accept a table every write to would fail.
-    message = rf"table lance.{ns}.t: column 'm' has type .*MAP<.*MAP columns are not supported: Lance stores maps only in file format 2.2"
+def test_map_columns_are_refused_in_tables_below_file_format_2_2(spark, root, ns, admin, ddl):
+    # Lance stores maps only in file format 2.2+ and a table's datasets keep one format: a MAP column
+    # of a 2.0/2.1 table is refused up front rather than accepted into a table every write to would fail.
+    message = (rf"table lance.{ns}.t: column 'm' has type .*MAP<.*Lance stores maps only in file format 2.2\+, "
+               r"and this table's datasets are written in file format 2.1")
     with pytest.raises(Exception, match=message):
-        spark.sql(f"CREATE TABLE lance.{ns}.t (id INT, p STRING, {ddl}) PARTITIONED BY (p)")
+        spark.sql(f"CREATE TABLE lance.{ns}.t (id INT, p STRING, {ddl}) PARTITIONED BY (p) "
+                  "TBLPROPERTIES ('data_storage_version' = '2.1')")
     with pytest.raises(lancepart.LancepartError, match=message):
-        admin.create_table(f"{ns}.t", f"id INT, p STRING, {ddl}", ["p"])
+        admin.create_table(f"{ns}.t", f"id INT, p STRING, {ddl}", ["p"], properties={"data_storage_version": "2.1"})
     assert not (root / ns / "t").exists()
     spark.sql(f"CREATE TABLE lance.{ns}.t (id INT, p STRING) PARTITIONED BY (p)")
     spark.sql(f"INSERT INTO lance.{ns}.t VALUES (1, 'a')")
     with pytest.raises(Exception, match=message):
         spark.sql(f"ALTER TABLE lance.{ns}.t ADD COLUMN {ddl}")
+    with pytest.raises(Exception, match=message):
+        spark.sql(f"REPLACE TABLE lance.{ns}.t (id INT, p STRING, {ddl}) PARTITIONED BY (p)")
     assert spark.table(f"lance.{ns}.t").columns == ["id", "p"]
     spark.sql(f"INSERT INTO lance.{ns}.t VALUES (2, 'a')")
     assert sorted(r.id for r in spark.table(f"lance.{ns}.t").collect()) == [1, 2]

@@ -1,6 +1,6 @@
 """Nested fields (structs, structs in structs, arrays of structs) read and filtered
 exactly as Spark reads the same rows from an in-memory view, with nested schema pruning on and off;
-struct columns added by ALTER TABLE read as NULL in older rows."""
+struct columns added by ALTER TABLE read as NULL in older rows; MAP columns in file format 2.2 tables."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import itertools
 import lance
 import pyarrow as pa
 import pytest
+
+import lancepart
 
 ST = "STRUCT<a: INT, b: INT, d: DATE, s: STRING>"
 SCHEMA = (f"id BIGINT, p STRING, st {ST}, o STRUCT<i: STRUCT<x: INT, y: STRING>, z: INT>, "
@@ -163,3 +165,37 @@ def test_added_struct_column_takes_values_in_old_partitions(spark, ns, pruning):
     for query in ["SELECT * FROM {t}", "SELECT id, st.y, st.x FROM {t}", "SELECT id, st FROM {t} WHERE st.x = 3",
                   "SELECT id, st FROM {t} WHERE id > 2", "SELECT p, count(st), count(st.y) FROM {t} GROUP BY p"]:
         _same(spark, query, table, view)
+
+
+MAP_SCHEMA = "id BIGINT, p STRING, m MAP<STRING, INT>, ms MAP<STRING, STRUCT<x: INT, y: STRING>>, am ARRAY<MAP<INT, STRING>>"
+MAP_ROWS = [
+    (1, "x", {"k": 1, "l": None}, {"k": {"x": 1, "y": "one"}}, [{1: "a"}, None, {}]),
+    (2, "y", None, None, None),
+    (3, "x", {}, {"n": None}, []),
+]
+
+
+def test_map_columns_are_stored_in_file_format_2_2(spark, root, ns, pruning):
+    """A table created with MAP columns is written in Lance file format 2.2, the first that stores
+    maps: rows (NULL and empty maps included) read back as written, by Spark and by pylance, and
+    a MAP column added later reads NULL in older rows."""
+    table, view = f"lance.{ns}.maps", f"maps_{ns}"
+    spark.sql(f"CREATE TABLE {table} ({MAP_SCHEMA}) PARTITIONED BY (p)")
+    properties = dict((r.col_name, r.data_type) for r in spark.sql(f"DESCRIBE TABLE EXTENDED {table}").collect())
+    assert "data_storage_version=2.2" in properties["Table Properties"]
+    spark.createDataFrame(MAP_ROWS, MAP_SCHEMA).createOrReplaceTempView(view)
+    spark.sql(f"INSERT INTO {table} SELECT * FROM {view}")
+    for query in ["SELECT * FROM {t}", "SELECT id, m['k'], ms['k'].y, am[0][1] FROM {t}",
+                  "SELECT id FROM {t} WHERE m['k'] = 1", "SELECT id, map_keys(ms) FROM {t} WHERE p = 'x'"]:
+        _same(spark, query, table, view)
+    for leaf in (d for d in (root / ns / "maps").iterdir() if d.name.endswith("$dataset")):
+        ds = lance.dataset(str(leaf))
+        assert ds.data_storage_version == "2.2"
+        assert pa.types.is_map(ds.schema.field("m").type)
+    assert lancepart.crosscheck(spark, table) == {"rows": 3, "tables": 2}
+
+    spark.sql(f"ALTER TABLE {table} ADD COLUMN added MAP<INT, INT>")
+    spark.sql(f"INSERT INTO {table} VALUES (4, 'x', NULL, NULL, NULL, map(7, 70)), (5, 'z', NULL, NULL, NULL, map())")
+    got = {r.id: r.added for r in spark.sql(f"SELECT id, added FROM {table}").collect()}
+    assert got == {1: None, 2: None, 3: None, 4: {7: 70}, 5: {}}
+    assert lancepart.crosscheck(spark, table) == {"rows": 5, "tables": 3}

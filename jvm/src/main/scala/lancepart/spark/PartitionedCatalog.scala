@@ -124,12 +124,16 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       partitions: Array[Transform],
       properties: util.Map[String, String]): Table = {
     requireCreatable(ident)
-    val meta = tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty)
-    warehouse.store(
-      ident,
-      qualified(ident)).create(meta, TableProperties.fileVersion(qualified(ident), properties.asScala.toMap))
+    val fileVersion = newFileVersion(ident, columns, properties)
+    val meta =
+      tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty, fileVersion)
+    warehouse.store(ident, qualified(ident)).create(meta, Some(fileVersion))
     loadTable(ident)
   }
+
+  /** The Lance file format of a new table's datasets ([[TableProperties.fileVersion]]). */
+  private def newFileVersion(ident: Identifier, columns: Array[Column], properties: util.Map[String, String]): String =
+    TableProperties.fileVersion(qualified(ident), properties.asScala.toMap, columns.map(_.dataType()).toSeq)
 
   private def requireCreatable(ident: Identifier): Unit = {
     val uri = warehouse.tableUri(ident)
@@ -142,7 +146,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   }
 
   /** The metadata of a new table from CREATE or REPLACE: spec version `specId`, `mode` unless
-   * the properties set one, field ids that clash with `columnTypes` (see [[PartitionedCatalog.newTable]]). */
+   * the properties set one, field ids that clash with `columnTypes` (see [[PartitionedCatalog.newTable]]), datasets
+   * in Lance file format `fileVersion`. */
   private def tableMetadata(
       ident: Identifier,
       columns: Array[Column],
@@ -150,10 +155,11 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       properties: util.Map[String, String],
       specId: Int,
       mode: TransactionMode,
-      columnTypes: Map[String, DataType]): TableMetadata = {
+      columnTypes: Map[String, DataType],
+      fileVersion: String): TableMetadata = {
     columns.foreach { c =>
       NamespaceSchema.checkColumnName(qualified(ident), c.name())
-      ArrowJsonType.requireWritable(qualified(ident), c.name(), c.dataType())
+      ArrowJsonType.requireWritable(qualified(ident), c.name(), c.dataType(), fileVersion)
     }
     val struct = FixedSizeLists.declare(
       qualified(ident),
@@ -185,9 +191,11 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       partitions: Array[Transform],
       properties: util.Map[String, String]): StagedTable = {
     requireCreatable(ident)
-    val meta = tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty)
+    val fileVersion = newFileVersion(ident, columns, properties)
+    val meta =
+      tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty, fileVersion)
     val store = warehouse.store(ident, qualified(ident))
-    store.createEmpty(meta.allFields, TableProperties.fileVersion(qualified(ident), properties.asScala.toMap))
+    store.createEmpty(meta.allFields, Some(fileVersion))
     staged(store, meta, replaced = None)
   }
 
@@ -222,9 +230,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       properties: util.Map[String, String],
       attempts: Int): StagedTable = {
     val store = current.store
-    TableProperties.fileVersion(
-      store.table,
-      properties.asScala.toMap).filter(_ != current.manifest.fileVersion).foreach { v =>
+    properties.asScala.get(TableProperties.FileVersionKey).filter(_ != current.manifest.fileVersion).foreach { v =>
       throw new IllegalArgumentException(
         s"table ${store.table}: REPLACE cannot change ${TableProperties.FileVersionKey} " +
           s"from ${current.manifest.fileVersion} to $v: the table's datasets keep their Lance file format")
@@ -232,7 +238,15 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     val stored = store.properties()
     val old = TableMetadata.fromProperties(stored, store.table)
     val specId = (old.specs.map(_.id) ++ store.specVersionsInRows()).max + 1
-    val meta = tableMetadata(ident, columns, partitions, properties, specId, old.mode, store.partitionColumnTypes())
+    val meta = tableMetadata(
+      ident,
+      columns,
+      partitions,
+      properties,
+      specId,
+      old.mode,
+      store.partitionColumnTypes(),
+      current.manifest.fileVersion)
     store.addColumns(meta.allFields)
     val version = store.latestVersion()
     // a spec version another statement reserved since specId was chosen is taken: choose again
@@ -308,7 +322,11 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
           s"table ${qualified(ident)}: new column '${c.fieldNames().mkString(".")}' must be nullable (existing rows read it as NULL)")
         if (c.position() != null || c.defaultValue() != null) throw new UnsupportedOperationException(
           s"table ${qualified(ident)}: ADD COLUMN with a position or a default is not supported")
-        ArrowJsonType.requireWritable(qualified(ident), c.fieldNames().mkString("."), c.dataType())
+        ArrowJsonType.requireWritable(
+          qualified(ident),
+          c.fieldNames().mkString("."),
+          c.dataType(),
+          table.manifest.fileVersion)
         SchemaEvolution.AddColumn(top(c.fieldNames(), c), c.dataType(), Option(c.comment()))
       case c: TableChange.RenameColumn => SchemaEvolution.RenameColumn(top(c.fieldNames(), c), c.newName())
       case c: TableChange.DeleteColumn => SchemaEvolution.DropColumn(top(c.fieldNames(), c))

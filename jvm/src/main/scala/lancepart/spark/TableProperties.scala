@@ -3,9 +3,10 @@
 // are checked.
 package lancepart.spark
 
-import lancepart.spec.{PartitionSpec, TableMetadata, TransactionMode}
+import lancepart.spec.{ArrowJsonType, PartitionSpec, TableMetadata, TransactionMode}
 import org.apache.spark.sql.connector.catalog.TableCatalog
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 object TableProperties {
 
@@ -45,14 +46,28 @@ object TableProperties {
       }
     }
 
-  /** The Lance file format CREATE asks for (None: lance-core's default), refused unless a version
-   * in [[FileVersions]]. */
-  def fileVersion(table: String, properties: Map[String, String]): Option[String] =
+  /** lance-core's default Lance file format, which a table created without [[FileVersionKey]] and
+   * without MAP columns gets. */
+  val DefaultFileVersion = "2.1"
+
+  /** The Lance file format of a new table of `columns`: the one CREATE asks for (refused unless a
+   * version in [[FileVersions]]), else 2.2 when a column holds a MAP (Lance stores maps only from
+   * 2.2 on), else lance-core's default. */
+  def fileVersion(table: String, properties: Map[String, String], columns: Seq[DataType]): String =
     properties.get(FileVersionKey).map { v =>
       if (FileVersions.contains(v)) v
       else throw new IllegalArgumentException(s"table $table: $FileVersionKey '$v' is not a Lance file format " +
         s"version; expected one of ${FileVersions.mkString(", ")}")
+    }.getOrElse {
+      if (columns.exists(holdsMap)) ArrowJsonType.MapFileVersion else DefaultFileVersion
     }
+
+  private def holdsMap(t: DataType): Boolean = t match {
+    case _: MapType => true
+    case ArrayType(element, _) => holdsMap(element)
+    case StructType(fields) => fields.exists(f => holdsMap(f.dataType))
+    case _ => false
+  }
 
   /** `lance`, or the session's default source, which Spark names when a statement names none
    * (`saveAsTable`, CREATE TABLE without USING) and so cannot mean another format. */

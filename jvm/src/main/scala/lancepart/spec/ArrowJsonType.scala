@@ -85,16 +85,17 @@ object ArrowJsonType {
     if (node.has("fields")) Json.array(node, "fields", what) else Seq.empty
 
   /**
-   * Refuses a new column `column` of `table` whose type holds, at any depth, a type lancepart
-   * cannot store: a MAP (Lance stores maps only in file format 2.2+, and lancepart writes partition
-   * tables in Lance's default format, 2.1; every data file of a table must have one format
-   * version, see docs/format.md), VOID (an untyped NULL), intervals other than INTERVAL DAY TO
-   * SECOND (a duration, which reads back as that), variants.
+   * Refuses a new column `column` of `table`, whose datasets are written in Lance file format
+   * `fileVersion`, when its type holds, at any depth, a type lancepart cannot store there: a MAP
+   * below file format 2.2 (Lance stores maps only from 2.2 on, and every data file of a table has
+   * one format version, see docs/format.md), VOID (an untyped NULL), intervals other than INTERVAL
+   * DAY TO SECOND (a duration, which reads back as that), variants.
    */
-  def requireWritable(table: String, column: String, dt: DataType): Unit = {
+  def requireWritable(table: String, column: String, dt: DataType, fileVersion: String): Unit = {
     def unstorable(t: DataType): Option[DataType] = t match {
       case ArrayType(element, _) => unstorable(element)
       case StructType(fields) => fields.iterator.flatMap(f => unstorable(f.dataType)).nextOption()
+      case MapType(key, value, _) if storesMaps(fileVersion) => unstorable(key).orElse(unstorable(value))
       case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | StringType |
           BinaryType | DateType | TimestampType | TimestampNTZType | _: DecimalType => None
       case DayTimeIntervalType(DayTimeIntervalType.DAY, DayTimeIntervalType.SECOND) => None
@@ -103,8 +104,9 @@ object ArrowJsonType {
     unstorable(dt).foreach {
       case _: MapType =>
         throw new UnsupportedOperationException(s"table $table: column '$column' has type ${dt.sql}; " +
-          "MAP columns are not supported: Lance stores maps only in file format 2.2+, and lancepart writes partition " +
-          "tables in file format 2.1. Store the entries as ARRAY<STRUCT<key: ..., value: ...>> instead")
+          s"Lance stores maps only in file format $MapFileVersion+, and this table's datasets are written in file format " +
+          s"$fileVersion (chosen at CREATE TABLE: $MapFileVersion when a column is a MAP or TBLPROPERTIES" +
+          s"('data_storage_version'='$MapFileVersion') asks for it). Store the entries as ARRAY<STRUCT<key: ..., value: ...>> instead")
       case NullType => throw new UnsupportedOperationException(s"table $table: column '$column' has type ${dt.sql}; " +
           "VOID (an untyped NULL) cannot be stored, give it a type (e.g. CAST(NULL AS STRING))")
       case other: DayTimeIntervalType => throw new UnsupportedOperationException(
@@ -114,6 +116,15 @@ object ArrowJsonType {
           s"table $table: column '$column' has type ${dt.sql}; ${other.sql} cannot be stored in Lance")
     }
   }
+
+  /** The first Lance file format version that stores MAP columns. */
+  val MapFileVersion = "2.2"
+
+  /** Whether Lance file format `version` ("2.1") stores MAP columns. */
+  def storesMaps(version: String): Boolean = Ordering[(Int, Int)].gteq(majorMinor(version), majorMinor(MapFileVersion))
+
+  private def majorMinor(version: String): (Int, Int) =
+    version.split('.').map(_.toIntOption.getOrElse(0)).padTo(2, 0) match { case a => (a(0), a(1)) }
 
   /** The JsonArrowDataType node of Arrow field `f`; nested fields get ids from `nextId`. */
   def fromArrow(f: Field, nextId: () => Int): ObjectNode = {

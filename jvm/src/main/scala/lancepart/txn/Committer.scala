@@ -83,8 +83,12 @@ class Committer(
     private val own = mutable.Set.empty[String] ++ tx.writes.map(_.target).filter(_.isNew).map(_.location)
 
     def commitOn(latest: Manifest): Long = {
-      if (latest.meta.properties != tx.base.meta.properties) throw new TransactionConflict(
-        s"table ${store.table}: its schema, partition specs or transaction mode changed while this write ran; nothing was committed")
+      // In weak mode a leaf change an earlier attempt made is already visible on the leaf's main
+      // branch: the write is then finished, not refused (its rows do not depend on the schema or
+      // specs, and refusing would report as not done a change readers already see).
+      if (latest.meta.properties != tx.base.meta.properties && (strong || updated.isEmpty))
+        throw new TransactionConflict(s"table ${store.table}: its schema, partition specs or transaction mode " +
+          "changed while this write ran; nothing was committed")
       val touched = tx.writes.map(_.target).filterNot(_.isNew).map(_.objectId) ++ tx.removed.keys ++ tx.deletes.keys
       // The rows this write changes as they are at S1, and the `v<N>` row every commit rewrites
       // (as it is: other writers' metadata stays).

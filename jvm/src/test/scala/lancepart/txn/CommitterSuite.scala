@@ -208,6 +208,45 @@ class CommitterSuite extends AnyFunSuite {
       gaveUp)
   }
 
+  for (mode <- Seq(TransactionMode.Weak, TransactionMode.Strong)) {
+    test(s"$mode: a DELETE whose manifest commit races an ALTER TABLE is reported as what readers see") {
+      val t = new Table(mode)
+      val d0 = t.directory(t.latest)
+      t.commit(t.latest, d0, t.write(d0, "US", Seq(1, 2)))
+      val base = t.latest
+      val leaf = t.leaves().head
+      // the first manifest commit of the DELETE loses to another writer's commit, and an ADD COLUMN
+      // commits before its second attempt
+      val store = new ManifestStore(t.dir.toString, "t", LanceAccess(Map.empty)) {
+        private var raced = false
+        override def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long = {
+          if (!raced) {
+            raced = true
+            val current = load().meta
+            val added = SchemaEvolution(current, Seq(SchemaEvolution.AddColumn("extra", StringType, None)))
+            updateSchema(
+              current,
+              TableMetadata.fromProperties(current.properties + (TableMetadata.SchemaKey -> added.json), "t"))
+            upsert(Seq(ManifestRow("v1", Naming.NamespaceType, None, None, Map.empty)))
+          }
+          super.commit(expected, rows, removed)
+        }
+      }
+      val delete = TableWrite(base, t.directory(base), Seq.empty, deletes = Map(leaf.objectId -> (leaf, "id = 1")))
+      val committer = new Committer(store, t.files, leafSchema)
+      if (mode == TransactionMode.Weak) {
+        // the leaf's main branch lost row 1 in the first attempt: the DELETE is done
+        committer.commit(delete)
+        assert(t.ids(t.leaves().head) == Seq(2L))
+      } else {
+        // strong: the leaf change was detached and the manifest still pins the old version
+        val e = intercept[TransactionConflict](committer.commit(delete))
+        assert(e.getMessage.contains("nothing was committed"), e.getMessage)
+        assert(t.ids(t.leaves().head) == Seq(1L, 2L))
+      }
+    }
+  }
+
   test("a commit from an older manifest version loses to the commit made since") {
     val t = new Table(TransactionMode.Weak)
     val s0 = t.latest.version
