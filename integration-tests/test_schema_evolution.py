@@ -68,6 +68,9 @@ def test_dropped_column_is_not_readable_and_its_id_is_never_reused(spark, admin,
     assert stored["metadata"] == {"lancepart:max_field_id": "3"}
     spark.sql(f"ALTER TABLE {events} ADD COLUMN amount DOUBLE")
     assert [r.amount for r in spark.table(events).collect()] == [None, None]  # not the dropped values
+    # nor for readers of the partition tables matching columns by name: the old column stepped aside
+    for leaf in leaves(root, ns):
+        assert leaf.schema.names == ["id", "event_date", "country", "amount_deprecated_3"]
     assert schema_json(root, ns)["fields"][-1]["metadata"]["lance:field_id"] == "4"
     spark.sql(f"INSERT INTO {events} VALUES (3, DATE'2025-12-10', 'US', 9.0)")
     assert sorted((r.id, r.amount) for r in spark.table(events).collect()) == [(1, None), (2, None), (3, 9.0)]

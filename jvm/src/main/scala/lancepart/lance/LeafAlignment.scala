@@ -2,7 +2,9 @@
 // column under its current name (spec schema rules: writes never drop a value). Adds and renames
 // are metadata-only Lance commits. A leaf that stores a column at a narrower type than the
 // namespace (a widening since it was written) cannot take the rows: lance-core's Java API does
-// not cast columns, so the write rewrites the partition instead. So does a strong-mode write into
+// not cast columns, so the write rewrites the partition instead. So it does for a missing column
+// with a field that cannot be NULL (a map's entries and keys): Lance adds a column to existing rows
+// only when every field in it is nullable. So does a strong-mode write into
 // a leaf that needs any change: its append builds on the leaf's read_version as the manifest
 // has it (RENAME COLUMN publishes renamed versions itself; this is for ADD COLUMN, or a RENAME
 // that did not finish).
@@ -49,7 +51,7 @@ object LeafAlignment {
       }
       val missing = found.collect { case (c, None) => LeafSchema.tagged(schema, c) }
       val unchanged = LeafSchema.aligned(leaf, schema.fields).isEmpty && missing.isEmpty
-      if (narrower || (pinned.isDefined && !unchanged)) None
+      if (narrower || !missing.forall(addable) || (pinned.isDefined && !unchanged)) None
       else if (unchanged) Some(layout(ds, schema))
       else {
         LeafProject.commit(lance, uri, base = None, before)(LeafSchema.aligned(_, schema.fields))
@@ -61,6 +63,9 @@ object LeafAlignment {
       }
     }
   }
+
+  /** Whether Lance can add `f` to existing rows, as NULL: every field in it is nullable. */
+  private def addable(f: Field): Boolean = f.isNullable && f.getChildren.asScala.forall(addable)
 
   private def layout(ds: Dataset, schema: NamespaceSchema): LeafLayout = {
     val leaf = LeafSchema.columns(ds)

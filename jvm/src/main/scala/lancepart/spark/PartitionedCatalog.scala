@@ -294,7 +294,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
 
   /** ADD COLUMN, RENAME COLUMN, DROP COLUMN and widening ALTER COLUMN TYPE on top-level columns:
    * the namespace schema changes, partition tables are not rewritten (a rename renames their
-   * columns too, a metadata-only commit on each: [[LeafRenames]]). */
+   * columns too, and an added column moves aside a leaf column of a dropped one of its name, a
+   * metadata-only commit on each: [[LeafRenames]]). */
   override def alterTable(ident: Identifier, changes: TableChange*): Table = {
     val table = loadTable(ident).asInstanceOf[PartitionedTable]
     val current = table.manifest.meta
@@ -347,7 +348,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     PartitionValues.check(
       qualified(ident),
       spec.copy(fields = spec.fields.filterNot(f => before.get(f.fieldId).contains(f.sources))))
-    if (evolution.exists(_.isInstanceOf[SchemaEvolution.RenameColumn])) {
+    if (evolution.exists(c =>
+        c.isInstanceOf[SchemaEvolution.RenameColumn] || c.isInstanceOf[SchemaEvolution.AddColumn])) {
       new LeafRenames(table.store, table.files, commitAttempts)(current, next)
     } else table.store.updateSchema(current, next)
     loadTable(ident)

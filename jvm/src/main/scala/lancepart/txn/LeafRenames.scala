@@ -1,5 +1,6 @@
-// RENAME COLUMN keeps partition tables consistent with the namespace schema (spec: Schema): every
-// leaf's column is renamed too, a metadata-only Lance commit that keeps its field id.
+// RENAME and ADD COLUMN keep partition tables consistent with the namespace schema (spec: Schema):
+// every leaf's column is renamed too, and a leaf column left by a dropped column of an added name
+// steps aside; metadata-only Lance commits that keep field ids.
 package lancepart.txn
 
 import lancepart.lance.{Lance, LeafChange, LeafColumn, LeafProject, LeafSchema}
@@ -23,16 +24,24 @@ import scala.util.control.NonFatal
  *     schema before they change a leaf);
  *  3. every leaf is renamed to the new names.
  *
+ * ADD COLUMN takes steps 2 and 3: a leaf column of a dropped namespace column whose name a new
+ * column takes is renamed `<name>_deprecated_<tag>` ([[LeafSchema.aligned]]), so that a reader
+ * matching leaf columns by name (the spec's appendices, pylance) never reads its old values as
+ * the new column.
+ *
  * A leaf whose row pins a `read_version` changes in a detached commit on top of it, published
  * as the row's new `read_version` (with its `table_version` row) in one conditional `__manifest`
  * commit per step; a leaf read at its latest version changes on its main branch.
  */
 class LeafRenames(store: ManifestStore, files: TableFiles, attempts: Int) {
 
-  /** Stores `next`'s schema, which renames columns of `current`'s, with the leaves renamed. */
+  /** Stores `next`'s schema, which renames or adds columns of `current`'s, with the leaves made
+   * to match it. */
   def apply(current: TableMetadata, next: TableMetadata): Unit = {
     val renamed = current.schema.fields.filter(f => next.schema.byId(f.id).exists(_.name != f.name))
-    eachLeaf(current) { leaf =>
+    val changed = renamed.map(f => s"'${f.name}' renamed") ++
+      next.schema.fields.filter(f => current.schema.byId(f.id).isEmpty).map(f => s"'${f.name}' added")
+    if (renamed.nonEmpty) eachLeaf(current) { leaf =>
       val untagged =
         renamed.flatMap(f => LeafSchema.find(leaf, f, current.schema.fields).filter(_.tag.isEmpty).map(_ -> f))
       LeafChange(Map.empty, untagged.map { case (l, f) => l.name -> f.id }.toMap)
@@ -41,9 +50,9 @@ class LeafRenames(store: ManifestStore, files: TableFiles, attempts: Int) {
     try eachLeaf(next)(LeafSchema.aligned(_, next.schema.fields))
     catch {
       case NonFatal(e) => throw new IllegalStateException(
-          s"table ${store.table}: ${renamed.map(f => s"'${f.name}'").mkString(", ")} renamed in the namespace schema, " +
-            s"but not in every partition table: ${e.getMessage}. Reads find the columns by field id; the next write " +
-            "into a partition table renames its columns",
+          s"table ${store.table}: ${changed.mkString(", ")} in the namespace schema, but not every partition table " +
+            s"was changed to match: ${e.getMessage}. Reads find the columns by field id; the next write into a " +
+            "partition table changes its columns",
           e
         )
     }
@@ -55,7 +64,7 @@ class LeafRenames(store: ManifestStore, files: TableFiles, attempts: Int) {
   private def eachLeaf(meta: TableMetadata)(plan: Seq[LeafColumn] => LeafChange): Unit = {
     def check(schema: Option[String]): Unit = if (!schema.contains(meta.schema.json)) {
       throw new IllegalStateException(s"another statement changed the schema of table ${store.table} while its " +
-        "columns were renamed")
+        "partition tables were changed to match it")
     }
     val unchanged = () => check(store.properties().get(TableMetadata.SchemaKey))
     // (location, base version) -> the version the change made; kept across attempts
