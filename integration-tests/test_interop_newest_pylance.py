@@ -5,6 +5,7 @@ appends and evolves it (RENAME COLUMN included); a namespace of every Arrow type
 and takes writes."""
 
 import json
+import re
 import os
 import subprocess
 import textwrap
@@ -207,6 +208,42 @@ def test_a_table_the_newest_directory_namespace_declared_into_is_repaired(spark,
     assert lancepart.crosscheck(spark, t)["tables"] == 2
     spark.sql(f"INSERT INTO {t} VALUES (4, 'b'), (5, 'c')")
     assert sorted(r.id for r in spark.table(t).collect()) == [1, 2, 3, 4, 5]
+
+
+def test_a_table_the_newest_directory_namespace_created_in_a_partition_is_removed_then_repaired(
+        spark, admin, root, ns):
+    """A table with data that DirectoryNamespace created inside a partition namespace has no partition
+    values: repair refuses it, naming the row and how to remove it; removed, the repair succeeds."""
+    t = f"lance.{ns}.events"
+    spark.sql(f"CREATE TABLE {t} (id INT, c STRING) PARTITIONED BY (c)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b'), (3, 'a')")
+    expected = sorted(tuple(r) for r in spark.table(t).collect())
+    table_dir = root / ns / "events"
+    namespace = next(r["object_id"] for r in lance.dataset(f"{table_dir}/__manifest").to_table().to_pylist()
+                     if r["object_type"] == "namespace" and r["object_id"].startswith("v1$"))
+    newest("""
+        import sys, pyarrow as pa, lance_namespace as ln
+        from lance.namespace import DirectoryNamespace
+        data = pa.table({"x": [1, 2, 3]})
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, data.schema) as writer:
+            writer.write_table(data)
+        DirectoryNamespace(root=sys.argv[1]).create_table(
+            ln.CreateTableRequest(id=[*sys.argv[2].split("$"), "extra"]), sink.getvalue().to_pybytes())
+    """, table_dir, namespace)
+    row = f"{namespace}$extra"
+    with pytest.raises(lancepart.LancepartError, match=re.escape(
+            f"__manifest row {row} keeps no value of partition field 'c' in its metadata; nothing was changed. ") +
+            r".*drop_table or deregister_table of id \[\"v1\", \"\w+\", \"extra\"\]"):
+        admin.repair(t)
+    newest("""
+        import sys, lance_namespace as ln
+        from lance.namespace import DirectoryNamespace
+        DirectoryNamespace(root=sys.argv[1]).drop_table(ln.DropTableRequest(id=sys.argv[2].split("$")))
+    """, table_dir, row)
+    admin.repair(t)
+    assert sorted(tuple(r) for r in spark.table(t).collect()) == expected
+    assert lancepart.crosscheck(spark, t) == {"rows": 3, "tables": 2}
 
 
 def test_every_stored_type_written_by_the_newest_pylance_reads_and_takes_writes(spark, root, ns):

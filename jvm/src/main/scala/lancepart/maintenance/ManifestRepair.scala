@@ -68,7 +68,9 @@ object ManifestRepair {
             if (Option(r(Location)).exists(l => files.isDeclaredOnly(l.toString))) declared += objectId
             else throw new FormatException(s"table ${store.table}: cannot restore column ${lacking.head.column}: " +
               s"__manifest row $objectId keeps no value of partition field '${lacking.head.fieldId}' in its metadata; " +
-              "nothing was changed")
+              "nothing was changed. A table another client created inside the table's partition namespaces has no " +
+              "partition values: remove its row with that client (Lance's DirectoryNamespace: drop_table or " +
+              s"deregister_table of id ${objectId.split('$').mkString("[\"", "\", \"", "\"]")}) and run the repair again")
           }
         }
         progress.advance()
