@@ -150,6 +150,28 @@ def test_a_scan_over_more_keys_than_the_bound_packs_partition_tables(spark, root
     assert sorted(r.v for r in filtered.collect()) == [v for v in range(300) if v % 40 in (3, 17)]
 
 
+def test_packing_weighs_partition_tables_by_the_size_their_commit_recorded(spark, root, ns):
+    # a split takes partition tables up to spark.sql.files.maxPartitionBytes of data bytes, as each
+    # table's last commit recorded them, plus an open cost each: a large table gets a split of its
+    # own (regression: every table weighed one open cost, whatever its size)
+    lancepart.register_catalog(spark, "lance_sized", str(root))
+    spark.conf.set("spark.sql.catalog.lance_sized.spj.max-partition-keys", "0")
+    spark.sql(f"CREATE TABLE lance.{ns}.sized (k STRING, payload STRING) PARTITIONED BY (k)")
+    spark.sql(f"INSERT INTO lance.{ns}.sized SELECT 'big', sha2(CAST(id AS STRING), 512) FROM range(40000)")
+    spark.sql(f"INSERT INTO lance.{ns}.sized SELECT concat('small', id % 7), 'x' FROM range(70)")
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(1024 * 1024))
+    spark.conf.set("spark.sql.files.openCostInBytes", "1024")
+    try:
+        read = spark.sql(f"SELECT spark_partition_id() AS split, k FROM lance_sized.{ns}.sized").collect()
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        spark.conf.unset("spark.sql.files.openCostInBytes")
+    splits = {}
+    for r in read:
+        splits.setdefault(r.split, set()).add(r.k)
+    assert sorted(map(sorted, splits.values())) == [["big"], [f"small{i}" for i in range(7)]]
+
+
 def test_a_bound_of_zero_packs_every_scan_and_reads_the_same_rows(spark, root, ns, tables):
     lancepart.register_catalog(spark, "lance_no_keys", str(root))
     spark.conf.set("spark.sql.catalog.lance_no_keys.spj.max-partition-keys", "0")

@@ -146,6 +146,31 @@ def test_delete_on_data_columns_deletes_rows_in_the_affected_leaves(spark, root,
     lancepart.crosscheck(spark, t)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_count_star_uses_recorded_counts_only_for_the_versions_the_manifest_pins(spark, root, ns, mode):
+    t = create(spark, ns, mode)
+    spark.sql(f"DELETE FROM {t} WHERE v = 20")
+    spark.sql(f"INSERT INTO {t} VALUES (5, 'FR', 50)")
+    # another client appends to the US partition table's main branch
+    us = leaf_rows(root, ns)["US"]
+    lance.write_dataset(lance.dataset(str(root / ns / "t" / us["location"])).to_table(), str(root / ns / "t" / us["location"]),
+                        mode="append")
+    expected = len(spark.table(t).collect())
+    assert expected == (4 if mode == "strong" else 5)  # strong readers read the pinned version
+    assert spark.sql(f"SELECT count(*) FROM {t}").first()[0] == expected
+    if mode == "strong":
+        # the counts of pinned versions come from __manifest: no partition table is opened
+        moved = {}
+        for row in leaf_rows(root, ns).values():
+            leaf = root / ns / "t" / row["location"]
+            moved[leaf] = leaf.rename(leaf.with_name(leaf.name + ".away"))
+        try:
+            assert spark.sql(f"SELECT count(*) FROM {t}").first()[0] == expected
+        finally:
+            for leaf, away in moved.items():
+                away.rename(leaf)
+
+
 def test_delete_with_a_condition_lance_cannot_evaluate_is_refused(spark, root, ns):
     t = create(spark, ns, "weak")
     with pytest.raises(AnalysisException, match="v % 2"):

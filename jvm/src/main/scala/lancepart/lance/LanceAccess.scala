@@ -42,9 +42,9 @@ final case class LanceAccess(storageOptions: Map[String, String]) {
 
   /** Commits `txn` to the dataset at `uri` without opening it (creating it when `txn` is an
    * Overwrite at read version 0); returns the version committed. */
-  def commit(uri: String, txn: Transaction): Long =
+  def commit(uri: String, txn: Transaction): LeafStats =
     Lance.using(new CommitBuilder(uri, Lance.allocator).writeParams(storageOptions.asJava).skipAutoCleanup(true)
-      .execute(txn))(_.version())
+      .execute(txn))(LeafStats.of)
 
   /** Names the options, not their values: these can be credentials. */
   override def toString: String = s"LanceAccess(storage options: ${storageOptions.keys.toSeq.sorted.mkString(", ")})"

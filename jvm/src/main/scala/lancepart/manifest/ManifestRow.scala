@@ -1,6 +1,8 @@
 // One __manifest row: a namespace, a partition table or (strong mode) a partition table version.
 package lancepart.manifest
 
+import lancepart.lance.LeafStats
+
 /**
  * One `__manifest` row; `values` maps partition field_id to its value (see [[lancepart.arrow.ArrowValues]]).
  * `readVersion` is the leaf version every reader reads (spec: Transaction): set by strong-mode
@@ -8,6 +10,8 @@ package lancepart.manifest
  * `writtenVersion` is the leaf version lancepart's last weak write left, kept in the row's
  * metadata only so that a concurrent overwrite of the partition is detected.
  * `metadata` is the row's `metadata` JSON as read: its keys of other writers survive a rewrite.
+ * `stats` are what the leaf held at the version lancepart last committed to it (kept in the
+ * metadata): exact for a version the row pins, a size estimate otherwise.
  */
 case class ManifestRow(
     objectId: String,
@@ -16,7 +20,8 @@ case class ManifestRow(
     readVersion: Option[Long],
     values: Map[String, Any],
     writtenVersion: Option[Long] = None,
-    metadata: Option[String] = None) {
+    metadata: Option[String] = None,
+    stats: Option[LeafStats] = None) {
   def specVersion: Option[Int] = Naming.specVersion(objectId)
 
   /** The strong-mode record of this leaf at `version` (spec: `table_version` rows, Appendix C),

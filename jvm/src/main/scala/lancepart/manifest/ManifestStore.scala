@@ -32,9 +32,11 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   def leafUri(row: ManifestRow): String = leafUri(row.location.getOrElse(
     throw new FormatException(s"table $table: partition table ${row.objectId} has no location")))
 
-  /** A partition table's row count at the version readers read, from Lance metadata. */
+  /** A partition table's row count at the version readers read: the stats lancepart recorded for
+   * the version the row pins, else from the leaf's Lance metadata. */
   def leafRowCount(row: ManifestRow): Long =
-    lance.withDataset(leafUri(row), row.readVersion)(_.countRows())
+    row.stats.filter(s => row.readVersion.contains(s.version)).fold(
+      lance.withDataset(leafUri(row), row.readVersion)(_.countRows()))(_.rows)
 
   /** Creates `__manifest` with the table's metadata and the `v<N>` row of its spec, in Lance file
    * format `fileVersion` (None: lance-core's default), which new partition tables then take. */
@@ -211,14 +213,16 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       val optional = Seq(ReadVersion, Metadata).filter(has(ds, _))
       scan(ds, filter, RequiredColumns ++ optional ++ fields.map(_.column)).map { r =>
         val metadata = r.get(Metadata).flatMap(Option(_)).map(_.toString)
+        val location = Option(r(Location)).map(_.toString)
         ManifestRow(
           objectId = r(ObjectId).toString,
           objectType = r(ObjectType).toString,
-          location = Option(r(Location)).map(_.toString),
+          location = location,
           readVersion = r.get(ReadVersion).flatMap(Option(_)).map(version),
           values = fields.map(f => f.fieldId -> r(f.column)).toMap,
           writtenVersion = metadata.flatMap(RowMetadata.writtenVersion),
-          metadata = metadata
+          metadata = metadata,
+          stats = metadata.flatMap(RowMetadata.stats(_, location))
         )
       }
     }

@@ -1,11 +1,13 @@
 // The `metadata` JSON of a __manifest row: the row's partition values as `partition.<field_id>`
 // (spec: Runtime Namespace Properties), a table's `read_version` and lancepart's weak-mode
 // `lancepart.written_version`, so that a manifest another client rewrote without the partition
-// and read_version columns can be repaired from it. Keys of other writers are kept.
+// and read_version columns can be repaired from it, and `lancepart.stats` (rows and bytes of the
+// leaf at the version lancepart committed). Keys of other writers are kept.
 package lancepart.manifest
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
+import lancepart.lance.LeafStats
 import lancepart.spec.{FormatException, Json}
 import org.apache.spark.sql.types.DataType
 
@@ -19,6 +21,7 @@ object RowMetadata {
   val PartitionPrefix = "partition."
   val ReadVersionKey = "read_version"
   val WrittenVersionKey = "lancepart.written_version"
+  val StatsKey = "lancepart.stats"
 
   /** The JSON for `row`: its metadata as read with lancepart's keys set anew, values as text and
    * NULL values as JSON null (so that a partition whose values are all NULL can be restored too),
@@ -33,12 +36,16 @@ object RowMetadata {
     }
     row.readVersion.foreach(v => node.put(ReadVersionKey, java.lang.Long.toUnsignedString(v)))
     row.writtenVersion.foreach(v => node.put(WrittenVersionKey, java.lang.Long.toUnsignedString(v)))
+    for (s <- row.stats; location <- row.location) {
+      node.putObject(StatsKey).put("location", location).put("version", s.version.toString)
+        .put("rows", s.rows.toString).put("bytes", s.bytes.toString)
+    }
     if (read.contains(node)) row.metadata // unchanged: the text as another writer wrote it
     else Option.when(!node.isEmpty)(Json.write(node))
   }
 
   private def ours(key: String): Boolean =
-    key.startsWith(PartitionPrefix) || key == ReadVersionKey || key == WrittenVersionKey
+    key.startsWith(PartitionPrefix) || key == ReadVersionKey || key == WrittenVersionKey || key == StatsKey
 
   private def objectOf(text: String): Option[ObjectNode] =
     try Some(Json.mapper.readTree(text)).collect { case o: ObjectNode => o }
@@ -67,6 +74,17 @@ object RowMetadata {
   /** lancepart's weak-mode written version in `text`, if it holds a well-formed one. */
   def writtenVersion(text: String): Option[Long] =
     objectOf(text).flatMap(node => textOf(node.get(WrittenVersionKey))).flatMap(_.toLongOption)
+
+  /** lancepart's stats in `text` of the leaf at `location`, if it holds well-formed ones of it (a
+   * client that moved the row to another leaf and kept the metadata leaves stats of another one). */
+  def stats(text: String, location: Option[String]): Option[LeafStats] =
+    for {
+      node <- objectOf(text).flatMap(n => Option(n.get(StatsKey)))
+      if location.isDefined && textOf(node.get("location")) == location
+      version <- textOf(node.get("version")).flatMap(_.toLongOption)
+      rows <- textOf(node.get("rows")).flatMap(_.toLongOption)
+      bytes <- textOf(node.get("bytes")).flatMap(_.toLongOption)
+    } yield LeafStats(version, rows, bytes)
 
   private def textOf(n: JsonNode): Option[String] = Option(n).filterNot(_.isNull).map(_.asText())
 }

@@ -6,7 +6,7 @@ package lancepart.txn
 
 import java.util.concurrent.ThreadLocalRandom
 
-import lancepart.lance.Lance
+import lancepart.lance.{Lance, LeafStats}
 import lancepart.manifest.{Manifest, ManifestConflict, ManifestQuery, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.spec.TransactionMode
 import org.apache.arrow.vector.types.pojo.Schema
@@ -71,10 +71,10 @@ class Committer(
 
     /** Leaf locations this transaction created (their directories are its own). Leaves commit
      * in parallel ([[Lance.parallel]]), so this and the next map are concurrent. */
-    private val created = TrieMap.empty[String, Long]
+    private val created = TrieMap.empty[String, LeafStats]
 
-    /** Leaf updates made: (location, base version in strong mode) to the resulting version. */
-    private val updated = TrieMap.empty[(String, Option[Long]), Long]
+    /** Leaf updates made: (location, base version in strong mode) to what the resulting version holds. */
+    private val updated = TrieMap.empty[(String, Option[Long]), LeafStats]
 
     /** Where the fragments first written at a location are now (rebases move them). */
     private val current = mutable.Map.empty[String, String]
@@ -141,7 +141,9 @@ class Committer(
                 "added or renamed since it was written), which this write cannot combine with deleting rows from it; " +
                 "DELETE the rows first, then write the new ones; this write did not change __manifest")
               replacedIds += a.objectId
-              LeafPlan(a.copy(location = Some(w.location), readVersion = None, writtenVersion = None), isNew = true)
+              LeafPlan(
+                a.copy(location = Some(w.location), readVersion = None, writtenVersion = None, stats = None),
+                isNew = true)
             case (None, None) =>
               relocate(location, group, target)
               newLeaf(target)
@@ -216,13 +218,14 @@ class Committer(
       val location = p.leaf.location.get
       val base = p.leaf.readVersion
       val uri = store.leafUri(location)
-      val version =
+      val stats =
         if (p.isNew) created.getOrElseUpdate(location, leaves.create(uri, leafSchema, p.fragments.toSeq))
         else updated.getOrElseUpdate(
           (location, if (strong) base else None),
           leaves.update(uri, if (strong) base else None, p.deletePredicate, p.fragments.toSeq))
-      val leaf = if (strong) p.leaf.copy(readVersion = Some(version))
-      else p.leaf.copy(readVersion = None, writtenVersion = Some(version))
+      val version = stats.version
+      val leaf = if (strong) p.leaf.copy(readVersion = Some(version), stats = Some(stats))
+      else p.leaf.copy(readVersion = None, writtenVersion = Some(version), stats = Some(stats))
       val changed = p.isNew || !base.contains(version)
       p.namespaces ++ Seq(leaf) ++ (if (strong && changed) Seq(leaf.versionRecord(version, record)) else Seq.empty)
     }

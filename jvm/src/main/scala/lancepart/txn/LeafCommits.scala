@@ -3,7 +3,7 @@
 // Transaction (Strong)); weak mode commits on the main branch (Lance rebases concurrent appends).
 package lancepart.txn
 
-import lancepart.lance.{Lance, LanceAccess, LeafField}
+import lancepart.lance.{Lance, LanceAccess, LeafField, LeafStats}
 import org.apache.arrow.vector.UInt8Vector
 import org.apache.arrow.vector.types.pojo.Schema
 import org.lance.{CommitBuilder, Dataset, Fragment, FragmentMetadata, Transaction}
@@ -16,35 +16,33 @@ import scala.jdk.CollectionConverters._
 class LeafCommits(lance: LanceAccess, detached: Boolean) {
   private val MainRetries = 20
 
-  /** Creates the leaf at `uri` as version 1 on its main branch. */
-  def create(uri: String, schema: Schema, fragments: Seq[FragmentMetadata]): Long = {
+  /** Creates the leaf at `uri` as version 1 on its main branch; returns what it holds. */
+  def create(uri: String, schema: Schema, fragments: Seq[FragmentMetadata]): LeafStats = {
     val op = Overwrite.builder().fragments(fragments.asJava).schema(schema).build()
     Lance.using(new Transaction.Builder().readVersion(0).operation(op).build())(lance.commit(uri, _))
   }
 
   /**
    * Applies to the leaf at `uri`, on top of `base` (None: the latest main version), first the
-   * deletion of rows matching `deletePredicate`, then `fragments` as an append. Returns the
-   * resulting version (`base`'s when nothing changed).
+   * deletion of rows matching `deletePredicate`, then `fragments` as an append. Returns what the
+   * resulting version holds (`base`'s when nothing changed).
    */
   def update(
       uri: String,
       base: Option[Long],
       deletePredicate: Option[String],
-      fragments: Seq[FragmentMetadata]): Long = {
-    var version = lance.withDataset(uri, base) { ds =>
-      deletePredicate.flatMap(p => deleteOperation(ds, p)).fold(ds.version())(op => commit(ds, op))
+      fragments: Seq[FragmentMetadata]): LeafStats = {
+    val deleted = lance.withDataset(uri, base) { ds =>
+      deletePredicate.flatMap(p => deleteOperation(ds, p)).fold(LeafStats.of(ds))(op => commit(ds, op))
     }
-    if (fragments.nonEmpty) {
-      version = lance.withDataset(uri, Some(version))(commit(_, Append.builder().fragments(fragments.asJava).build()))
-    }
-    version
+    if (fragments.isEmpty) deleted
+    else lance.withDataset(uri, Some(deleted.version))(commit(_, Append.builder().fragments(fragments.asJava).build()))
   }
 
-  private def commit(ds: Dataset, op: Operation): Long =
+  private def commit(ds: Dataset, op: Operation): LeafStats =
     Lance.using(new Transaction.Builder().readVersion(ds.version()).operation(op).build()) { txn =>
       val builder = new CommitBuilder(ds).detached(detached).skipAutoCleanup(true)
-      Lance.using((if (detached) builder else builder.maxRetries(MainRetries)).execute(txn))(_.version())
+      Lance.using((if (detached) builder else builder.maxRetries(MainRetries)).execute(txn))(LeafStats.of)
     }
 
   /** The leaf's fields at `version` (None: the latest main version) with their Lance field ids,

@@ -111,7 +111,7 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
   private lazy val planned: Array[InputPartition] = {
     val splits: Seq[InputPartition] =
       if (reporting) leaves.map(row => KeyedSplit(leafOf(row), keyOf(row)))
-      else PartitionedScan.pack(leaves.map(leafOf)).map(PackedSplit(_))
+      else PartitionedScan.pack(leaves.map(row => leafOf(row) -> row.stats.fold(0L)(_.bytes))).map(PackedSplit(_))
     PartitionedScan.log.info(s"table ${table.name()}: planned ${leaves.size} of $totalTables partition tables " +
       s"in ${splits.size} input partitions (manifest version ${table.manifest.version}); partitioning reported " +
       s"for storage-partitioned joins: ${reportedPartitioning(splits.size)}")
@@ -149,20 +149,34 @@ object PartitionedScan {
   private val log = org.slf4j.LoggerFactory.getLogger(classOf[PartitionedScan])
 
   /**
-   * Partition tables in splits, packed in order the way Spark packs small files: each table
-   * costs Spark's file open cost (`spark.sql.files.openCostInBytes`, 4 MB by default; the manifest
-   * records no sizes), and a split takes tables up to `spark.sql.files.maxPartitionBytes` (128 MB)
-   * or less, so that there are at least as many splits as `spark.sql.files.minPartitionNum` (by
-   * default Spark's default parallelism) when there are as many tables.
+   * Partition tables in splits, packed the way Spark packs files (`FilePartition`): largest first,
+   * each weighing its data bytes (as recorded in its `__manifest` row at lancepart's last commit to
+   * it; 0 when none is) plus Spark's file open cost (`spark.sql.files.openCostInBytes`, 4 MB by
+   * default), a split taking tables up to `spark.sql.files.maxPartitionBytes` (128 MB) or less, so
+   * that there are at least `spark.sql.files.minPartitionNum` (by default Spark's default
+   * parallelism) splits when there are as many tables. A table larger than that is a split alone.
    */
-  def pack(leaves: Seq[LeafPartition]): Seq[Seq[LeafPartition]] = {
+  def pack(leaves: Seq[(LeafPartition, Long)]): Seq[Seq[LeafPartition]] = {
     val session = SparkSession.active
     val conf = session.sessionState.conf
     val openCost = conf.filesOpenCostInBytes
     val parallelism = conf.filesMinPartitionNum.getOrElse(session.sparkContext.defaultParallelism)
-    val perCore = leaves.size * openCost / math.max(1, parallelism)
-    val perSplit = math.max(1L, math.min(conf.filesMaxPartitionBytes, math.max(openCost, perCore)) / openCost)
-    leaves.grouped(perSplit.toInt).toSeq
+    val total = leaves.map(_._2 + openCost).sum
+    val maxSplit = math.min(conf.filesMaxPartitionBytes, math.max(openCost, total / math.max(1, parallelism)))
+    val splits = Seq.newBuilder[Seq[LeafPartition]]
+    var current = Vector.empty[LeafPartition]
+    var size = 0L
+    for ((leaf, bytes) <- leaves.sortBy(-_._2)) {
+      if (current.nonEmpty && size + bytes > maxSplit) {
+        splits += current
+        current = Vector.empty
+        size = 0L
+      }
+      current :+= leaf
+      size += bytes + openCost
+    }
+    if (current.nonEmpty) splits += current
+    splits.result()
   }
 
   /** Column lookup for leaf filters: a top-level column by its exact name, when the namespace
