@@ -83,9 +83,12 @@ def test_partition_values_are_kept_as_text_in_row_metadata(spark, root, ns):
               "PARTITIONED BY (days(ts), amount, flag)")
     spark.sql(f"INSERT INTO {t} VALUES (1, TIMESTAMP'2025-12-10 23:30:00', 12.50, true)")
     leaf = lance.dataset(str(root / ns / "t" / "__manifest")).to_table(filter="object_type = 'table'").to_pylist()[0]
-    assert json.loads(leaf["metadata"]) == {"partition.ts_year": "2025", "partition.ts_month": "12",
-                                            "partition.ts_day": "10", "partition.amount": "12.50",
-                                            "partition.flag": "true", "lancepart.written_version": "1"}
+    kept = json.loads(leaf["metadata"])
+    stats = {k: kept.pop(k) for k in list(kept) if k.startswith("lancepart.stats.")}
+    assert kept == {"partition.ts_year": "2025", "partition.ts_month": "12", "partition.ts_day": "10",
+                    "partition.amount": "12.50", "partition.flag": "true", "lancepart.written_version": "1"}
+    assert {k: stats[k] for k in ("lancepart.stats.location", "lancepart.stats.version", "lancepart.stats.rows")} == {
+        "lancepart.stats.location": leaf["location"], "lancepart.stats.version": "1", "lancepart.stats.rows": "1"}
     assert leaf["partition_field_ts_day"] == 10 and leaf["partition_field_amount"] == decimal.Decimal("12.50")
 
 

@@ -125,11 +125,16 @@ def test_manifest_follows_the_spec(spark, root, ns):
         assert (parent["partition_field_d"], parent["partition_field_c"]) == (
             leaf["partition_field_d"], leaf["partition_field_c"])
         assert leaf["read_version"] is None, "weak mode: readers read each leaf's latest version"
-        # the metadata JSON keeps the partition values (for Admin.repair) and the leaf version this
-        # write left (lancepart's own key, to detect a concurrent overwrite)
-        version = lance.dataset(str(root / ns / "t" / leaf["location"])).version
-        assert json.loads(leaf["metadata"]) == {"partition.d": "2025-12-10", "partition.c": leaf["partition_field_c"],
-                                                "lancepart.written_version": str(version)}
+        # the metadata JSON keeps the partition values (for Admin.repair), the leaf version this
+        # write left (lancepart's own key, to detect a concurrent overwrite) and what that version
+        # holds (its row count and data bytes, flat strings as other clients read metadata)
+        dataset = lance.dataset(str(root / ns / "t" / leaf["location"]))
+        kept = json.loads(leaf["metadata"])
+        assert int(kept.pop("lancepart.stats.bytes")) > 0
+        assert kept == {
+            "partition.d": "2025-12-10", "partition.c": leaf["partition_field_c"],
+            "lancepart.written_version": str(dataset.version), "lancepart.stats.location": leaf["location"],
+            "lancepart.stats.version": str(dataset.version), "lancepart.stats.rows": str(dataset.count_rows())}
     assert json.loads(level1[0]["metadata"]) == {"partition.d": "2025-12-10"}
     assert rows["v1"]["metadata"] is None
 

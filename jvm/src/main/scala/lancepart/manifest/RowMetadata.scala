@@ -36,16 +36,20 @@ object RowMetadata {
     }
     row.readVersion.foreach(v => node.put(ReadVersionKey, java.lang.Long.toUnsignedString(v)))
     row.writtenVersion.foreach(v => node.put(WrittenVersionKey, java.lang.Long.toUnsignedString(v)))
+    // flat string values: other clients (Lance's DirectoryNamespace) read metadata as a string map
     for (s <- row.stats; location <- row.location) {
-      node.putObject(StatsKey).put("location", location).put("version", s.version.toString)
-        .put("rows", s.rows.toString).put("bytes", s.bytes.toString)
+      node.put(StatsKey + ".location", location)
+      node.put(StatsKey + ".version", s.version.toString)
+      node.put(StatsKey + ".rows", s.rows.toString)
+      node.put(StatsKey + ".bytes", s.bytes.toString)
     }
     if (read.contains(node)) row.metadata // unchanged: the text as another writer wrote it
     else Option.when(!node.isEmpty)(Json.write(node))
   }
 
   private def ours(key: String): Boolean =
-    key.startsWith(PartitionPrefix) || key == ReadVersionKey || key == WrittenVersionKey || key == StatsKey
+    key.startsWith(PartitionPrefix) || key == ReadVersionKey || key == WrittenVersionKey || key.startsWith(
+      StatsKey + ".")
 
   private def objectOf(text: String): Option[ObjectNode] =
     try Some(Json.mapper.readTree(text)).collect { case o: ObjectNode => o }
@@ -79,11 +83,11 @@ object RowMetadata {
    * client that moved the row to another leaf and kept the metadata leaves stats of another one). */
   def stats(text: String, location: Option[String]): Option[LeafStats] =
     for {
-      node <- objectOf(text).flatMap(n => Option(n.get(StatsKey)))
-      if location.isDefined && textOf(node.get("location")) == location
-      version <- textOf(node.get("version")).flatMap(_.toLongOption)
-      rows <- textOf(node.get("rows")).flatMap(_.toLongOption)
-      bytes <- textOf(node.get("bytes")).flatMap(_.toLongOption)
+      node <- objectOf(text)
+      if location.isDefined && textOf(node.get(StatsKey + ".location")) == location
+      version <- textOf(node.get(StatsKey + ".version")).flatMap(_.toLongOption)
+      rows <- textOf(node.get(StatsKey + ".rows")).flatMap(_.toLongOption)
+      bytes <- textOf(node.get(StatsKey + ".bytes")).flatMap(_.toLongOption)
     } yield LeafStats(version, rows, bytes)
 
   private def textOf(n: JsonNode): Option[String] = Option(n).filterNot(_.isNull).map(_.asText())
