@@ -38,12 +38,19 @@ def rename_schema_by_hand(table_dir, old, new):
     manifest.update_metadata({"schema": json.dumps(schema)})
 
 
-@pytest.mark.parametrize("mode", ["weak", "strong"])
-def test_rename_renames_the_column_in_every_partition_table(spark, root, ns, mode):
-    t, table_dir = f"lance.{ns}.r", root / ns / "r"
+def created(spark, root, ns, mode, values):
+    """Table lance.<ns>.r (id BIGINT, p STRING, v INT) partitioned by p in `mode`, holding `values`;
+    returns its name and directory."""
+    t = f"lance.{ns}.r"
     spark.sql(f"CREATE TABLE {t} (id BIGINT, p STRING, v INT) PARTITIONED BY (p) "
               f"TBLPROPERTIES ('transaction.mode' = '{mode}')")
-    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', NULL)")
+    spark.sql(f"INSERT INTO {t} VALUES {values}")
+    return t, root / ns / "r"
+
+
+@pytest.mark.parametrize("mode", ["weak", "strong"])
+def test_rename_renames_the_column_in_every_partition_table(spark, root, ns, mode):
+    t, table_dir = created(spark, root, ns, mode, "(1, 'a', 10), (2, 'b', 20), (3, 'c', NULL)")
     before = {r["object_id"]: r["location"] for r, _ in read_leaves(table_dir)}
     mains = {r["location"]: lance.dataset(f"{table_dir}/{r['location']}").version for r, _ in read_leaves(table_dir)}
     renamed_at = lance.dataset(f"{table_dir}/__manifest").version
@@ -75,10 +82,7 @@ def test_rename_renames_the_column_in_every_partition_table(spark, root, ns, mod
 
 @pytest.mark.parametrize("mode", ["weak", "strong"])
 def test_rename_then_insert_appends_to_the_renamed_partition_tables(spark, root, ns, mode):
-    t, table_dir = f"lance.{ns}.r", root / ns / "r"
-    spark.sql(f"CREATE TABLE {t} (id BIGINT, p STRING, v INT) PARTITIONED BY (p) "
-              f"TBLPROPERTIES ('transaction.mode' = '{mode}')")
-    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 10), (2, 'b', 20)")
+    t, table_dir = created(spark, root, ns, mode, "(1, 'a', 10), (2, 'b', 20)")
     spark.sql(f"ALTER TABLE {t} RENAME COLUMN v TO value")
     locations = {r.p: r.location for r in spark.table(f"{t}.partitions").collect()}
     spark.sql(f"INSERT INTO {t} VALUES (3, 'a', 30), (4, 'c', 40)")

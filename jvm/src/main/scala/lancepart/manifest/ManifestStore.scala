@@ -214,15 +214,16 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       scan(ds, filter, RequiredColumns ++ optional ++ fields.map(_.column)).map { r =>
         val metadata = r.get(Metadata).flatMap(Option(_)).map(_.toString)
         val location = Option(r(Location)).map(_.toString)
+        val kept = metadata.flatMap(RowMetadata.objectOf)
         ManifestRow(
           objectId = r(ObjectId).toString,
           objectType = r(ObjectType).toString,
           location = location,
           readVersion = r.get(ReadVersion).flatMap(Option(_)).map(version),
           values = fields.map(f => f.fieldId -> r(f.column)).toMap,
-          writtenVersion = metadata.flatMap(RowMetadata.writtenVersion),
+          writtenVersion = kept.flatMap(RowMetadata.writtenVersion),
           metadata = metadata,
-          stats = metadata.flatMap(RowMetadata.stats(_, location))
+          stats = kept.flatMap(RowMetadata.stats(_, location))
         )
       }
     }

@@ -51,7 +51,8 @@ object RowMetadata {
     key.startsWith(PartitionPrefix) || key == ReadVersionKey || key == WrittenVersionKey || key.startsWith(
       StatsKey + ".")
 
-  private def objectOf(text: String): Option[ObjectNode] =
+  /** `text` as a JSON object, None when it is not one. */
+  def objectOf(text: String): Option[ObjectNode] =
     try Some(Json.mapper.readTree(text)).collect { case o: ObjectNode => o }
     catch { case NonFatal(_) => None }
 
@@ -75,20 +76,20 @@ object RowMetadata {
     RowMetadata(values, version(ReadVersionKey), version(WrittenVersionKey))
   }
 
-  /** lancepart's weak-mode written version in `text`, if it holds a well-formed one. */
-  def writtenVersion(text: String): Option[Long] =
-    objectOf(text).flatMap(node => textOf(node.get(WrittenVersionKey))).flatMap(_.toLongOption)
+  /** lancepart's weak-mode written version in metadata `node`, if it holds a well-formed one. */
+  def writtenVersion(node: ObjectNode): Option[Long] = textOf(node.get(WrittenVersionKey)).flatMap(_.toLongOption)
 
-  /** lancepart's stats in `text` of the leaf at `location`, if it holds well-formed ones of it (a
-   * client that moved the row to another leaf and kept the metadata leaves stats of another one). */
-  def stats(text: String, location: Option[String]): Option[LeafStats] =
-    for {
-      node <- objectOf(text)
-      if location.isDefined && textOf(node.get(StatsKey + ".location")) == location
-      version <- textOf(node.get(StatsKey + ".version")).flatMap(_.toLongOption)
-      rows <- textOf(node.get(StatsKey + ".rows")).flatMap(_.toLongOption)
-      bytes <- textOf(node.get(StatsKey + ".bytes")).flatMap(_.toLongOption)
+  /** lancepart's stats in metadata `node` of the leaf at `location`, if it holds well-formed ones of
+   * it (a client that moved the row to another leaf and kept the metadata leaves stats of another one). */
+  def stats(node: ObjectNode, location: Option[String]): Option[LeafStats] = {
+    def number(key: String) = textOf(node.get(s"$StatsKey.$key")).flatMap(_.toLongOption)
+    if (location.isEmpty || textOf(node.get(s"$StatsKey.location")) != location) None
+    else for {
+      version <- number("version")
+      rows <- number("rows")
+      bytes <- number("bytes")
     } yield LeafStats(version, rows, bytes)
+  }
 
   private def textOf(n: JsonNode): Option[String] = Option(n).filterNot(_.isNull).map(_.asText())
 }

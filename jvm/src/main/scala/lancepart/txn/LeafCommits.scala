@@ -32,17 +32,23 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
       base: Option[Long],
       deletePredicate: Option[String],
       fragments: Seq[FragmentMetadata]): LeafStats = {
-    val deleted = lance.withDataset(uri, base) { ds =>
-      deletePredicate.flatMap(p => deleteOperation(ds, p)).fold(LeafStats.of(ds))(op => commit(ds, op))
+    val append = Option.when(fragments.nonEmpty)(Append.builder().fragments(fragments.asJava).build())
+    lance.withDataset(uri, base) { ds =>
+      deletePredicate.flatMap(p => deleteOperation(ds, p)) match {
+        case Some(delete) if append.isDefined =>
+          val deleted = commit(ds, delete)(_.version())
+          lance.withDataset(uri, Some(deleted))(commit(_, append.get)(LeafStats.of))
+        case Some(delete) => commit(ds, delete)(LeafStats.of)
+        case None => append.fold(LeafStats.of(ds))(commit(ds, _)(LeafStats.of))
+      }
     }
-    if (fragments.isEmpty) deleted
-    else lance.withDataset(uri, Some(deleted.version))(commit(_, Append.builder().fragments(fragments.asJava).build()))
   }
 
-  private def commit(ds: Dataset, op: Operation): LeafStats =
+  /** Commits `op` on top of `ds`; returns `f` of the committed version. */
+  private def commit[A](ds: Dataset, op: Operation)(f: Dataset => A): A =
     Lance.using(new Transaction.Builder().readVersion(ds.version()).operation(op).build()) { txn =>
       val builder = new CommitBuilder(ds).detached(detached).skipAutoCleanup(true)
-      Lance.using((if (detached) builder else builder.maxRetries(MainRetries)).execute(txn))(LeafStats.of)
+      Lance.using((if (detached) builder else builder.maxRetries(MainRetries)).execute(txn))(f)
     }
 
   /** The leaf's fields at `version` (None: the latest main version) with their Lance field ids,
