@@ -61,20 +61,23 @@ def test_repair_restores_what_a_foreign_rewrite_dropped(spark, admin, root, ns, 
     assert admin.repair(t) == 0, "nothing left to repair"
 
 
-def test_repair_refuses_rows_without_metadata_and_changes_nothing(spark, admin, root, ns):
+def test_repair_keeps_a_row_without_metadata_unguessed_and_read_by_every_scan(spark, admin, root, ns):
     t = f"lance.{ns}.t"
     spark.sql(f"CREATE TABLE {t} (id BIGINT, c STRING) PARTITIONED BY (c)")
-    spark.sql(f"INSERT INTO {t} VALUES (1, 'US')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'US'), (2, 'FR')")
     manifest_dir = root / ns / "t" / "__manifest"
     ds = lance.dataset(str(manifest_dir))
-    leaf_id = ds.to_table(filter="object_type = 'table'")["object_id"][0].as_py()
+    leaf_id = ds.to_table(filter="object_type = 'table' AND partition_field_c = 'US'")["object_id"][0].as_py()
     ds.update({"metadata": "NULL"}, where=f"object_id = '{leaf_id}'")  # a row some other client wrote
     drop_partition_columns(manifest_dir)
-    version = lance.dataset(str(manifest_dir)).version
-    with pytest.raises(Exception, match=rf"cannot restore column partition_field_c: __manifest row {re.escape(leaf_id)} "
-                                        r"keeps no value of partition field 'c' in its metadata; nothing was changed"):
+    with pytest.warns(UserWarning, match=re.escape(f"read by every scan (another client created them): {leaf_id}")):
         admin.repair(t)
-    assert lance.dataset(str(manifest_dir)).version == version
+    manifest = lance.dataset(str(manifest_dir))
+    assert json.loads(manifest.metadata["lancepart.unpartitioned-tables"]) == [leaf_id]
+    assert manifest.to_table(filter=f"object_id = '{leaf_id}'")["partition_field_c"].to_pylist() == [None]
+    for c, ids in [("US", [1]), ("FR", [2])]:
+        assert [r.id for r in spark.sql(f"SELECT id FROM {t} WHERE c = '{c}'").collect()] == ids
+    assert tables_scanned(spark, f"SELECT id FROM {t} WHERE c = 'FR'") == (2, 2)
 
 
 def test_partition_values_are_kept_as_text_in_row_metadata(spark, root, ns):

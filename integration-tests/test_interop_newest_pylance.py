@@ -210,40 +210,82 @@ def test_a_table_the_newest_directory_namespace_declared_into_is_repaired(spark,
     assert sorted(r.id for r in spark.table(t).collect()) == [1, 2, 3, 4, 5]
 
 
-def test_a_table_the_newest_directory_namespace_created_in_a_partition_is_removed_then_repaired(
+def test_a_table_the_newest_directory_namespace_created_in_a_partition_is_repaired_and_read_by_every_scan(
         spark, admin, root, ns):
-    """A table with data that DirectoryNamespace created inside a partition namespace has no partition
-    values: repair refuses it, naming the row and how to remove it; removed, the repair succeeds."""
+    """A table with rows that DirectoryNamespace created inside a partition namespace has no partition
+    values: repair keeps them unguessed (NULL) and records the table, which every scan then reads with
+    Spark evaluating the partition filters on its rows; writes that replace partitions treat it
+    accordingly. Once that client removes it, a repair makes pruning exact again."""
     t = f"lance.{ns}.events"
     spark.sql(f"CREATE TABLE {t} (id INT, c STRING) PARTITIONED BY (c)")
-    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b'), (3, 'a')")
-    expected = sorted(tuple(r) for r in spark.table(t).collect())
+    ours = [(1, "a"), (2, "b"), (3, "a")]
+    spark.sql(f"INSERT INTO {t} VALUES " + ", ".join(f"({i}, '{c}')" for i, c in ours))
     table_dir = root / ns / "events"
     namespace = next(r["object_id"] for r in lance.dataset(f"{table_dir}/__manifest").to_table().to_pylist()
                      if r["object_type"] == "namespace" and r["object_id"].startswith("v1$"))
+    theirs = [(4, "a"), (5, "z")]
     newest("""
-        import sys, pyarrow as pa, lance_namespace as ln
+        import json, sys, pyarrow as pa, lance_namespace as ln
         from lance.namespace import DirectoryNamespace
-        data = pa.table({"x": [1, 2, 3]})
+        rows = json.loads(sys.argv[3])
+        data = pa.table({"id": pa.array([r[0] for r in rows], pa.int32()), "c": [r[1] for r in rows]})
         sink = pa.BufferOutputStream()
         with pa.ipc.new_stream(sink, data.schema) as writer:
             writer.write_table(data)
         DirectoryNamespace(root=sys.argv[1]).create_table(
             ln.CreateTableRequest(id=[*sys.argv[2].split("$"), "extra"]), sink.getvalue().to_pybytes())
-    """, table_dir, namespace)
+    """, table_dir, namespace, json.dumps(theirs))
     row = f"{namespace}$extra"
-    with pytest.raises(lancepart.LancepartError, match=re.escape(
-            f"__manifest row {row} keeps no value of partition field 'c' in its metadata; nothing was changed. ") +
-            r".*drop_table or deregister_table of id \[\"v1\", \"\w+\", \"extra\"\]"):
+    with pytest.warns(UserWarning, match=re.escape(f"tables without partition values, read by every scan (another "
+                                                   f"client created them): {row}")):
         admin.repair(t)
+
+    def ids(where=None):
+        return sorted(r.id for r in spark.sql(f"SELECT id FROM {t}" + (f" WHERE {where}" if where else "")).collect())
+
+    rows = ours + theirs
+    assert ids() == sorted(i for i, _ in rows)
+    for value in ["a", "b", "z"]:
+        assert ids(f"c = '{value}'") == sorted(i for i, c in rows if c == value)
+        assert spark.sql(f"SELECT count(*) FROM {t} WHERE c = '{value}'").collect()[0][0] == \
+            sum(c == value for _, c in rows)
+    assert tables_scanned(spark, f"SELECT id FROM {t} WHERE c = 'b'") == (2, 3)
+    assert spark.sql(f"SELECT count(*) FROM {t}").collect()[0][0] == len(rows)
+    grouped = spark.sql(f"SELECT c, count(*) AS n FROM {t} GROUP BY c")
+    assert "Exchange" in grouped._jdf.queryExecution().executedPlan().toString()
+    assert sorted(map(tuple, grouped.collect())) == sorted((c, sum(x == c for _, x in rows)) for c in {c for _, c in rows})
+    assert lancepart.crosscheck(spark, t) == {"rows": 5, "tables": 3}
+
+    spark.sql(f"INSERT INTO {t} VALUES (6, 'a')")
+    rows.append((6, "a"))
+    location = next(r["location"] for r in lance.dataset(f"{table_dir}/__manifest").to_table().to_pylist()
+                    if r["object_id"] == row)
+    assert lance.dataset(f"{table_dir}/{location}").count_rows() == len(theirs)
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    try:
+        with pytest.raises(Exception, match=re.escape(
+                f"table {t}: cannot overwrite partitions dynamically while partition tables have no partition values "
+                f"({row}; another client created them)")):
+            spark.sql(f"INSERT OVERWRITE {t} VALUES (7, 'a')")
+    finally:
+        spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+    spark.sql(f"INSERT OVERWRITE {t} PARTITION (c = 'z') VALUES (8)")
+    rows = [r for r in rows if r[1] != "z"] + [(8, "z")]
+    spark.sql(f"DELETE FROM {t} WHERE c = 'a'")
+    rows = [r for r in rows if r[1] != "a"]
+    assert sorted(map(tuple, spark.table(t).collect())) == sorted(rows)
+
     newest("""
         import sys, lance_namespace as ln
         from lance.namespace import DirectoryNamespace
         DirectoryNamespace(root=sys.argv[1]).drop_table(ln.DropTableRequest(id=sys.argv[2].split("$")))
     """, table_dir, row)
-    admin.repair(t)
-    assert sorted(tuple(r) for r in spark.table(t).collect()) == expected
-    assert lancepart.crosscheck(spark, t) == {"rows": 3, "tables": 2}
+    rows = [r for r in rows if r not in theirs]
+    admin.repair(t)  # drop_table rewrote __manifest without the partition columns again
+    assert "lancepart.unpartitioned-tables" not in lance.dataset(f"{table_dir}/__manifest").metadata
+    assert sorted(map(tuple, spark.table(t).collect())) == sorted(rows)
+    assert tables_scanned(spark, f"SELECT id FROM {t} WHERE c = 'b'")[0] == 1
+    assert lancepart.crosscheck(spark, t)["rows"] == len(rows)
 
 
 def test_every_stored_type_written_by_the_newest_pylance_reads_and_takes_writes(spark, root, ns):

@@ -4,6 +4,7 @@ shuffle where it must not, and the same rows as with partitioning reports turned
 import math
 
 import pytest
+from pyspark.sql import functions as F
 
 import lancepart
 
@@ -139,8 +140,9 @@ def test_a_scan_over_more_keys_than_the_bound_packs_partition_tables(spark, root
     reported, packed = (spark.sql(query.format(catalog, ns)) for catalog in ("lance", "lance_few_keys"))
     assert "Exchange" not in plan_of(reported)  # 40 keys, within the default bound of 200
     assert "Exchange" in plan_of(packed)
-    # 40 tables of one open cost (4 MB) each, spread over the default parallelism, 32 at most per split
-    per_split = min(32, max(1, 40 // spark.sparkContext.defaultParallelism))
+    # 40 tables of one open cost each, spread over the default parallelism, up to 128 MB per split
+    open_cost = spark._jvm.lancepart.spark.read.SplitSizing.DefaultOpenCostBytes()
+    per_split = min((128 << 20) // open_cost, max(1, 40 // spark.sparkContext.defaultParallelism))
     assert spark.table(f"lance.{ns}.many").rdd.getNumPartitions() == 40
     assert spark.table(f"lance_few_keys.{ns}.many").rdd.getNumPartitions() == math.ceil(40 / per_split)
     expected = [(k, 10, sum(range(k, 400, 40))) for k in range(40)]
@@ -151,25 +153,32 @@ def test_a_scan_over_more_keys_than_the_bound_packs_partition_tables(spark, root
 
 
 def test_packing_weighs_partition_tables_by_the_size_their_commit_recorded(spark, root, ns):
-    # a split takes partition tables up to spark.sql.files.maxPartitionBytes of data bytes, as each
-    # table's last commit recorded them, plus an open cost each: a large table gets a split of its
-    # own (regression: every table weighed one open cost, whatever its size)
+    # a split takes partition tables up to its target size of data bytes, as each table's last
+    # commit recorded them, plus an open cost each: a large table gets a split of its own
+    # (regression: every table weighed one open cost, whatever its size). Both are read options,
+    # or table properties, under Iceberg's names.
     lancepart.register_catalog(spark, "lance_sized", str(root))
     spark.conf.set("spark.sql.catalog.lance_sized.spj.max-partition-keys", "0")
-    spark.sql(f"CREATE TABLE lance.{ns}.sized (k STRING, payload STRING) PARTITIONED BY (k)")
-    spark.sql(f"INSERT INTO lance.{ns}.sized SELECT 'big', sha2(CAST(id AS STRING), 512) FROM range(40000)")
-    spark.sql(f"INSERT INTO lance.{ns}.sized SELECT concat('small', id % 7), 'x' FROM range(70)")
-    spark.conf.set("spark.sql.files.maxPartitionBytes", str(1024 * 1024))
-    spark.conf.set("spark.sql.files.openCostInBytes", "1024")
-    try:
-        read = spark.sql(f"SELECT spark_partition_id() AS split, k FROM lance_sized.{ns}.sized").collect()
-    finally:
-        spark.conf.unset("spark.sql.files.maxPartitionBytes")
-        spark.conf.unset("spark.sql.files.openCostInBytes")
-    splits = {}
-    for r in read:
-        splits.setdefault(r.split, set()).add(r.k)
-    assert sorted(map(sorted, splits.values())) == [["big"], [f"small{i}" for i in range(7)]]
+    t = f"lance_sized.{ns}.sized"
+    spark.sql(f"CREATE TABLE {t} (k STRING, payload STRING) PARTITIONED BY (k)")
+    spark.sql(f"INSERT INTO {t} SELECT 'big', sha2(CAST(id AS STRING), 512) FROM range(40000)")
+    spark.sql(f"INSERT INTO {t} SELECT concat('small', id % 7), 'x' FROM range(70)")
+
+    def splits(df):
+        found = {}
+        for r in df.select(F.spark_partition_id().alias("split"), "k").collect():
+            found.setdefault(r.split, set()).add(r.k)
+        return sorted(map(sorted, found.values()))
+
+    by_size = [["big"], [f"small{i}" for i in range(7)]]
+    assert splits(spark.read.options(**{"split-size": str(1 << 20), "file-open-cost": "1024"}).table(t)) == by_size
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('read.split.target-size' = '{1 << 20}', "
+              "'read.split.open-file-cost' = '1024')")
+    assert splits(spark.table(t)) == by_size
+    # an open cost above the target: one table per split
+    assert len(splits(spark.read.option("file-open-cost", str(2 << 20)).table(t))) == 8
+    with pytest.raises(Exception, match=f"table {t}: file-open-cost '1MB' is not a positive number of bytes"):
+        spark.read.option("file-open-cost", "1MB").table(t).collect()
 
 
 def test_a_bound_of_zero_packs_every_scan_and_reads_the_same_rows(spark, root, ns, tables):

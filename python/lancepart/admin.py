@@ -88,14 +88,19 @@ class Admin:
         """Restores the ``partition_field_*`` and ``read_version`` columns of ``__manifest`` that
         another client dropped (Lance's own DirectoryNamespace rewrites the manifest with its base
         columns only), from the values each row keeps in its ``metadata`` JSON. Returns the number
-        of rows restored (0 when nothing was missing). Tables another client declared and never
-        created keep NULL partition values (they read as empty); a warning names them.
-        ``progress``: see ``lancepart.progress``."""
+        of rows restored (0 when nothing was missing). Partition values are never guessed: tables
+        another client declared and never created keep NULL values (they read as empty), and tables
+        another client created with rows have none, so every scan reads them and Spark evaluates
+        partition filters on their rows; a warning names both kinds. Run it again after removing
+        such a table to make partition filters exact again. ``progress``: see ``lancepart.progress``."""
         result = json.loads(run_jvm(lambda counter: self._api.repair(*self._target(name), counter),
                                     self._spark._jvm, f"repair {name}", progress, unit="row"))
         if result["declared_without_values"]:
             warnings.warn(f"table {name}: repair left the partition values of tables declared and never created "
                           f"NULL (they read as empty): {', '.join(result['declared_without_values'])}", stacklevel=2)
+        if result["unpartitioned_tables"]:
+            warnings.warn(f"table {name}: tables without partition values, read by every scan (another client "
+                          f"created them): {', '.join(result['unpartitioned_tables'])}", stacklevel=2)
         return result["restored_rows"]
 
     @jvm_errors

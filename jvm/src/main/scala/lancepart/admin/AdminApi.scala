@@ -153,7 +153,8 @@ object AdminApi {
   }
 
   /** Restores `partition_field_*` / `read_version` columns another client dropped (see
-   * [[ManifestRepair]]; the table need not load); JSON `{"restored_rows": n, "declared_without_values": [object ids]}`. */
+   * [[ManifestRepair]]; the table need not load); JSON `{"restored_rows": n, "declared_without_values": [object ids],
+   * "unpartitioned_tables": [object ids]}`. */
   def repair(spark: SparkSession, catalog: String, name: String, progress: Progress): String = inSession(spark) {
     val tables = catalogOf(spark, catalog)
     val ident = identifier(catalog, name)
@@ -162,6 +163,8 @@ object AdminApi {
     out.put("restored_rows", result.restoredRows)
     val declared = out.putArray("declared_without_values")
     result.declaredWithoutValues.foreach(id => declared.add(id))
+    val unpartitioned = out.putArray("unpartitioned_tables")
+    result.unpartitioned.foreach(id => unpartitioned.add(id))
     Json.write(out)
   }
 

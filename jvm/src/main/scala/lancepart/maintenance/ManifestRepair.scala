@@ -1,15 +1,18 @@
 // Repairs a __manifest that another client rewrote without the partition_field_* and
-// read_version columns, from the values each lancepart row keeps in its metadata JSON.
+// read_version columns, from the values each lancepart row keeps in its metadata JSON; rows of
+// tables another client created keep no values and are recorded as read by every scan.
 package lancepart.maintenance
 
 import lancepart.manifest.{ManifestQuery, ManifestRow, ManifestStore, Naming, RowMetadata, TableFiles}
-import lancepart.spec.{BoundField, FormatException, TableMetadata, TransactionMode}
+import lancepart.spec.{BoundField, TableMetadata, TransactionMode}
 
 import scala.jdk.CollectionConverters._
 
-/** What a repair did: rows whose restored columns were written, and the partition table rows
- * another client declared and never created, whose values stay NULL (they read as empty). */
-case class RepairResult(restoredRows: Int, declaredWithoutValues: Seq[String])
+/** What a repair did: rows whose restored columns were written; the partition table rows
+ * another client declared and never created, whose values stay NULL (they read as empty); and
+ * the partition tables without partition values, read by every scan (see
+ * [[TableMetadata.unpartitioned]]). */
+case class RepairResult(restoredRows: Int, declaredWithoutValues: Seq[String], unpartitioned: Seq[String])
 
 object ManifestRepair {
   import ManifestStore._
@@ -24,19 +27,22 @@ object ManifestRepair {
    * added (NULL), then every row gets the restored columns' values in one commit, which writes
    * no other column. Returns the number of rows restored (0 when no column is missing).
    *
-   * Before anything changes, a partition table row whose metadata lacks a value of a restored
-   * column fails the repair, naming the row and the field: its value is not guessed. Rows of
-   * tables another client declared and never created (their location holds only Lance's
-   * reservation, see [[TableFiles.isDeclaredOnly]]) are the exception: they hold no rows, so
-   * their columns stay NULL and the result names them. While the
-   * columns are added but not yet filled the table metadata holds
-   * [[ManifestStore.RepairInProgressKey]], so that readers refuse the table instead of pruning
-   * on NULLs; an interrupted repair is finished by running it again. `progress` counts the rows
-   * read, then the commit.
+   * A partition table row whose metadata lacks a value of a restored column is another
+   * client's, and its values are not guessed: they stay NULL. When its table was declared and
+   * never created (its location holds only Lance's reservation, see
+   * [[TableFiles.isDeclaredOnly]]) it holds no rows and reads as empty; otherwise its object id
+   * is recorded in [[TableMetadata.UnpartitionedKey]], so that every scan reads it and Spark
+   * evaluates the partition filters on its rows. The result names both kinds. Rows recorded
+   * that the manifest no longer has are forgotten (which makes partition filters exact again
+   * once none is left). While the columns are added but not yet filled the table metadata
+   * holds [[ManifestStore.RepairInProgressKey]], so that readers refuse the table instead of
+   * pruning on NULLs; an interrupted repair is finished by running it again. `progress`
+   * counts the rows read, then the commit.
    */
   def run(store: ManifestStore, files: TableFiles, progress: Progress): RepairResult = {
     val declared = Seq.newBuilder[String]
-    val (missing, restored, rows) = store.lance.withDataset(store.uri) { ds =>
+    val unpartitioned = Set.newBuilder[String]
+    val (meta, missing, restored, rows, tableIds) = store.lance.withDataset(store.uri) { ds =>
       val props = ds.getTableMetadata.asScala.toMap
       val meta = TableMetadata.fromProperties(props, store.table)
       val present = ds.getSchema.getFields.asScala.map(_.getName).toSet
@@ -66,11 +72,7 @@ object ManifestRepair {
           val lacking = unrecoverable(meta, objectId, metadata, restored.toSet)
           if (lacking.nonEmpty) {
             if (Option(r(Location)).exists(l => files.isDeclaredOnly(l.toString))) declared += objectId
-            else throw new FormatException(s"table ${store.table}: cannot restore column ${lacking.head.column}: " +
-              s"__manifest row $objectId keeps no value of partition field '${lacking.head.fieldId}' in its metadata; " +
-              "nothing was changed. A table another client created inside the table's partition namespaces has no " +
-              "partition values: remove its row with that client (Lance's DirectoryNamespace: drop_table or " +
-              s"deregister_table of id ${objectId.split('$').mkString("[\"", "\", \"", "\"]")}) and run the repair again")
+            else unpartitioned += objectId
           }
         }
         progress.advance()
@@ -81,20 +83,33 @@ object ManifestRepair {
           metadata.flatMap(_.readVersion),
           metadata.fold(Map.empty[String, Any])(_.values))
       }
-      (missing, restored, rows)
+      val tableIds = scanned.filter(_(ObjectType).toString == Naming.TableType).map(_(ObjectId).toString).toSet
+      (meta, missing, restored, rows, tableIds)
     }
+    val found = unpartitioned.result()
+    val recorded = meta.unpartitioned.intersect(tableIds) ++ found
     if (restored.nonEmpty) {
       store.updateMetadata(Map(RepairInProgressKey -> "true"))
+      record(store, meta.unpartitioned, recorded)
       if (missing.nonEmpty) store.lance.withDataset(store.uri)(_.addColumns(missing.asJava))
       store.upsert(rows, c => c == ObjectId || c == ObjectType || restored.contains(c))
       store.removeMetadata(RepairInProgressKey)
-    }
+    } else record(store, meta.unpartitioned, recorded)
     progress.advance()
-    val result = RepairResult(rows.size, declared.result())
+    val result = RepairResult(rows.size, declared.result(), recorded.toSeq.sorted)
     if (result.declaredWithoutValues.nonEmpty) log.warn(s"table ${store.table}: repair left the partition values of " +
       s"tables declared and never created NULL: ${result.declaredWithoutValues.mkString(", ")}")
+    if (found.nonEmpty) log.warn(s"table ${store.table}: partition tables another client created have no partition " +
+      s"values; every scan reads them: ${found.toSeq.sorted.mkString(", ")}")
     result
   }
+
+  /** Stores the object ids of the partition tables without partition values when they changed. */
+  private def record(store: ManifestStore, before: Set[String], after: Set[String]): Unit =
+    if (after != before) {
+      if (after.isEmpty) store.removeMetadata(TableMetadata.UnpartitionedKey)
+      else store.updateMetadata(Map(TableMetadata.UnpartitionedKey -> TableMetadata.unpartitionedJson(after)))
+    }
 
   /** The fields of a partition table row's spec version whose restored column the row's metadata
    * holds no value for. */

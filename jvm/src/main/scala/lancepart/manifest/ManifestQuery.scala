@@ -12,15 +12,19 @@ object ManifestQuery {
 
   /**
    * The partition tables of the spec versions `meta` declares, each version's narrowed by
-   * `predicate(specId)` when it gives one:
-   * {{{ object_type = 'table' AND ((object_id LIKE 'v1$%' AND (<v1 predicate>)) OR ...) }}}
+   * `predicate(specId)` when it gives one, and the tables without partition values, which no
+   * predicate can rule out:
+   * {{{ object_type = 'table' AND ((object_id LIKE 'v1$%' AND (<v1 predicate>)) OR ... OR object_id IN (...)) }}}
    */
   def tables(meta: TableMetadata, predicate: Int => Option[String]): String = {
     val perVersion = meta.specs.map { spec =>
       val scope = specRows(spec.id)
       predicate(spec.id).fold(scope)(p => s"($scope AND ($p))")
     }
-    s"$ObjectType = '${Naming.TableType}' AND (${perVersion.mkString(" OR ")})"
+    val unpartitioned =
+      Option.when(
+        meta.unpartitioned.nonEmpty)(s"$ObjectId IN (${meta.unpartitioned.toSeq.sorted.map(quote).mkString(", ")})")
+    s"$ObjectType = '${Naming.TableType}' AND (${(perVersion ++ unpartitioned).mkString(" OR ")})"
   }
 
   /** The rows below spec version `version`'s `v<N>` row: its partition namespaces, tables and

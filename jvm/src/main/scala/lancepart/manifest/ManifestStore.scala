@@ -220,7 +220,9 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
           objectType = r(ObjectType).toString,
           location = location,
           readVersion = r.get(ReadVersion).flatMap(Option(_)).map(version),
-          values = fields.map(f => f.fieldId -> r(f.column)).toMap,
+          // a table without partition values has none (its NULLs are no values; none is kept in its metadata)
+          values = if (manifest.meta.unpartitioned(r(ObjectId).toString)) Map.empty
+          else fields.map(f => f.fieldId -> r(f.column)).toMap,
           writtenVersion = kept.flatMap(RowMetadata.writtenVersion),
           metadata = metadata,
           stats = kept.flatMap(RowMetadata.stats(_, location))

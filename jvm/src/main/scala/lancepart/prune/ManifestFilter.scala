@@ -29,9 +29,12 @@ object ManifestFilter {
   /**
    * True when every spec version projects `filter` exactly: the manifest query then selects
    * exactly the partitions whose rows all satisfy it, and Spark need not evaluate it again.
+   * Never while the table has partition tables without partition values (their rows are
+   * selected whatever the filter).
    */
   def isExact(meta: TableMetadata, filter: Filter): Boolean =
-    meta.specs.forall(spec => new SpecProjector(spec, meta).conjunction(flatten(filter)).exists(_.exact))
+    meta.unpartitioned.isEmpty && meta.specs.forall(spec =>
+      new SpecProjector(spec, meta).conjunction(flatten(filter)).exists(_.exact))
 
   private def flatten(f: Filter): Seq[Filter] = f match {
     case And(l, r) => flatten(l) ++ flatten(r)

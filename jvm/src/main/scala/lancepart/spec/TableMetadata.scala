@@ -6,6 +6,8 @@ import lancepart.transform.{ExprSyntaxException, PartitionExpression, Transform}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 import org.apache.spark.sql.types._
 
+import scala.jdk.CollectionConverters._
+
 /**
  * A partition field bound to the schema: `sources` follow `source_ids` (None for an id the schema
  * no longer has), `valueType` is the partition value's type and `storedType` is the Arrow type of
@@ -46,13 +48,17 @@ case class BoundSpec(spec: PartitionSpec, fields: Seq[BoundField]) {
     fields.filter(_.field.isIdentity).flatMap(f => f.source.map(s => s.name -> values.getOrElse(f.fieldId, null))).toMap
 }
 
-/** `tableProperties` are the user's: COMMENT and custom TBLPROPERTIES (stored with a prefix). */
+/** `tableProperties` are the user's: COMMENT and custom TBLPROPERTIES (stored with a prefix).
+ * `unpartitioned` names the partition tables whose partition values are unknown (another client
+ * created them without any, see `ManifestRepair`): every scan reads them, and no partition
+ * filter is exact while there are any. */
 case class TableMetadata(
     table: String,
     schema: NamespaceSchema,
     specs: Seq[BoundSpec],
     mode: TransactionMode = TransactionMode.Weak,
-    tableProperties: Map[String, String] = Map.empty) {
+    tableProperties: Map[String, String] = Map.empty,
+    unpartitioned: Set[String] = Set.empty) {
   require(specs.nonEmpty, s"table $table has no partition spec")
 
   /** The spec that new writes use: the highest version. */
@@ -63,7 +69,9 @@ case class TableMetadata(
 
   def properties: Map[String, String] =
     specs.map(s => s.spec.key -> s.spec.toJson).toMap + (TableMetadata.SchemaKey -> schema.json) +
-      (TransactionMode.Key -> mode.name)
+      (TransactionMode.Key -> mode.name) ++
+      Option.when(unpartitioned.nonEmpty)(
+        TableMetadata.UnpartitionedKey -> TableMetadata.unpartitionedJson(unpartitioned))
 
   /** The whole `__manifest` table metadata: [[properties]] and the user's table properties. */
   def stored: Map[String, String] =
@@ -82,6 +90,24 @@ object TableMetadata {
 
   /** Prefix of the user's table properties in the `__manifest` table metadata. */
   val PropertyPrefix = "property."
+
+  /** The object ids of the partition tables without partition values, as a JSON array of strings. */
+  val UnpartitionedKey = "lancepart.unpartitioned-tables"
+
+  def unpartitionedJson(objectIds: Set[String]): String = {
+    val array = Json.mapper.createArrayNode()
+    objectIds.toSeq.sorted.foreach(array.add)
+    Json.write(array)
+  }
+
+  private def parseUnpartitioned(props: Map[String, String], table: String): Set[String] =
+    props.get(UnpartitionedKey).fold(Set.empty[String]) { text =>
+      val what = s"table $table: __manifest metadata $UnpartitionedKey"
+      val node = Json.parse(text, what)
+      if (!node.isArray || !node.elements().asScala.forall(_.isTextual))
+        throw new FormatException(s"$what is not a JSON array of object ids: $text")
+      node.elements().asScala.map(_.asText()).toSet
+    }
 
   /** Types a partition value may have: exact equality and a literal form in Lance filters. */
   def isSupportedPartitionType(dt: DataType): Boolean = dt match {
@@ -104,7 +130,13 @@ object TableMetadata {
     if (specs.isEmpty) throw new FormatException(s"table $table: no partition_spec_v<N> property")
     checkFieldIdsAgree(specs, table)
     val user = props.collect { case (k, v) if k.startsWith(PropertyPrefix) => k.stripPrefix(PropertyPrefix) -> v }
-    TableMetadata(table, schema, specs.sortBy(_.id), TransactionMode.of(props, table), user)
+    TableMetadata(
+      table,
+      schema,
+      specs.sortBy(_.id),
+      TransactionMode.of(props, table),
+      user,
+      parseUnpartitioned(props, table))
   }
 
   /** Metadata of a new table, checked exactly as a stored spec is when loaded. */

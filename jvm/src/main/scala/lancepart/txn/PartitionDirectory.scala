@@ -90,8 +90,10 @@ object PartitionDirectory {
       val depth = row.objectId.count(_ == '$')
       if (depth >= 1 && depth <= fieldIds.size) Some(prefix(row, depth) -> row.objectId) else None
     }.toMap
-    val leaves = rows.filter(r => r.objectType == Naming.TableType && r.location.isDefined)
-      .map(row => prefix(row, fieldIds.size) -> row).toMap
+    // a table without partition values is no partition's: no write resolves to it
+    val leaves = rows.filter(r =>
+      r.objectType == Naming.TableType && r.location.isDefined &&
+        !manifest.meta.unpartitioned(r.objectId)).map(row => prefix(row, fieldIds.size) -> row).toMap
     PartitionDirectory(spec.id, fieldIds, namespaces, leaves, seed)
   }
 }

@@ -42,8 +42,12 @@ class ManifestFilterSuite extends AnyFunSuite {
     s
   }
 
-  private def selected(filters: Filter*): Set[String] =
-    store.rows(store.load(), ManifestFilter.tables(meta, filters)).map(_.objectId.stripSuffix("$dataset")).toSet
+  private def selected(filters: Filter*): Set[String] = selectedWith(meta, filters: _*)
+
+  private def selectedWith(m: TableMetadata, filters: Filter*): Set[String] =
+    store.rows(
+      store.load().copy(meta = m),
+      ManifestFilter.tables(m, filters)).map(_.objectId.stripSuffix("$dataset")).toSet
 
   test("Appendix D: each version prunes with its own fields") {
     // v1 prunes on event_date; v2 on year(event_date) = 2025 and country.
@@ -78,5 +82,26 @@ class ManifestFilterSuite extends AnyFunSuite {
 
   test("string literals are quoted, whatever they hold") {
     assert(selected(EqualTo("country", "x' OR '1'='1")) == Set("v1$a", "v1$b", "v1$n"))
+  }
+
+  test("a table without partition values is selected by every filter, and no filter is exact") {
+    val props = meta.properties ++ Map(TableMetadata.UnpartitionedKey -> """["v1$b$dataset"]""")
+    val unknown = TableMetadata.fromProperties(props, "t")
+    assert(unknown.unpartitioned == Set("v1$b$dataset"))
+    val v1 = meta.copy(specs = meta.specs.take(1)) // identity on event_date: exact
+    assert(ManifestFilter.isExact(v1, EqualTo("event_date", dec10)))
+    assert(!ManifestFilter.isExact(v1.copy(unpartitioned = unknown.unpartitioned), EqualTo("event_date", dec10)))
+    assert(selectedWith(unknown, EqualTo("event_date", dec10), EqualTo("country", "US")) == Set(
+      "v1$a",
+      "v1$b",
+      "v2$y$us"))
+    assert(selectedWith(unknown, EqualTo("event_date", java.time.LocalDate.of(2024, 1, 1))) == Set("v1$b"))
+    val rows = store.rows(store.load().copy(meta = unknown), ManifestFilter.tables(unknown, Seq.empty))
+    assert(rows.find(_.objectId == "v1$b$dataset").exists(_.values.isEmpty), "its values are unknown, not NULL")
+    assert(rows.find(_.objectId == "v1$a$dataset").exists(_.values.nonEmpty))
+    val bad = intercept[FormatException](TableMetadata.fromProperties(
+      props + (TableMetadata.UnpartitionedKey -> """{"v1": 1}"""),
+      "t")).getMessage
+    assert(bad == """table t: __manifest metadata lancepart.unpartitioned-tables is not a JSON array of object ids: {"v1": 1}""")
   }
 }

@@ -21,7 +21,12 @@ import org.apache.spark.sql.connector.read.partitioning.{KeyGroupedPartitioning,
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, DoubleType, FloatType, LongType, StructField, StructType}
 
-class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: Seq[Filter], pruning: Boolean)
+class PartitionedScan(
+    table: PartitionedTable,
+    readSchema: StructType,
+    filters: Seq[Filter],
+    pruning: Boolean,
+    sizing: SplitSizing)
     extends Scan with Batch with SupportsReportPartitioning {
   private val meta = table.manifest.meta
   private val manifestFilter = ManifestFilter.tables(meta, if (pruning) filters else Seq.empty)
@@ -50,9 +55,10 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
    * hour fields over one column (starting at year) is one key (see [[CalendarKey]]), so that
    * a finer table joins a coarser one. truncate, multi_bucket and expression fields carry a
    * parameter or definition that Spark's function matching would not see, so they are not
-   * reported, nor are fields over float or double columns. Empty when reporting is off.
+   * reported, nor are fields over float or double columns. Empty when reporting is off or a
+   * table read has no partition values.
    */
-  private lazy val keys: Seq[Seq[BoundField]] = if (table.spjMaxKeys == 0) Seq.empty
+  private lazy val keys: Seq[Seq[BoundField]] = if (table.spjMaxKeys == 0 || unpartitioned.nonEmpty) Seq.empty
   else {
     val read = leaves.flatMap(_.specVersion).distinct.flatMap(v => meta.specs.find(_.id == v))
     val common = read.headOption.toSeq.flatMap(_.fields).filter { f =>
@@ -61,6 +67,9 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
     }
     CalendarRun.group(common)
   }
+
+  /** The tables read that have no partition values (see [[lancepart.spec.TableMetadata]]). */
+  private lazy val unpartitioned: Seq[String] = leaves.map(_.objectId).filter(meta.unpartitioned)
 
   /** A float or double source hashes 0.0 and -0.0 (equal in a join) into different buckets. */
   private def hashesZerosApart(f: BoundField): Boolean =
@@ -98,6 +107,8 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
   private def reportedPartitioning(splits: Int): String =
     if (table.spjMaxKeys == 0) s"none (catalog option ${PartitionedCatalog.SpjOption} is false)"
     else if (leaves.isEmpty) "none (no partition table is read)"
+    else if (unpartitioned.nonEmpty) s"none (partition tables without partition values are read: " +
+      s"${unpartitioned.mkString(", ")})"
     else if (keys.isEmpty) "none (the spec versions read share no identity, bucket or calendar field of one column)"
     else if (!reporting) s"none ($keyCount partition keys, more than catalog option " +
       s"${PartitionedCatalog.SpjMaxKeysOption} = ${table.spjMaxKeys}; partition tables packed into " +
@@ -111,7 +122,8 @@ class PartitionedScan(table: PartitionedTable, readSchema: StructType, filters: 
   private lazy val planned: Array[InputPartition] = {
     val splits: Seq[InputPartition] =
       if (reporting) leaves.map(row => KeyedSplit(leafOf(row), keyOf(row)))
-      else PartitionedScan.pack(leaves.map(row => leafOf(row) -> row.stats.fold(0L)(_.bytes))).map(PackedSplit(_))
+      else PartitionedScan.pack(leaves.map(row => leafOf(row) -> row.stats.fold(0L)(_.bytes)), sizing)
+        .map(PackedSplit(_))
     PartitionedScan.log.info(s"table ${table.name()}: planned ${leaves.size} of $totalTables partition tables " +
       s"in ${splits.size} input partitions (manifest version ${table.manifest.version}); partitioning reported " +
       s"for storage-partitioned joins: ${reportedPartitioning(splits.size)}")
@@ -151,18 +163,16 @@ object PartitionedScan {
   /**
    * Partition tables in splits, packed the way Spark packs files (`FilePartition`): largest first,
    * each weighing its data bytes (as recorded in its `__manifest` row at lancepart's last commit to
-   * it; 0 when none is) plus Spark's file open cost (`spark.sql.files.openCostInBytes`, 4 MB by
-   * default), a split taking tables up to `spark.sql.files.maxPartitionBytes` (128 MB) or less, so
-   * that there are at least `spark.sql.files.minPartitionNum` (by default Spark's default
-   * parallelism) splits when there are as many tables. A table larger than that is a split alone.
+   * it; 0 when none is) plus `sizing`'s open cost, a split taking tables up to `sizing`'s target
+   * or less, so that there are at least `spark.sql.files.minPartitionNum` (by default Spark's
+   * default parallelism) splits when there are as many tables. A table larger than that is a split alone.
    */
-  def pack(leaves: Seq[(LeafPartition, Long)]): Seq[Seq[LeafPartition]] = {
+  def pack(leaves: Seq[(LeafPartition, Long)], sizing: SplitSizing): Seq[Seq[LeafPartition]] = {
     val session = SparkSession.active
-    val conf = session.sessionState.conf
-    val openCost = conf.filesOpenCostInBytes
-    val parallelism = conf.filesMinPartitionNum.getOrElse(session.sparkContext.defaultParallelism)
+    val openCost = sizing.openCostBytes
+    val parallelism = session.sessionState.conf.filesMinPartitionNum.getOrElse(session.sparkContext.defaultParallelism)
     val total = leaves.map(_._2 + openCost).sum
-    val maxSplit = math.min(conf.filesMaxPartitionBytes, math.max(openCost, total / math.max(1, parallelism)))
+    val maxSplit = math.min(sizing.targetBytes, math.max(openCost, total / math.max(1, parallelism)))
     val splits = Seq.newBuilder[Seq[LeafPartition]]
     var current = Vector.empty[LeafPartition]
     var size = 0L

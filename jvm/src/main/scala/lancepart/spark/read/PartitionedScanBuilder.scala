@@ -8,6 +8,7 @@ import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.{
   Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters
 }
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -54,9 +55,11 @@ class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveSt
 
   override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
 
-  /** Read option `pruning=false` scans every partition table (for comparisons and debugging). */
+  /** Read option `pruning=false` scans every partition table (for comparisons and debugging);
+   * `split-size` and `file-open-cost` size the input partitions (see [[SplitSizing]]). */
   override def build(): Scan = {
-    val scan = new PartitionedScan(table, required, pushed.map(_._2).toSeq, pruning)
+    val sizing = SplitSizing.of(table.name(), options, table.manifest.meta.tableProperties, SQLConf.get)
+    val scan = new PartitionedScan(table, required, pushed.map(_._2).toSeq, pruning, sizing)
     if (countStar) scan.countScan else scan
   }
 }

@@ -20,7 +20,18 @@ class PartitionedWriteBuilder(table: PartitionedTable, info: LogicalWriteInfo)
     this
   }
 
-  override def overwriteDynamicPartitions(): WriteBuilder = { mode = OverwritePartitions; this }
+  /** Refused while the table has partition tables without partition values: which partitions
+   * their rows belong to is unknown, so their rows of a replaced partition would stay. */
+  override def overwriteDynamicPartitions(): WriteBuilder = {
+    val unpartitioned = table.manifest.meta.unpartitioned
+    if (unpartitioned.nonEmpty) throw new UnsupportedOperationException(
+      s"table ${table.name()}: cannot overwrite partitions dynamically while partition tables have no partition " +
+        s"values (${unpartitioned.toSeq.sorted.mkString(", ")}; another client created them): their rows of the " +
+        "replaced partitions would stay. Overwrite with a condition instead (a static INSERT OVERWRITE, " +
+        "DataFrameWriterV2.overwrite), or remove those tables with that client and run Admin.repair")
+    mode = OverwritePartitions
+    this
+  }
 
   override def build(): Write = new PartitionedWrite(table, info, mode)
 }
