@@ -179,3 +179,33 @@ def test_a_failing_partition_expression_names_table_field_and_row(spark, root, n
     with pytest.raises(Exception, match=rf"table {t}: partition field 'q' of partition_spec_v1 fails on a row with v=0: "):
         spark.sql(f"INSERT INTO {t} VALUES (2, 0)")
     assert [r.id for r in spark.table(t).collect()] == [1]
+
+
+@pytest.mark.parametrize("option,value,message", [
+    ("spj.max-partition-keys", "lots", "option spj.max-partition-keys must be an integer of at least 0, not 'lots'"),
+    ("spj.max-partition-keys", "-1", "option spj.max-partition-keys must be an integer of at least 0, not '-1'"),
+    ("spj.enabled", "maybe", "option spj.enabled must be true or false, not 'maybe'"),
+    ("commit.attempts", "0", "option commit.attempts must be an integer of at least 1, not '0'"),
+])
+def test_bad_catalog_options_name_catalog_option_and_value(spark, root, option, value, message):
+    catalog = f"bad_{option.replace('.', '_').replace('-', '_')}_{abs(hash(value))}"
+    lancepart.register_catalog(spark, catalog, str(root))
+    spark.conf.set(f"spark.sql.catalog.{catalog}.{option}", value)
+    with pytest.raises(Exception, match=f"catalog {catalog}: {message}"):
+        spark.sql(f"SHOW NAMESPACES IN {catalog}").collect()
+
+
+def test_bad_read_options_and_split_properties_name_table_key_and_value(spark, root, ns):
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, p STRING) PARTITIONED BY (p)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a')")
+    with pytest.raises(Exception, match=f"table {t}: read option pruning must be true or false, not 'maybe'"):
+        spark.read.option("pruning", "maybe").table(t).collect()
+    with pytest.raises(Exception, match=f"table {t}: split-size '0' is not a positive number of bytes"):
+        spark.read.option("split-size", "0").table(t).collect()
+    with pytest.raises(Exception, match=f"table {t}: read.split.open-file-cost '1MB' is not a positive number of bytes"):
+        spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('read.split.open-file-cost' = '1MB')")
+    with pytest.raises(Exception, match=rf"table lance.{ns}.u: read.split.target-size '-1' is not a positive number of bytes"):
+        spark.sql(f"CREATE TABLE lance.{ns}.u (id BIGINT) PARTITIONED BY (id) TBLPROPERTIES ('read.split.target-size' = '-1')")
+    assert [r.tableName for r in spark.sql(f"SHOW TABLES IN lance.{ns}").collect()] == ["t"]
+    assert [r.id for r in spark.table(t).collect()] == [1]

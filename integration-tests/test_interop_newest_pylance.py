@@ -113,12 +113,19 @@ def test_a_lancepart_table_reads_lists_and_takes_writes_in_the_newest_pylance(sp
         import json, sys, handwritten
         from lance.namespace import DirectoryNamespace
         import lance_namespace as ln
+        import lance
         ns = DirectoryNamespace(root=sys.argv[1])
+        tables = [r["object_id"] for r in lance.dataset(sys.argv[1] + "/__manifest").to_table().to_pylist()
+                  if r["object_type"] == "table"]
         print(json.dumps({"rows": handwritten.comparable(handwritten.read_by_hand(sys.argv[1])),
-                          "specs": ns.list_namespaces(ln.ListNamespacesRequest(id=[])).namespaces}))
+                          "specs": ns.list_namespaces(ln.ListNamespacesRequest(id=[])).namespaces,
+                          "described": sorted(ns.describe_table(ln.DescribeTableRequest(id=t.split("$"))).location
+                                              for t in tables)}))
     """, table_dir)
     assert read["rows"] == spark_rows(spark, t)
     assert read["specs"] == ["v1"]
+    # every partition table, the one of NULL country included (regression: its metadata held a JSON null)
+    assert len(read["described"]) == tables_scanned(spark, f"SELECT id FROM {t}")[1]
 
     # the newest pylance appends to the leaf holding id 3 and adds a column to the namespace
     newest("""

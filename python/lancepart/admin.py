@@ -97,10 +97,10 @@ class Admin:
                                     self._spark._jvm, f"repair {name}", progress, unit="row"))
         if result["declared_without_values"]:
             warnings.warn(f"table {name}: repair left the partition values of tables declared and never created "
-                          f"NULL (they read as empty): {', '.join(result['declared_without_values'])}", stacklevel=2)
+                          f"NULL (they read as empty): {', '.join(result['declared_without_values'])}", stacklevel=3)
         if result["unpartitioned_tables"]:
             warnings.warn(f"table {name}: tables without partition values, read by every scan (another client "
-                          f"created them): {', '.join(result['unpartitioned_tables'])}", stacklevel=2)
+                          f"created them): {', '.join(result['unpartitioned_tables'])}", stacklevel=3)
         return result["restored_rows"]
 
     @jvm_errors

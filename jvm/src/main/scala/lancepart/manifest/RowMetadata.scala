@@ -23,17 +23,24 @@ object RowMetadata {
   val WrittenVersionKey = "lancepart.written_version"
   val StatsKey = "lancepart.stats"
 
+  /** The field ids whose partition value is NULL, as a JSON array in one string: Lance's
+   * DirectoryNamespace reads metadata as a map of strings, so no value may be JSON null. */
+  val NullPartitionsKey = "lancepart.null_partitions"
+
   /** The JSON for `row`: its metadata as read with lancepart's keys set anew, values as text and
-   * NULL values as JSON null (so that a partition whose values are all NULL can be restored too),
-   * or None when there is nothing to keep. Metadata whose keys come out unchanged keeps its text. */
+   * the fields of NULL values listed under [[NullPartitionsKey]] (so that a partition whose values
+   * are all NULL can be restored too), or None when there is nothing to keep. Metadata whose keys
+   * come out unchanged keeps its text. */
   def json(row: ManifestRow, types: Map[String, DataType]): Option[String] = {
     val read = row.metadata.flatMap(objectOf)
     val node = read.fold(Json.obj())(_.deepCopy())
     node.fieldNames().asScala.toSeq.filter(ours).foreach(node.remove)
+    val nulls = Json.mapper.createArrayNode()
     for ((fieldId, value) <- row.values.toSeq.sortBy(_._1); dt <- types.get(fieldId)) {
-      if (value == null) node.putNull(PartitionPrefix + fieldId)
+      if (value == null) nulls.add(fieldId)
       else node.put(PartitionPrefix + fieldId, JsonValues.toJson(value, dt).asText())
     }
+    if (!nulls.isEmpty) node.put(NullPartitionsKey, Json.write(nulls))
     row.readVersion.foreach(v => node.put(ReadVersionKey, java.lang.Long.toUnsignedString(v)))
     row.writtenVersion.foreach(v => node.put(WrittenVersionKey, java.lang.Long.toUnsignedString(v)))
     // flat string values: other clients (Lance's DirectoryNamespace) read metadata as a string map
@@ -48,8 +55,8 @@ object RowMetadata {
   }
 
   private def ours(key: String): Boolean =
-    key.startsWith(PartitionPrefix) || key == ReadVersionKey || key == WrittenVersionKey || key.startsWith(
-      StatsKey + ".")
+    key.startsWith(PartitionPrefix) || key == NullPartitionsKey || key == ReadVersionKey || key == WrittenVersionKey ||
+      key.startsWith(StatsKey + ".")
 
   /** `text` as a JSON object, None when it is not one. */
   def objectOf(text: String): Option[ObjectNode] =
@@ -61,10 +68,19 @@ object RowMetadata {
   def parse(text: String, types: Map[String, DataType], table: String, objectId: String): RowMetadata = {
     val node = objectOf(text).getOrElse(throw new FormatException(
       s"table $table: __manifest row $objectId has metadata that is not a JSON object: $text"))
+    val nulls = textOf(node.get(NullPartitionsKey)).fold(Set.empty[String]) { text =>
+      val list = Json.parse(text, s"table $table: __manifest row $objectId metadata key $NullPartitionsKey")
+      if (!list.isArray || !list.elements().asScala.forall(_.isTextual)) throw new FormatException(
+        s"table $table: __manifest row $objectId has metadata key $NullPartitionsKey '$text', which is no JSON " +
+          "array of field ids")
+      list.elements().asScala.map(_.asText()).toSet
+    }
+    // a JSON null value is what lancepart wrote for a NULL value before NullPartitionsKey
     val values = types.collect {
       case (fieldId, dt) if node.has(PartitionPrefix + fieldId) =>
         fieldId -> textOf(node.get(PartitionPrefix + fieldId)).map(v =>
           JsonValues.fromJson(Json.mapper.getNodeFactory.textNode(v), dt)).orNull
+      case (fieldId, _) if nulls(fieldId) => fieldId -> null
     }
     def version(key: String) = textOf(node.get(key)).map { v =>
       try java.lang.Long.parseUnsignedLong(v)

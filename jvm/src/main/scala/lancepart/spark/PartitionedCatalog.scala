@@ -47,14 +47,18 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       case (k, v) if k.startsWith(PartitionedCatalog.StoragePrefix) =>
         k.stripPrefix(PartitionedCatalog.StoragePrefix) -> v
     }.toMap)
-    spjMaxKeys =
-      if (!options.getBoolean(PartitionedCatalog.SpjOption, true)) 0
-      else options.getInt(PartitionedCatalog.SpjMaxKeysOption, PartitionedCatalog.DefaultSpjMaxKeys)
-    if (spjMaxKeys < 0) throw new IllegalArgumentException(
-      s"catalog $name: ${PartitionedCatalog.SpjMaxKeysOption} must be at least 0, not $spjMaxKeys")
-    commitAttempts = options.getInt(PartitionedCatalog.CommitAttemptsOption, Committer.DefaultAttempts)
-    if (commitAttempts < 1) throw new IllegalArgumentException(
-      s"catalog $name: ${PartitionedCatalog.CommitAttemptsOption} must be at least 1, not $commitAttempts")
+    def setting[A](key: String, default: A, expected: String)(parse: String => Option[A]): A =
+      Option(options.get(key)).fold(default)(v =>
+        parse(v.trim).getOrElse(throw new IllegalArgumentException(
+          s"catalog $name: option $key must be $expected, not '$v'")))
+    val spj = setting(PartitionedCatalog.SpjOption, true, "true or false")(_.toBooleanOption)
+    spjMaxKeys = if (!spj) 0
+    else setting(PartitionedCatalog.SpjMaxKeysOption, PartitionedCatalog.DefaultSpjMaxKeys, "an integer of at least 0")(
+      _.toIntOption.filter(_ >= 0))
+    commitAttempts = setting(
+      PartitionedCatalog.CommitAttemptsOption,
+      Committer.DefaultAttempts,
+      "an integer of at least 1")(_.toIntOption.filter(_ >= 1))
     val normalized = Warehouse.normalizeRoot(root)
     val directories = Directories.forRoot(normalized, lance, SparkSession.active.sessionState.newHadoopConf())
     warehouse = new Warehouse(normalized, lance, directories)
@@ -372,6 +376,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     else if (key == TableCatalog.PROP_LOCATION) TableProperties.checkLocation(table.name(), table.store.tableUri, value)
     else {
       TableProperties.checkSettable(table.name(), key)
+      TableProperties.checkValue(table.name(), key, value)
       table.store.updateMetadata(Map(TableMetadata.PropertyPrefix + key -> value))
     }
 

@@ -3,6 +3,7 @@
 // are checked.
 package lancepart.spark
 
+import lancepart.spark.read.SplitSizing
 import lancepart.spec.{ArrowJsonType, PartitionSpec, TableMetadata, TransactionMode}
 import org.apache.spark.sql.connector.catalog.TableCatalog
 import org.apache.spark.sql.internal.SQLConf
@@ -42,6 +43,7 @@ object TableProperties {
       else !StatementKeys(key) && key != TransactionMode.Key && key != DdlPartitioning.ExpressionsProperty &&
       key != FileVersionKey && !key.startsWith(FixedSizeLists.Prefix) && {
         checkSettable(table, key)
+        checkValue(table, key, value)
         true
       }
     }
@@ -87,6 +89,10 @@ object TableProperties {
       else None
     reason.foreach(r => throw new IllegalArgumentException(s"table $table: property '$key' cannot be set: $r"))
   }
+
+  /** Refuses a value that a property lancepart reads cannot take. */
+  def checkValue(table: String, key: String, value: String): Unit =
+    if (SplitSizing.Properties(key)) SplitSizing.bytes(table, key, value)
 
   /** A LOCATION is accepted only when it is where the catalog keeps the table. */
   def checkLocation(table: String, tableUri: String, location: String): Unit = {

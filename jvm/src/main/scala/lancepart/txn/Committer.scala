@@ -8,6 +8,7 @@ import java.util.concurrent.ThreadLocalRandom
 
 import lancepart.lance.{Lance, LeafStats}
 import lancepart.manifest.{Manifest, ManifestConflict, ManifestQuery, ManifestRow, ManifestStore, Naming, TableFiles}
+import lancepart.prune.RowPredicate
 import lancepart.spec.TransactionMode
 import org.apache.arrow.vector.types.pojo.Schema
 
@@ -245,7 +246,7 @@ class Committer(
  * and what to apply. */
 private case class LeafPlan(leaf: ManifestRow, isNew: Boolean, namespaces: Seq[ManifestRow] = Seq.empty) {
   val fragments: mutable.ArrayBuffer[org.lance.FragmentMetadata] = mutable.ArrayBuffer.empty
-  var deletePredicate: Option[String] = None
+  var deletePredicate: Option[RowPredicate] = None
 }
 
 object Committer {

@@ -4,6 +4,7 @@
 package lancepart.txn
 
 import lancepart.lance.{Lance, LanceAccess, LeafField, LeafStats}
+import lancepart.prune.RowPredicate
 import org.apache.arrow.vector.UInt8Vector
 import org.apache.arrow.vector.types.pojo.Schema
 import org.lance.{CommitBuilder, Dataset, Fragment, FragmentMetadata, Transaction}
@@ -30,11 +31,12 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
   def update(
       uri: String,
       base: Option[Long],
-      deletePredicate: Option[String],
+      deletePredicate: Option[RowPredicate],
       fragments: Seq[FragmentMetadata]): LeafStats = {
     val append = Option.when(fragments.nonEmpty)(Append.builder().fragments(fragments.asJava).build())
     lance.withDataset(uri, base) { ds =>
-      deletePredicate.flatMap(p => deleteOperation(ds, p)) match {
+      val columns = ds.getSchema.getFields.asScala.map(_.getName).toSet
+      deletePredicate.flatMap(p => deleteOperation(ds, p.sql(columns))) match {
         case Some(delete) if append.isDefined =>
           val deleted = commit(ds, delete)(_.version())
           lance.withDataset(uri, Some(deleted))(commit(_, append.get)(LeafStats.of))

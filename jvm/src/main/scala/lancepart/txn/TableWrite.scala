@@ -2,6 +2,7 @@
 package lancepart.txn
 
 import lancepart.manifest.{Manifest, ManifestRow}
+import lancepart.prune.RowPredicate
 
 /**
  * What one operation does to a table, planned against manifest `base` (S0) with `directory` (the
@@ -9,14 +10,14 @@ import lancepart.manifest.{Manifest, ManifestRow}
  *  - `writes`: fragments written per leaf; a leaf that `replaces` its partition is a new one;
  *  - `removed`: existing leaves (object id to their S0 row) an overwrite or DELETE removes,
  *    unless a write replaces them;
- *  - `deletes`: existing leaves (object id to their S0 row) and the Lance SQL predicate of the
- *    rows to delete from them.
+ *  - `deletes`: existing leaves (object id to their S0 row) and the predicate of the rows to
+ *    delete from them.
  */
 case class TableWrite(
     base: Manifest,
     directory: PartitionDirectory,
     writes: Seq[LeafWrite],
     removed: Map[String, ManifestRow] = Map.empty,
-    deletes: Map[String, (ManifestRow, String)] = Map.empty) {
+    deletes: Map[String, (ManifestRow, RowPredicate)] = Map.empty) {
   def isEmpty: Boolean = writes.isEmpty && removed.isEmpty && deletes.isEmpty
 }

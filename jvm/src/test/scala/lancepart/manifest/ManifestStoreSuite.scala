@@ -65,6 +65,14 @@ class ManifestStoreSuite extends AnyFunSuite {
     val types = meta.allFields.map(f => f.fieldId -> f.valueType).toMap
     assert(read.map(r => RowMetadata.parse(r.metadata.get, types, "t", r.objectId)) ==
       Seq(a2, b).map(r => RowMetadata(r.values, r.readVersion, None)))
+    // a NULL value is listed, never a JSON null (Lance's DirectoryNamespace reads a map of strings)
+    val bText = read.find(_.objectId == b.objectId).get.metadata.get
+    assert(
+      bText.contains(""""lancepart.null_partitions":"[\"d\"]"""") && !bText.contains("null,") &&
+        !bText.contains("null}"),
+      bText)
+    // as lancepart wrote it before: JSON null
+    assert(RowMetadata.parse("""{"partition.d": null}""", types, "t", b.objectId).values == Map("d" -> null))
     assert(store.tableCount(manifest) == 2)
     assert(store.rows(manifest, "`partition_field_c` = 'a$''\"/='").map(_.objectId) == Seq(b.objectId))
     assert(store.rows(

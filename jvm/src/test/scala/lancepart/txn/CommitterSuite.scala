@@ -6,6 +6,7 @@ import java.nio.file.{Files, Path}
 
 import lancepart.lance.{Lance, LanceAccess, LeafSchema}
 import lancepart.manifest.{Manifest, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
+import lancepart.prune.RowPredicate
 import lancepart.spec._
 import lancepart.storage.HadoopDirectories
 import lancepart.transform.Transform
@@ -15,6 +16,7 @@ import org.apache.logging.log4j.{Level, LogManager}
 import org.apache.logging.log4j.core.LogEvent
 import org.apache.logging.log4j.core.appender.AbstractAppender
 import org.apache.logging.log4j.core.config.Property
+import org.apache.spark.sql.sources.EqualTo
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.lance.Fragment
@@ -232,7 +234,12 @@ class CommitterSuite extends AnyFunSuite {
           super.commit(expected, rows, removed)
         }
       }
-      val delete = TableWrite(base, t.directory(base), Seq.empty, deletes = Map(leaf.objectId -> (leaf, "id = 1")))
+      val delete = TableWrite(
+        base,
+        t.directory(base),
+        Seq.empty,
+        deletes =
+          Map(leaf.objectId -> (leaf, RowPredicate(Seq(EqualTo("id", 1L)), c => Some(s"`$c`" -> LongType)))))
       val committer = new Committer(store, t.files, leafSchema)
       if (mode == TransactionMode.Weak) {
         // the leaf's main branch lost row 1 in the first attempt: the DELETE is done

@@ -16,7 +16,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveStringMap)
     extends ScanBuilder with SupportsPushDownV2Filters with SupportsPushDownRequiredColumns
     with SupportsPushDownAggregates {
-  private val pruning = options.getBoolean(PartitionedScanBuilder.PruningOption, true)
+  private val pruning = Option(options.get(PartitionedScanBuilder.PruningOption)).fold(true)(v =>
+    v.trim.toBooleanOption.getOrElse(throw new IllegalArgumentException(
+      s"table ${table.name()}: read option ${PartitionedScanBuilder.PruningOption} must be true or false, not '$v'")))
 
   /** The predicates Spark offered that have a V1 form, with that form. */
   private var pushed: Array[(Predicate, Filter)] = Array.empty

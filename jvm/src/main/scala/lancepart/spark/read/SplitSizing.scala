@@ -15,6 +15,9 @@ object SplitSizing {
   val OpenCostOption = "file-open-cost"
   val OpenCostProperty = "read.split.open-file-cost"
 
+  /** The table properties read here; their values are checked when they are set. */
+  val Properties: Set[String] = Set(TargetSizeProperty, OpenCostProperty)
+
   /** What opening a partition table weighs: 256 KB, the fastest of 4 MB (Spark's and Iceberg's
    * file open cost), 1 MB, 256 KB and 64 KB in `bench/split_sizes.py` (docs/benchmarks.md, "Input
    * partitions"). */
@@ -24,14 +27,18 @@ object SplitSizing {
    * `spark.sql.files.maxPartitionBytes`, the open cost to [[DefaultOpenCostBytes]]. */
   def of(table: String, options: CaseInsensitiveStringMap, properties: Map[String, String], conf: SQLConf)
       : SplitSizing = {
-    def bytes(option: String, property: String): Option[Long] =
+    def setting(option: String, property: String): Option[Long] =
       Option(options.get(option)).map(option -> _).orElse(properties.get(property).map(property -> _)).map {
-        case (key, value) => value.trim.toLongOption.filter(_ > 0).getOrElse(throw new IllegalArgumentException(
-            s"table $table: $key '$value' is not a positive number of bytes"))
+        case (key, value) => bytes(table, key, value)
       }
     SplitSizing(
-      bytes(SplitSizeOption, TargetSizeProperty).getOrElse(conf.filesMaxPartitionBytes),
-      bytes(OpenCostOption, OpenCostProperty).getOrElse(DefaultOpenCostBytes)
+      setting(SplitSizeOption, TargetSizeProperty).getOrElse(conf.filesMaxPartitionBytes),
+      setting(OpenCostOption, OpenCostProperty).getOrElse(DefaultOpenCostBytes)
     )
   }
+
+  /** `value` of read option or table property `key` as a number of bytes, refused unless positive. */
+  def bytes(table: String, key: String, value: String): Long =
+    value.trim.toLongOption.filter(_ > 0).getOrElse(throw new IllegalArgumentException(
+      s"table $table: $key '$value' is not a positive number of bytes"))
 }

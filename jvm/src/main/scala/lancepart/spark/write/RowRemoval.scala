@@ -4,13 +4,13 @@
 package lancepart.spark.write
 
 import lancepart.manifest.ManifestRow
-import lancepart.prune.{LanceSql, ManifestFilter}
+import lancepart.prune.{ManifestFilter, RowPredicate}
 import lancepart.spark.PartitionedTable
 import lancepart.spark.read.PartitionedScan
 import org.apache.spark.sql.sources.{AlwaysFalse, AlwaysTrue, Filter}
 
-/** `removed`: partitions removed whole; `deletes`: leaves and the Lance SQL predicate of their rows to delete. */
-case class RowRemoval(removed: Map[String, ManifestRow], deletes: Map[String, (ManifestRow, String)])
+/** `removed`: partitions removed whole; `deletes`: leaves and the predicate of their rows to delete. */
+case class RowRemoval(removed: Map[String, ManifestRow], deletes: Map[String, (ManifestRow, RowPredicate)])
 
 object RowRemoval {
 
@@ -18,7 +18,7 @@ object RowRemoval {
    * expressible as a Lance filter on the partition tables' columns. */
   def supports(table: PartitionedTable, filters: Seq[Filter]): Boolean = {
     val conditions = significant(filters)
-    conditions.forall(ManifestFilter.isExact(table.manifest.meta, _)) || leafPredicate(table, conditions).isDefined
+    conditions.forall(ManifestFilter.isExact(table.manifest.meta, _)) || leafPredicate(table, conditions).isExpressible
   }
 
   /** `filters` is a conjunction: no filter (or only TRUE, as TRUNCATE and a plain static
@@ -31,19 +31,16 @@ object RowRemoval {
     if (filters.forall(ManifestFilter.isExact(meta, _)))
       RowRemoval(candidates.map(r => r.objectId -> r).toMap, Map.empty)
     else {
-      val predicate = leafPredicate(table, filters).getOrElse(throw new UnsupportedOperationException(
+      val predicate = leafPredicate(table, filters)
+      if (!predicate.isExpressible) throw new UnsupportedOperationException(
         s"table ${table.name()}: cannot remove rows where ${filters.mkString(" AND ")}: the condition is neither on " +
-          "identity partition columns only nor expressible as a Lance filter"))
+          "identity partition columns only nor expressible as a Lance filter")
       RowRemoval(Map.empty, candidates.map(r => r.objectId -> (r, predicate)).toMap)
     }
   }
 
   private def significant(filters: Seq[Filter]): Seq[Filter] = filters.filterNot(_.isInstanceOf[AlwaysTrue])
 
-  private def leafPredicate(table: PartitionedTable, filters: Seq[Filter]): Option[String] = {
-    val column = PartitionedScan.leafColumn(table.manifest.meta.schema)
-    val rendered = filters.map(LanceSql.render(_, column))
-    Option.when(rendered.forall(_.isDefined))(if (rendered.isEmpty) "true"
-    else rendered.flatten.map(p => s"($p)").mkString(" AND "))
-  }
+  private def leafPredicate(table: PartitionedTable, filters: Seq[Filter]): RowPredicate =
+    RowPredicate(filters, PartitionedScan.leafColumn(table.manifest.meta.schema))
 }
