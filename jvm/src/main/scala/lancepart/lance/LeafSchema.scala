@@ -11,13 +11,20 @@ import org.lance.Dataset
 import scala.jdk.CollectionConverters._
 import scala.util.Try
 
-/** A top-level column of a leaf: its Arrow field and the Lance field id its data files use. */
-case class LeafColumn(field: Field, lanceId: Int) {
+/** A top-level column of a leaf: its Arrow field and the Lance field id its data files use,
+ * asked of `id` only when a lookup needs it (most columns are found by tag or name). */
+final class LeafColumn(val field: Field, id: () => Int) {
+  lazy val lanceId: Int = id()
+
   def name: String = field.getName
 
   /** The namespace field id lancepart tagged the column with. */
   def tag: Option[Int] =
     Option(field.getMetadata).flatMap(m => Option(m.get(LeafSchema.FieldIdKey))).flatMap(_.toIntOption)
+}
+
+object LeafColumn {
+  def apply(field: Field, lanceId: Int): LeafColumn = new LeafColumn(field, () => lanceId)
 }
 
 object LeafSchema {
@@ -35,10 +42,12 @@ object LeafSchema {
       plain.getChildren)
   }
 
-  /** The top-level columns of `ds`, in order. */
+  /** The top-level columns of `ds`, in order. Their Lance field ids are read from `ds` (its Lance
+   * schema, a twentieth of a small partition table's scan: docs/benchmarks.md) the first time one
+   * is asked for, so `ds` stays open while they are used. */
   def columns(ds: Dataset): Seq[LeafColumn] = {
-    val ids = ds.getLanceSchema.fields().asScala.map(f => f.getName -> f.getId).toMap
-    ds.getSchema.getFields.asScala.toSeq.map(f => LeafColumn(f, ids(f.getName)))
+    lazy val ids = ds.getLanceSchema.fields().asScala.map(f => f.getName -> f.getId).toMap
+    ds.getSchema.getFields.asScala.toSeq.map(f => new LeafColumn(f, () => ids(f.getName)))
   }
 
   /**
