@@ -166,6 +166,20 @@ def test_a_rename_by_another_writer_is_followed_in_leaves_it_has_not_reached(spa
 
 
 @pytest.mark.parametrize("mode", ["weak", "strong"])
+def test_a_delete_by_a_column_another_writer_renamed_only_in_the_schema(spark, root, ns, mode):
+    """The partition tables still call the column v (tagged with its field id); a DELETE by its new
+    name removes the rows reads show matching (regression: the tables were taken to lack the
+    column, so `w IS NULL` removed every row and `w > 15` none)."""
+    t, table_dir = created(spark, root, ns, mode, "(1, 'a', 10), (2, 'a', 20), (3, 'b', 30), (4, 'b', NULL)")
+    rename_schema_by_hand(table_dir, "v", "w")
+    spark.sql(f"DELETE FROM {t} WHERE w IS NULL")
+    assert sorted(tuple(r) for r in spark.table(t).collect()) == [(1, "a", 10), (2, "a", 20), (3, "b", 30)]
+    spark.sql(f"DELETE FROM {t} WHERE w > 15")
+    assert sorted(tuple(r) for r in spark.table(t).collect()) == [(1, "a", 10)]
+    lancepart.crosscheck(spark, t)
+
+
+@pytest.mark.parametrize("mode", ["weak", "strong"])
 def test_a_rename_that_stopped_half_way_reads_right_and_the_next_rename_finishes_it(spark, root, ns, mode):
     """The state a RENAME leaves when its process dies after the schema commit, having renamed one
     leaf: reads find every column by its tag, a write into a leaf left behind renames it (strong

@@ -3,7 +3,7 @@
 // Transaction (Strong)); weak mode commits on the main branch (Lance rebases concurrent appends).
 package lancepart.txn
 
-import lancepart.lance.{Lance, LanceAccess, LeafField, LeafStats}
+import lancepart.lance.{Lance, LanceAccess, LeafField, LeafSchema, LeafStats}
 import lancepart.prune.RowPredicate
 import org.apache.arrow.vector.UInt8Vector
 import org.apache.arrow.vector.types.pojo.Schema
@@ -35,8 +35,7 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
       fragments: Seq[FragmentMetadata]): LeafStats = {
     val append = Option.when(fragments.nonEmpty)(Append.builder().fragments(fragments.asJava).build())
     lance.withDataset(uri, base) { ds =>
-      val columns = ds.getSchema.getFields.asScala.map(_.getName).toSet
-      deletePredicate.flatMap(p => deleteOperation(ds, p.sql(columns))) match {
+      deletePredicate.flatMap(p => deleteOperation(ds, p.sql(LeafSchema.columns(ds)))) match {
         case Some(delete) if append.isDefined =>
           val deleted = commit(ds, delete)(_.version())
           lance.withDataset(uri, Some(deleted))(commit(_, append.get)(LeafStats.of))

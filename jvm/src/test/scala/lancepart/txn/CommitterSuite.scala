@@ -239,7 +239,9 @@ class CommitterSuite extends AnyFunSuite {
         t.directory(base),
         Seq.empty,
         deletes =
-          Map(leaf.objectId -> (leaf, RowPredicate(Seq(EqualTo("id", 1L)), c => Some(s"`$c`" -> LongType)))))
+          Map(leaf.objectId -> (
+            leaf,
+            RowPredicate(Seq(EqualTo("id", 1L)), c => Some(s"`$c`" -> LongType), schema.fields))))
       val committer = new Committer(store, t.files, leafSchema)
       if (mode == TransactionMode.Weak) {
         // the leaf's main branch lost row 1 in the first attempt: the DELETE is done

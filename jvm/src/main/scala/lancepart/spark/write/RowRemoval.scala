@@ -42,5 +42,5 @@ object RowRemoval {
   private def significant(filters: Seq[Filter]): Seq[Filter] = filters.filterNot(_.isInstanceOf[AlwaysTrue])
 
   private def leafPredicate(table: PartitionedTable, filters: Seq[Filter]): RowPredicate =
-    RowPredicate(filters, PartitionedScan.leafColumn(table.manifest.meta.schema))
+    RowPredicate(filters, PartitionedScan.leafColumn(table.manifest.meta.schema), table.manifest.meta.schema.fields)
 }
