@@ -6,7 +6,8 @@ Workloads (issue 7): bulk partitioned write; full scan with a light aggregation;
 one partition; range query over 5% of partitions; COUNT(*) without and with a partition filter;
 planning time (EXPLAIN) of a point query, on the real tables and on metadata-only lancepart
 tables of 10 to 100,000 partitions; a join of tables bucketed 16 and 8 ways on the key, with and
-without storage-partitioned joins. Each number is the median of --repeats runs after one warm-up
+without storage-partitioned joins; (issue 18) MERGE INTO of 1% of the rows into the events table
+of the first variant, the rows spread over every partition or all in 1% of the partitions. Each number is the median of --repeats runs after one warm-up
 (writes warm up on a tenth of the rows). Writes bench/results/latest.json, latest.png and the
 results section of docs/benchmarks.md; with --output DIR, only DIR/latest.json and DIR/latest.png
 (`make bench-quick`: the 1,000-partition scans of lancepart and Iceberg, to iterate with).
@@ -123,6 +124,28 @@ def events(run: Run, rows: int, partitions: int, systems: list[System]) -> dict[
     return tables
 
 
+def merge(run: Run, rows: int, partitions: int, tables: dict[str, str]) -> None:
+    """MERGE INTO the events table of each system (not Parquet, which has no MERGE) with a source
+    of 1% as many rows as the table: every 200th id of twice the table's ids, spread over every
+    partition and half of them new; or the rows of 1% of the partitions (the first day, the first
+    countries), all matched. The same source runs every time: the table keeps its row count after
+    the first run (the warm-up)."""
+    countries = min(COUNTRIES, max(1, partitions // 100))
+    sources = {
+        "merge_1pct_spread": f"SELECT * FROM ({events_query(2 * rows, partitions)}) WHERE id % 200 = 0",
+        "merge_1pct_of_partitions": f"SELECT * FROM ({events_query(rows, partitions)}) "
+                                    f"WHERE event_date = DATE'{day(0)}' AND country < 'C{countries:02d}'",
+    }
+    for workload, source in sources.items():
+        for system, t in tables.items():
+            if system == PARQUET.name:
+                continue
+            sql = (f"MERGE INTO {t} t USING ({source}) s ON t.id = s.id "
+                   "WHEN MATCHED THEN UPDATE SET amount = s.amount + 1 WHEN NOT MATCHED THEN INSERT *")
+            run.add(workload, system, run.query(sql), rows, partitions,
+                    notes="copy-on-write on both; the first run (warm-up) inserts the new half")
+
+
 def pylance_reference(run: Run, parquet_dir: Path, lance_dir: Path, rows: int) -> None:
     """The same rows as one unpartitioned Lance dataset, written and read with pylance alone."""
     import lance
@@ -206,7 +229,9 @@ def main() -> None:
     run = Run(spark, args.repeats, args.output or RESULTS)
     systems = [s for s in SPARK_SYSTEMS if s.name in args.systems.split(",")]
     for i, partitions in enumerate(int(v) for v in args.variants.split(",") if v):
-        events(run, args.rows, partitions, systems)
+        tables = events(run, args.rows, partitions, systems)
+        if i == 0:
+            merge(run, args.rows, partitions, tables)
         if i == 0 and PARQUET in systems:
             pylance_reference(run, root / "spark-warehouse" / "bench.db" / f"events_{partitions}",
                               root / "unpartitioned.lance", args.rows)

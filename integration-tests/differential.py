@@ -45,10 +45,6 @@ KNOWN_DIFFERENCES = {
     "unpartitioned-tables": (
         "a table is a Lance partitioned namespace, so CREATE TABLE (and saveAsTable) needs PARTITIONED BY; "
         "Iceberg creates unpartitioned tables.", "docs/sql.md#create-table-and-partition-transforms"),
-    "delete-conditions": (
-        "DELETE takes conditions that Spark hands to the source as filters (partition drops, or rows Lance "
-        "deletes); one with arithmetic such as id % 2 = 0 is refused. Iceberg rewrites the data files.",
-        "docs/sql.md#writing"),
 }
 
 

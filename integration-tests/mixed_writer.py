@@ -7,7 +7,8 @@ order on ``table`` (columns id BIGINT, p STRING, tag STRING, v INT, maybe more a
 An operation is ``{"kind": ..., "partitions": [...]}`` with kind one of ``append``,
 ``dynamic`` (dynamic INSERT OVERWRITE), ``static`` (INSERT OVERWRITE ... PARTITION (p = ...), one
 partition), ``delete_partition`` (DELETE WHERE p IN ...), ``delete_tag`` (DELETE WHERE tag = the
-operation's ``target``), ``add_column`` (ALTER TABLE ADD COLUMN ``column``), ``rename_column``
+operation's ``target``), ``rewrite_delete_tag`` and ``merge_delete_tag`` (the same as a DELETE with a
+subquery and as a MERGE, which Spark rewrites), ``update_tag`` (UPDATE of ``target``'s rows), ``add_column`` (ALTER TABLE ADD COLUMN ``column``), ``rename_column``
 (ALTER TABLE RENAME COLUMN ``column`` TO ``to``), ``evolve`` (CALL
 system.evolve_partition_spec to ``fields``) and ``replace`` (REPLACE TABLE ... AS SELECT * FROM the
 table itself, partitioned by p). Writes tag every row with ``w<writer>-<index>``
@@ -51,6 +52,12 @@ def statement(table: str, writer: int, index: int, op: dict) -> str:
         return f"DELETE FROM {table} WHERE p IN ({', '.join(repr(p) for p in partitions)})"
     if kind == "delete_tag":
         return f"DELETE FROM {table} WHERE tag = '{op['target']}'"
+    if kind == "rewrite_delete_tag":
+        return f"DELETE FROM {table} WHERE tag IN (SELECT tag FROM VALUES ('{op['target']}') AS s(tag))"
+    if kind == "merge_delete_tag":
+        return f"MERGE INTO {table} t USING (SELECT '{op['target']}' AS tag) s ON t.tag = s.tag WHEN MATCHED THEN DELETE"
+    if kind == "update_tag":
+        return f"UPDATE {table} SET v = v + 1000 WHERE tag = '{op['target']}'"
     if kind == "replace":
         return f"REPLACE TABLE {table} PARTITIONED BY (p) AS SELECT * FROM {table}"
     if kind == "add_column":

@@ -171,13 +171,6 @@ def test_count_star_uses_recorded_counts_only_for_the_versions_the_manifest_pins
                 away.rename(leaf)
 
 
-def test_delete_with_a_condition_lance_cannot_evaluate_is_refused(spark, root, ns):
-    t = create(spark, ns, "weak")
-    with pytest.raises(AnalysisException, match="v % 2"):
-        spark.sql(f"DELETE FROM {t} WHERE v % 2 = 0")
-    assert rows(spark, f"SELECT id FROM {t}") == [(1,), (2,), (3,), (4,)]
-
-
 def test_time_travel_reads_each_leaf_at_the_version_the_manifest_recorded(spark, root, ns):
     t = create(spark, ns, "strong")
     v1 = manifest(root, ns).version

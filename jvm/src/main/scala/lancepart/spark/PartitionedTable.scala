@@ -6,17 +6,20 @@ import java.util
 import lancepart.lance.LeafSchema
 import lancepart.manifest.{Manifest, ManifestStore, TableFiles}
 import lancepart.prune.V2Predicates
-import lancepart.spark.read.PartitionedScanBuilder
-import lancepart.spark.write.{PartitionedWriteBuilder, RowRemoval}
+import lancepart.spark.read.{PartitionTableColumn, PartitionedScanBuilder}
+import lancepart.spark.write.{CopyOnWriteOperation, PartitionedWriteBuilder, RowRemoval}
 import lancepart.spec.TransactionMode
 import lancepart.txn.{Committer, PartitionDirectory, TableWrite}
 import org.apache.spark.sql.connector.catalog.{
-  SupportsDeleteV2, SupportsRead, SupportsWrite, Table, TableCapability, TableCatalog
+  MetadataColumn, SupportsDeleteV2, SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite,
+  Table, TableCapability, TableCatalog
 }
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.ScanBuilder
-import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.connector.write.{
+  LogicalWriteInfo, RowLevelOperationBuilder, RowLevelOperationInfo, WriteBuilder
+}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -34,7 +37,9 @@ class PartitionedTable(
     val manifest: Manifest,
     val spjMaxKeys: Int,
     commitAttempts: Int,
-    pinned: Boolean = false) extends Table with SupportsRead with SupportsWrite with SupportsDeleteV2 {
+    pinned: Boolean = false)
+    extends Table with SupportsRead with SupportsWrite with SupportsDeleteV2 with SupportsRowLevelOperations
+    with SupportsMetadataColumns {
 
   override def name(): String = tableName
 
@@ -72,6 +77,8 @@ class PartitionedTable(
       TableCapability.OVERWRITE_DYNAMIC
     )
 
+  override def metadataColumns(): Array[MetadataColumn] = Array(PartitionTableColumn)
+
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
     new PartitionedScanBuilder(latest, options)
 
@@ -96,6 +103,11 @@ class PartitionedTable(
   /** Commits writes to this table; new leaves get the namespace's columns. */
   def committer: Committer =
     new Committer(store, files, LeafSchema.arrow(manifest.meta.schema), commitAttempts)
+
+  /** DELETE (with a condition [[deleteWhere]] does not take), UPDATE and MERGE INTO: Spark
+   * rewrites the partition tables the condition may reach ([[CopyOnWriteOperation]]). */
+  override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder =
+    () => new CopyOnWriteOperation(latest, info)
 
   override def canDeleteWhere(predicates: Array[Predicate]): Boolean =
     V2Predicates.toFilters(predicates.toSeq).exists(RowRemoval.supports(this, _))

@@ -121,6 +121,13 @@ class Committer(
       }
       // Deletes run on the leaf's current version; nothing to do when it is gone.
       for ((id, (_, predicate)) <- tx.deletes; row <- now.get(id)) existing(row).deletePredicate = Some(predicate)
+      // A serializable row-level command saw every leaf its condition selects as it was at S0.
+      if (latest.version != tx.base.version) {
+        for (read <- tx.reads; row <- files.withData(store.rows(latest, read.filter))
+          if !read.tables.get(row.objectId).exists(sameLeaf(_, row)))
+          conflict(s"partition ${describe(row.objectId, row.values)}, which this write's condition selects, was " +
+            "written by a concurrent write after this write read the table")
+      }
       // Removals and replacements need the partition unchanged since S0.
       val replacedIds = mutable.Set.empty[String]
       for ((id, before) <- tx.removed; row <- now.get(id)) {

@@ -11,13 +11,20 @@ import lancepart.prune.RowPredicate
  *  - `removed`: existing leaves (object id to their S0 row) an overwrite or DELETE removes,
  *    unless a write replaces them;
  *  - `deletes`: existing leaves (object id to their S0 row) and the predicate of the rows to
- *    delete from them.
+ *    delete from them;
+ *  - `reads`: what a serializable row-level command read (see [[CommandRead]]).
  */
 case class TableWrite(
     base: Manifest,
     directory: PartitionDirectory,
     writes: Seq[LeafWrite],
     removed: Map[String, ManifestRow] = Map.empty,
-    deletes: Map[String, (ManifestRow, RowPredicate)] = Map.empty) {
+    deletes: Map[String, (ManifestRow, RowPredicate)] = Map.empty,
+    reads: Option[CommandRead] = None) {
   def isEmpty: Boolean = writes.isEmpty && removed.isEmpty && deletes.isEmpty
 }
+
+/** The leaves (object id to their S0 row) that the `__manifest` filter `filter` of a row-level
+ * command selected; a leaf the filter selects at commit that is new or changed since may hold rows
+ * the command did not see, and the command conflicts with it. */
+case class CommandRead(filter: String, tables: Map[String, ManifestRow])

@@ -142,6 +142,38 @@ class CommitterSuite extends AnyFunSuite {
       assert(t.ids(t.leaves().head).sorted == Seq(1L, 2L))
     }
 
+    test(s"$mode: a serializable row-level command fails when a partition its filter selects changed or appeared") {
+      for ((concurrent, conflicting) <- Seq("FR" -> "(c=FR)", "JP" -> "(c=JP)")) {
+        val t = new Table(mode)
+        val d0 = t.directory(t.latest)
+        t.commit(t.latest, d0, t.write(d0, "US", Seq(1)), t.write(d0, "FR", Seq(2)))
+        val s1 = t.latest
+        val us = t.leaves().find(t.ids(_) == Seq(1L)).get
+        // the command read US only (the runtime filter dropped FR) and rewrites it
+        val command = t.directory(s1).replacingFor(replaceAll = false, Set(us.objectId))
+        val rewrite = TableWrite(
+          s1,
+          command,
+          Seq(t.write(command, "US", Seq(10))),
+          removed = Map(us.objectId -> us),
+          reads = Some(CommandRead(s"object_type = '${Naming.TableType}'", t.leaves().map(r => r.objectId -> r).toMap))
+        )
+        val other = t.directory(s1)
+        t.commit(s1, other, t.write(other, concurrent, Seq(3)))
+        val before = t.latest.version
+        val e = intercept[TransactionConflict](t.committer.commit(rewrite))
+        assert(
+          e.getMessage.contains(s"partition $conflicting") && e.getMessage.contains(
+            "which this write's condition selects"),
+          e.getMessage)
+        assert(t.latest.version == before)
+        // at snapshot isolation only the partitions rewritten must be unchanged
+        t.committer.commit(rewrite.copy(reads = None))
+        val expected = if (concurrent == "FR") Seq(Seq(2L, 3L), Seq(10L)) else Seq(Seq(2L), Seq(3L), Seq(10L))
+        assert(t.leaves().map(t.ids(_).sorted).sortBy(_.head) == expected)
+      }
+    }
+
     test(s"$mode: a dynamic overwrite replaces the partition with a new leaf, the old one kept for older versions") {
       val t = new Table(mode)
       val d0 = t.directory(t.latest)

@@ -13,35 +13,73 @@ import lancepart.transform.Transform
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.QuotingUtils
-import org.apache.spark.sql.connector.expressions.{Expression, Expressions}
+import org.apache.spark.sql.connector.expressions.{Expression, Expressions, Literal, NamedReference}
+import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.{
-  Batch, HasPartitionKey, InputPartition, LocalScan, PartitionReaderFactory, Scan, SupportsReportPartitioning
+  Batch, HasPartitionKey, InputPartition, LocalScan, PartitionReaderFactory, Scan, SupportsReportPartitioning,
+  SupportsRuntimeV2Filtering
 }
 import org.apache.spark.sql.connector.read.partitioning.{KeyGroupedPartitioning, Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, DoubleType, FloatType, LongType, StructField, StructType}
 
+/**
+ * `required`: the columns Spark reads, namespace columns and possibly [[PartitionTableColumn]].
+ * `wholeTables`: the scan of a copy-on-write DELETE, UPDATE or MERGE, which returns every row of
+ * the partition tables it reads (filters only prune tables), since the operation replaces them;
+ * Spark may narrow it at run time to the tables holding rows the operation changes.
+ */
 class PartitionedScan(
     table: PartitionedTable,
-    readSchema: StructType,
+    required: StructType,
     filters: Seq[Filter],
     pruning: Boolean,
-    sizing: SplitSizing)
-    extends Scan with Batch with SupportsReportPartitioning {
+    sizing: SplitSizing,
+    wholeTables: Boolean = false)
+    extends Scan with Batch with SupportsReportPartitioning with SupportsRuntimeV2Filtering {
   private val meta = table.manifest.meta
-  private val manifestFilter = ManifestFilter.tables(meta, if (pruning) filters else Seq.empty)
+  private val tableColumn = required.exists(_.name == PartitionTableColumn.Name) &&
+    meta.schema.byName(PartitionTableColumn.Name, caseSensitive = false).isEmpty
+  private val dataSchema = if (tableColumn) StructType(required.filterNot(_.name == PartitionTableColumn.Name))
+  else required
+
+  /** The `__manifest` filter that selects the partition tables read. */
+  val manifestFilter: String = ManifestFilter.tables(meta, if (pruning) filters else Seq.empty)
 
   /** Partition tables that may hold matching rows, found by a filtered scan of __manifest. */
-  private lazy val leaves: Seq[ManifestRow] = table.files.withData(table.store.rows(table.manifest, manifestFilter))
+  lazy val tablesSelected: Seq[ManifestRow] = table.files.withData(table.store.rows(table.manifest, manifestFilter))
   private lazy val totalTables: Long = table.store.tableCount(table.manifest)
 
+  /** The object ids of the tables a runtime filter keeps (see [[filter]]); None: all selected. */
+  private var runtimeIds: Option[Set[String]] = None
+
+  /** The tables read: those selected and kept by the runtime filter. */
+  private def leaves: Seq[ManifestRow] =
+    runtimeIds.fold(tablesSelected)(ids => tablesSelected.filter(r => ids(r.objectId)))
+
   /** Each pushed filter as Lance SQL with the columns it reads; a leaf applies those it has. */
-  private val leafFilters: Seq[LeafFilter] = filters.flatMap { f =>
+  private val leafFilters: Seq[LeafFilter] = if (wholeTables) Seq.empty
+  else filters.flatMap { f =>
     LanceSql.render(f, PartitionedScan.leafColumn(meta.schema))
       .map(sql => LeafFilter(sql, f.references.toSeq))
   }
 
-  override def readSchema(): StructType = readSchema
+  override def readSchema(): StructType = if (tableColumn) dataSchema.add(PartitionTableColumn.field) else dataSchema
+
+  /** A row-level operation's scan takes the partition tables holding the rows it changes. */
+  override def filterAttributes(): Array[NamedReference] =
+    if (wholeTables && tableColumn) Array(Expressions.column(PartitionTableColumn.Name)) else Array.empty
+
+  /** Keeps the tables an `_partition_table IN (...)` predicate names; other predicates keep all. */
+  override def filter(predicates: Array[Predicate]): Unit = predicates.foreach { p =>
+    p.children().toSeq match {
+      case (ref: NamedReference) +: values
+          if p.name() == "IN" && ref.fieldNames().sameElements(Array(PartitionTableColumn.Name)) =>
+        val ids = values.collect { case l: Literal[_] if l.value() != null => l.value().toString }.toSet
+        runtimeIds = Some(runtimeIds.fold(ids)(_ intersect ids))
+      case _ =>
+    }
+  }
 
   override def toBatch: Batch = this
 
@@ -60,7 +98,7 @@ class PartitionedScan(
    */
   private lazy val keys: Seq[Seq[BoundField]] = if (table.spjMaxKeys == 0 || unpartitioned.nonEmpty) Seq.empty
   else {
-    val read = leaves.flatMap(_.specVersion).distinct.flatMap(v => meta.specs.find(_.id == v))
+    val read = tablesSelected.flatMap(_.specVersion).distinct.flatMap(v => meta.specs.find(_.id == v))
     val common = read.headOption.toSeq.flatMap(_.fields).filter { f =>
       read.forall(_.fields.exists(_.fieldId == f.fieldId)) && f.sources.size == 1 && f.source.isDefined &&
       f.field.transform.exists(_.reportable) && !hashesZerosApart(f)
@@ -69,7 +107,7 @@ class PartitionedScan(
   }
 
   /** The tables read that have no partition values (see [[lancepart.spec.TableMetadata]]). */
-  private lazy val unpartitioned: Seq[String] = leaves.map(_.objectId).filter(meta.unpartitioned)
+  private lazy val unpartitioned: Seq[String] = tablesSelected.map(_.objectId).filter(meta.unpartitioned)
 
   /** A float or double source hashes 0.0 and -0.0 (equal in a join) into different buckets. */
   private def hashesZerosApart(f: BoundField): Boolean =
@@ -81,7 +119,7 @@ class PartitionedScan(
   })
 
   /** How many distinct partition keys the tables read have (0 when no key can be reported). */
-  private lazy val keyCount: Int = if (keys.isEmpty) 0 else leaves.map(keyOf).distinct.size
+  private lazy val keyCount: Int = if (keys.isEmpty) 0 else tablesSelected.map(keyOf).distinct.size
 
   /** Spark runs one task per reported key, so keys are reported only up to the catalog's bound. */
   private lazy val reporting: Boolean = keyCount > 0 && keyCount <= table.spjMaxKeys
@@ -106,7 +144,7 @@ class PartitionedScan(
   /** What [[outputPartitioning]] reports for storage-partitioned joins, or why it reports nothing. */
   private def reportedPartitioning(splits: Int): String =
     if (table.spjMaxKeys == 0) s"none (catalog option ${PartitionedCatalog.SpjOption} is false)"
-    else if (leaves.isEmpty) "none (no partition table is read)"
+    else if (tablesSelected.isEmpty) "none (no partition table is read)"
     else if (unpartitioned.nonEmpty) s"none (partition tables without partition values are read: " +
       s"${unpartitioned.mkString(", ")})"
     else if (keys.isEmpty) "none (the spec versions read share no identity, bucket or calendar field of one column)"
@@ -117,9 +155,26 @@ class PartitionedScan(
 
   override def planInputPartitions(): Array[InputPartition] = planned
 
-  /** The input partitions, planned (and logged) once however often Spark asks: one per partition
-   * table when the scan reports its partitioning, else the tables packed into splits. */
-  private lazy val planned: Array[InputPartition] = {
+  /** The tables planned and their input partitions, for the runtime filter they were planned with. */
+  private var plan: Option[(Option[Set[String]], Seq[ManifestRow], Array[InputPartition])] = None
+
+  /**
+   * The partition tables the input partitions read: the tables a copy-on-write operation replaces.
+   * Spark plans the scan, with its runtime filter, before the write's tasks start.
+   */
+  def tablesRead: Seq[ManifestRow] = plan.map(_._2).getOrElse(throw new IllegalStateException(
+    s"table ${table.name()}: a write asked which partition tables the scan reads before Spark planned the scan"))
+
+  /** The input partitions, planned (and logged) once per runtime filter however often Spark asks. */
+  private def planned: Array[InputPartition] = plan.filter(_._1 == runtimeIds).fold {
+    val leaves = this.leaves
+    val splits = planFor(leaves)
+    plan = Some((runtimeIds, leaves, splits))
+    splits
+  }(_._3)
+
+  /** One input partition per partition table when the scan reports its partitioning, else the tables packed into splits. */
+  private def planFor(leaves: Seq[ManifestRow]): Array[InputPartition] = {
     val splits: Seq[InputPartition] =
       if (reporting) leaves.map(row => KeyedSplit(leafOf(row), keyOf(row)))
       else PartitionedScan.pack(leaves.map(row => leafOf(row) -> row.stats.fold(0L)(_.bytes)), sizing)
@@ -134,7 +189,7 @@ class PartitionedScan(
     val spec = row.specVersion.flatMap(v => meta.specs.find(_.id == v)).getOrElse(
       throw new IllegalStateException(
         s"table ${table.name()}: partition table ${row.objectId} has no known spec version"))
-    LeafPartition(table.store.leafUri(row), row.readVersion, spec.identityValues(row.values))
+    LeafPartition(table.store.leafUri(row), row.readVersion, spec.identityValues(row.values), row.objectId)
   }
 
   /** COUNT(*) over the selected partition tables from their manifests' row counts (at the
@@ -148,11 +203,12 @@ class PartitionedScan(
 
   override def createReaderFactory(): PartitionReaderFactory =
     new LeafReaderFactory(
-      readSchema.fields.toSeq.map(f =>
+      dataSchema.fields.toSeq.map(f =>
         meta.schema.byName(f.name, caseSensitive = true).get
           .copy(dataType = f.dataType)),
       meta.schema.fields,
       leafFilters,
+      tableColumn,
       table.store.lance
     )
 }
@@ -196,8 +252,9 @@ object PartitionedScan {
       .flatMap(f => LanceSql.column(f.name).map(_ -> f.dataType))
 }
 
-/** One partition table to read: its URI, the version the manifest pins (None: the latest) and its identity values. */
-case class LeafPartition(uri: String, readVersion: Option[Long], identityValues: Map[String, Any])
+/** One partition table to read: its URI, the version the manifest pins (None: the latest), its
+ * identity values and its object id in `__manifest`. */
+case class LeafPartition(uri: String, readVersion: Option[Long], identityValues: Map[String, Any], objectId: String)
 
 /** An input partition: the partition tables one task reads, in order. */
 sealed trait LeafSplit extends InputPartition {

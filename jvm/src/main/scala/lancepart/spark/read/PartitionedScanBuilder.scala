@@ -13,7 +13,8 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveStringMap)
+/** `wholeTables`: builds the scan of a copy-on-write operation (see [[PartitionedScan]]). */
+class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveStringMap, wholeTables: Boolean = false)
     extends ScanBuilder with SupportsPushDownV2Filters with SupportsPushDownRequiredColumns
     with SupportsPushDownAggregates {
   private val pruning = Option(options.get(PartitionedScanBuilder.PruningOption)).fold(true)(v =>
@@ -59,10 +60,11 @@ class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveSt
 
   /** Read option `pruning=false` scans every partition table (for comparisons and debugging);
    * `split-size` and `file-open-cost` size the input partitions (see [[SplitSizing]]). */
-  override def build(): Scan = {
+  override def build(): Scan = if (countStar) partitionedScan().countScan else partitionedScan()
+
+  def partitionedScan(): PartitionedScan = {
     val sizing = SplitSizing.of(table.name(), options, table.manifest.meta.tableProperties, SQLConf.get)
-    val scan = new PartitionedScan(table, required, pushed.map(_._2).toSeq, pruning, sizing)
-    if (countStar) scan.countScan else scan
+    new PartitionedScan(table, required, pushed.map(_._2).toSeq, pruning, sizing, wholeTables)
   }
 }
 

@@ -106,7 +106,8 @@ class LeafDataWriter(
       case None if written.contains(leaf.objectId) => new Target(written(leaf.objectId)._1, newLeafLayout)
       case None =>
         val t = new Target(directory.replacement(key), newLeafLayout)
-        val old = LeafPartition(s"$tableUri/${leaf.location}", pinned, spec.identityValues(leaf.key.byFieldId))
+        val old =
+          LeafPartition(s"$tableUri/${leaf.location}", pinned, spec.identityValues(leaf.key.byFieldId), leaf.objectId)
         val reader = new LeafReader(old, active, active, Seq.empty, lance)
         try while (reader.next()) reader.get().rowIterator().asScala.foreach(add(t, _))
         catch { case e: Throwable => t.root.close(); throw e }

@@ -1,20 +1,24 @@
-// Driver side of a write: reads the partitions once for the tasks (and those an overwrite
-// replaces), ships them with the table's metadata, and commits what the tasks wrote in one transaction.
+// Driver side of a write: reads the partitions once for the tasks (and those an overwrite or a
+// row-level command replaces), ships them with the table's metadata, and commits what the tasks wrote in one transaction.
 package lancepart.spark.write
 
 import lancepart.manifest.Naming
 import lancepart.spark.PartitionedTable
-import lancepart.txn.{LeafWrite, PartitionDirectory, TableWrite}
+import lancepart.txn.{CommandRead, LeafWrite, PartitionDirectory, TableWrite}
 import org.apache.spark.sql.connector.write._
 
 class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, mode: WriteMode) extends BatchWrite {
   private val meta = table.manifest.meta
-  private val removal = mode match {
+
+  /** Planned when the tasks are: a row-level command's scan is planned by then (see [[ReplaceTables]]). */
+  private lazy val removal = mode match {
     case OverwriteWhere(filters) => RowRemoval.plan(table, filters)
+    case ReplaceTables(scan, _) => RowRemoval(scan.tablesRead.map(r => r.objectId -> r).toMap, Map.empty)
     case _ => RowRemoval(Map.empty, Map.empty)
   }
-  private val directory = PartitionDirectory.load(table.store, table.manifest, meta.currentSpec, Naming.randomName())
-    .replacingFor(replaceAll = mode == OverwritePartitions, replacing = removal.removed.keySet)
+  private lazy val directory =
+    PartitionDirectory.load(table.store, table.manifest, meta.currentSpec, Naming.randomName())
+      .replacingFor(replaceAll = mode == OverwritePartitions, replacing = removal.removed.keySet)
 
   override def createBatchWriterFactory(physical: PhysicalWriteInfo): DataWriterFactory = {
     val input = info.schema()
@@ -33,7 +37,16 @@ class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, mod
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     val writes: Seq[LeafWrite] = messages.toSeq.flatMap { case m: LeafWriteMessage => m.writes }
-    val tx = TableWrite(table.manifest, directory, writes, removal.removed, removal.deletes)
+    val reads = mode match {
+      case ReplaceTables(scan, isolation) =>
+        if (scan.tablesRead.map(_.objectId).toSet != removal.removed.keySet) throw new IllegalStateException(
+          s"table ${table.name()}: Spark planned the scan of query ${info.queryId()} again after its tasks wrote; " +
+            "nothing was committed")
+        Option.when(isolation == IsolationLevel.Serializable)(
+          CommandRead(scan.manifestFilter, scan.tablesSelected.map(r => r.objectId -> r).toMap))
+      case _ => None
+    }
+    val tx = TableWrite(table.manifest, directory, writes, removal.removed, removal.deletes, reads)
     if (!tx.isEmpty) table.committer.commit(tx)
   }
 
