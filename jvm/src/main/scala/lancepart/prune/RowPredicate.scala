@@ -2,8 +2,9 @@
 // over the columns that table has.
 package lancepart.prune
 
+import lancepart.arrow.ArrowTypes
 import lancepart.lance.{LeafColumn, LeafSchema}
-import lancepart.spec.SchemaField
+import lancepart.spec.{SchemaEvolution, SchemaField}
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.DataType
 
@@ -23,10 +24,19 @@ case class RowPredicate(
   /** True when every filter has a Lance SQL form. */
   def isExpressible: Boolean = render(attr => columns(attr).map(_._1)).isDefined
 
-  /** The predicate for a partition table of columns `leaf`. */
+  /** The predicate for a partition table of columns `leaf`; a column it stores in a type the
+   * namespace column widened since (INT to BIGINT, FLOAT to DOUBLE, ...) is cast to the namespace
+   * type, as reads widen it: Lance compares a column with literals of its own type only. */
   def sql(leaf: Seq[LeafColumn]): String = render { attr =>
-    namespace.find(_.name == attr).flatMap(LeafSchema.find(leaf, _, namespace)).fold(Option("NULL"))(c =>
-      LanceSql.column(c.name))
+    namespace.find(_.name == attr).flatMap(f => LeafSchema.find(leaf, f, namespace).map(f -> _)).fold(Option("NULL")) {
+      case (f, c) =>
+        LanceSql.column(c.name).map { column =>
+          val stored = ArrowTypes.toSpark(c.field, s"column '${c.name}'")
+          if (stored != f.dataType && SchemaEvolution.isWidening(stored, f.dataType))
+            s"CAST($column AS ${f.dataType.sql})"
+          else column
+        }
+    }
   }.getOrElse(throw new IllegalStateException(s"${filters.mkString(" AND ")} has no Lance SQL form over columns " +
     leaf.map(_.name).mkString(", ")))
 

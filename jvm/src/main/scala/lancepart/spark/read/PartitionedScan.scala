@@ -121,8 +121,11 @@ class PartitionedScan(
   /** How many distinct partition keys the tables read have (0 when no key can be reported). */
   private lazy val keyCount: Int = if (keys.isEmpty) 0 else tablesSelected.map(keyOf).distinct.size
 
-  /** Spark runs one task per reported key, so keys are reported only up to the catalog's bound. */
-  private lazy val reporting: Boolean = keyCount > 0 && keyCount <= table.spjMaxKeys
+  /** Spark runs one task per reported key, so keys are reported only up to the catalog's bound.
+   * A row-level command's scan reports none: Spark checks the keys its runtime filter leaves
+   * against those reported in the join's projection of them, and fails (ClassCastException)
+   * when the command joins the table with itself on some of its partition fields. */
+  private lazy val reporting: Boolean = !wholeTables && keyCount > 0 && keyCount <= table.spjMaxKeys
 
   override def outputPartitioning(): Partitioning =
     if (reporting) new KeyGroupedPartitioning(keys.map(keyExpression).toArray, keyCount)
@@ -143,7 +146,8 @@ class PartitionedScan(
 
   /** What [[outputPartitioning]] reports for storage-partitioned joins, or why it reports nothing. */
   private def reportedPartitioning(splits: Int): String =
-    if (table.spjMaxKeys == 0) s"none (catalog option ${PartitionedCatalog.SpjOption} is false)"
+    if (wholeTables) "none (the scan of a DELETE, UPDATE or MERGE INTO, which Spark narrows at run time)"
+    else if (table.spjMaxKeys == 0) s"none (catalog option ${PartitionedCatalog.SpjOption} is false)"
     else if (tablesSelected.isEmpty) "none (no partition table is read)"
     else if (unpartitioned.nonEmpty) s"none (partition tables without partition values are read: " +
       s"${unpartitioned.mkString(", ")})"
