@@ -120,7 +120,8 @@ def test_a_serializable_merge_fails_when_a_table_its_condition_selects_is_writte
     t = create(spark, ns, mode)
     error = merge_racing_an_append(spark, tmp_path, t)
     assert error is not None and "TransactionConflict" in str(error), error
-    assert "partition (c=b)" in str(error) and "which this write's condition selects" in str(error)
+    assert "partition (c=b)" in str(error) and "after this MERGE INTO read the table; at serializable isolation " \
+        "(table property write.merge.isolation-level)" in str(error)
     assert rows(spark, f"SELECT id, v FROM {t} WHERE id IN (1, 19)") == [(1, 1), (19, 9)], "the MERGE changed nothing"
 
 

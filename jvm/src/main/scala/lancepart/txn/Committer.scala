@@ -125,8 +125,10 @@ class Committer(
       if (latest.version != tx.base.version) {
         for (read <- tx.reads; row <- files.withData(store.rows(latest, read.filter))
           if !read.tables.get(row.objectId).exists(sameLeaf(_, row)))
-          conflict(s"partition ${describe(row.objectId, row.values)}, which this write's condition selects, was " +
-            "written by a concurrent write after this write read the table")
+          conflict(s"partition ${describe(row.objectId, row.values)} was written by a concurrent write after this " +
+            s"${read.command} read the table; at serializable isolation (table property ${read.isolationProperty}) " +
+            "that conflicts when the partition is one the command's condition selects by partition values (every " +
+            "partition, when it selects none)")
       }
       // Removals and replacements need the partition unchanged since S0.
       val replacedIds = mutable.Set.empty[String]
@@ -207,7 +209,8 @@ class Committer(
       val to = row.location.get
       if (from != to) {
         val w = group.head.target
-        val what = s"partition ${describe(w.objectId, w.key.byFieldId)} was replaced by a concurrent overwrite"
+        val what = s"partition ${describe(w.objectId, w.key.byFieldId)} was replaced by a concurrent overwrite, " +
+          "DELETE, UPDATE or MERGE INTO"
         if (updated.keys.exists(_._1 == from))
           conflict(s"$what after this write committed its rows to the partition table it replaced")
         val written = leaves.fields(store.leafUri(location), if (strong) w.baseVersion else None)

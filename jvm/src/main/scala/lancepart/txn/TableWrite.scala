@@ -25,6 +25,7 @@ case class TableWrite(
 }
 
 /** The leaves (object id to their S0 row) that the `__manifest` filter `filter` of a row-level
- * command selected; a leaf the filter selects at commit that is new or changed since may hold rows
- * the command did not see, and the command conflicts with it. */
-case class CommandRead(filter: String, tables: Map[String, ManifestRow])
+ * `command` (DELETE, UPDATE, MERGE INTO) selected; a leaf the filter selects at commit that is new
+ * or changed since may hold rows the command did not see, and the command conflicts with it
+ * (`isolationProperty` names the table property that relaxes this). */
+case class CommandRead(command: String, isolationProperty: String, filter: String, tables: Map[String, ManifestRow])

@@ -156,7 +156,11 @@ class CommitterSuite extends AnyFunSuite {
           command,
           Seq(t.write(command, "US", Seq(10))),
           removed = Map(us.objectId -> us),
-          reads = Some(CommandRead(s"object_type = '${Naming.TableType}'", t.leaves().map(r => r.objectId -> r).toMap))
+          reads = Some(CommandRead(
+            "UPDATE",
+            "write.update.isolation-level",
+            s"object_type = '${Naming.TableType}'",
+            t.leaves().map(r => r.objectId -> r).toMap))
         )
         val other = t.directory(s1)
         t.commit(s1, other, t.write(other, concurrent, Seq(3)))
@@ -164,8 +168,10 @@ class CommitterSuite extends AnyFunSuite {
         val e = intercept[TransactionConflict](t.committer.commit(rewrite))
         assert(
           e.getMessage.contains(s"partition $conflicting") && e.getMessage.contains(
-            "which this write's condition selects"),
-          e.getMessage)
+            "after this UPDATE read the table") &&
+            e.getMessage.contains("(table property write.update.isolation-level)"),
+          e.getMessage
+        )
         assert(t.latest.version == before)
         // at snapshot isolation only the partitions rewritten must be unchanged
         t.committer.commit(rewrite.copy(reads = None))

@@ -51,7 +51,7 @@ class CopyOnWriteOperation(table: PartitionedTable, info: RowLevelOperationInfo)
       val read = scan.getOrElse(throw new IllegalStateException(
         s"table ${table.name()}: the write of a ${command()} was planned before its scan"))
       val isolation = IsolationLevel.of(table.name(), command(), table.manifest.meta.tableProperties)
-      new PartitionedWrite(table, writeInfo, ReplaceTables(read, isolation))
+      new PartitionedWrite(table, writeInfo, ReplaceTables(read, command(), isolation))
     }
   }
 }

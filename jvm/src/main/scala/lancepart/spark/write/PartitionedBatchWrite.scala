@@ -5,6 +5,7 @@ package lancepart.spark.write
 import lancepart.manifest.Naming
 import lancepart.spark.PartitionedTable
 import lancepart.txn.{CommandRead, LeafWrite, PartitionDirectory, TableWrite}
+import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 import org.apache.spark.sql.connector.write._
 
 class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, mode: WriteMode) extends BatchWrite {
@@ -13,7 +14,7 @@ class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, mod
   /** Planned when the tasks are: a row-level command's scan is planned by then (see [[ReplaceTables]]). */
   private lazy val removal = mode match {
     case OverwriteWhere(filters) => RowRemoval.plan(table, filters)
-    case ReplaceTables(scan, _) => RowRemoval(scan.tablesRead.map(r => r.objectId -> r).toMap, Map.empty)
+    case ReplaceTables(scan, _, _) => RowRemoval(scan.tablesRead.map(r => r.objectId -> r).toMap, Map.empty)
     case _ => RowRemoval(Map.empty, Map.empty)
   }
   private lazy val directory =
@@ -38,12 +39,17 @@ class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, mod
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     val writes: Seq[LeafWrite] = messages.toSeq.flatMap { case m: LeafWriteMessage => m.writes }
     val reads = mode match {
-      case ReplaceTables(scan, isolation) =>
+      case ReplaceTables(scan, command, isolation) =>
         if (scan.tablesRead.map(_.objectId).toSet != removal.removed.keySet) throw new IllegalStateException(
           s"table ${table.name()}: Spark planned the scan of query ${info.queryId()} again after its tasks wrote; " +
             "nothing was committed")
         Option.when(isolation == IsolationLevel.Serializable)(
-          CommandRead(scan.manifestFilter, scan.tablesSelected.map(r => r.objectId -> r).toMap))
+          CommandRead(
+            if (command == Command.MERGE) "MERGE INTO" else command.name(),
+            IsolationLevel.property(command),
+            scan.manifestFilter,
+            scan.tablesSelected.map(r => r.objectId -> r).toMap
+          ))
       case _ => None
     }
     val tx = TableWrite(table.manifest, directory, writes, removal.removed, removal.deletes, reads)

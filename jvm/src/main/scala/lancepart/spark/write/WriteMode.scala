@@ -2,6 +2,7 @@
 package lancepart.spark.write
 
 import lancepart.spark.read.PartitionedScan
+import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 import org.apache.spark.sql.sources.Filter
 
 /** How a write treats what the table holds: append, replace what `filters` select, replace
@@ -13,4 +14,4 @@ case object OverwritePartitions extends WriteMode
 
 /** The partition tables a copy-on-write command's `scan` read (at the manifest version of the
  * write's table), known once Spark planned the scan, and what concurrent writes it tolerates. */
-case class ReplaceTables(scan: PartitionedScan, isolation: IsolationLevel) extends WriteMode
+case class ReplaceTables(scan: PartitionedScan, command: Command, isolation: IsolationLevel) extends WriteMode
