@@ -126,13 +126,13 @@ def events(run: Run, rows: int, partitions: int, systems: list[System]) -> dict[
 
 def merge(run: Run, rows: int, partitions: int, tables: dict[str, str]) -> None:
     """MERGE INTO the events table of each system (not Parquet, which has no MERGE) with a source
-    of 1% as many rows as the table: every 200th id of twice the table's ids, spread over every
-    partition and half of them new; or the rows of 1% of the partitions (the first day, the first
-    countries), all matched. The same source runs every time: the table keeps its row count after
+    of 1% as many rows as the table: the ids of twice the table's whose user_id (a hash of the
+    id) is a multiple of 200, spread over every partition and half of them new; or the rows of 1%
+    of the partitions (the first day, the first countries), all matched. The same source runs every time: the table keeps its row count after
     the first run (the warm-up)."""
     countries = min(COUNTRIES, max(1, partitions // 100))
     sources = {
-        "merge_1pct_spread": f"SELECT * FROM ({events_query(2 * rows, partitions)}) WHERE id % 200 = 0",
+        "merge_1pct_spread": f"SELECT * FROM ({events_query(2 * rows, partitions)}) WHERE user_id % 200 = 0",
         "merge_1pct_of_partitions": f"SELECT * FROM ({events_query(rows, partitions)}) "
                                     f"WHERE event_date = DATE'{day(0)}' AND country < 'C{countries:02d}'",
     }

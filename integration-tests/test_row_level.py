@@ -8,6 +8,8 @@ from __future__ import annotations
 import threading
 import time
 
+import lance
+import pyarrow as pa
 import pytest
 
 from test_transactions import leaf_rows, manifest, rows, version_read
@@ -77,9 +79,9 @@ def test_a_column_that_hides_the_metadata_column_refuses_rewrites_by_name(spark,
     assert rows(spark, f"SELECT id FROM {t}") == [(2,)]
 
 
-def merge_racing_an_append(spark, tmp_path, t: str) -> Exception | None:
-    """Runs a MERGE that updates a row of partition a; while it runs (after Spark planned it), an
-    INSERT appends a row to partition b. Returns the MERGE's error, None when it committed."""
+def run_while_paused(spark, tmp_path, statement: str, meanwhile) -> Exception | None:
+    """Runs ``statement``, which calls ``pause_until_go``: once that pauses it (after Spark planned
+    it), runs ``meanwhile()``, then lets it finish. Returns its error, None when it committed."""
     started, go = tmp_path / "started", tmp_path / "go"
 
     def pause(x):
@@ -93,25 +95,32 @@ def merge_racing_an_append(spark, tmp_path, t: str) -> Exception | None:
     spark.udf.register("pause_until_go", pause, "bigint")
     outcome = []
 
-    def merge():
+    def run():
         try:
-            spark.sql(f"MERGE INTO {t} x USING (SELECT pause_until_go(1L) AS id) s ON x.id = s.id "
-                      "WHEN MATCHED THEN UPDATE SET v = 100").collect()
+            spark.sql(statement).collect()
             outcome.append(None)
         except Exception as e:  # noqa: BLE001 - the caller judges it
             outcome.append(e)
 
-    thread = threading.Thread(target=merge)
+    thread = threading.Thread(target=run)
     thread.start()
     deadline = time.time() + 120
     while not started.exists() and time.time() < deadline:
         time.sleep(0.05)
-    assert started.exists(), "the MERGE did not start"
-    spark.sql(f"INSERT INTO {t} VALUES (19, 'b', 9)")
+    assert started.exists(), "the statement did not start"
+    meanwhile()
     go.touch()
     thread.join(180)
-    assert outcome, "the MERGE did not finish"
+    assert outcome, "the statement did not finish"
     return outcome[0]
+
+
+def merge_racing_an_append(spark, tmp_path, t: str) -> Exception | None:
+    """A MERGE that updates a row of partition a while an INSERT appends a row to partition b."""
+    return run_while_paused(
+        spark, tmp_path,
+        f"MERGE INTO {t} x USING (SELECT pause_until_go(1L) AS id) s ON x.id = s.id WHEN MATCHED THEN UPDATE SET v = 100",
+        lambda: spark.sql(f"INSERT INTO {t} VALUES (19, 'b', 9)"))
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -133,6 +142,26 @@ def test_a_snapshot_isolated_merge_commits_beside_an_append_to_a_table_it_does_n
     assert merge_racing_an_append(spark, tmp_path, t) is None
     assert rows(spark, f"SELECT id, v FROM {t} WHERE id IN (1, 19)") == [(1, 100), (19, 9)]
     assert rows(spark, f"SELECT count(*) FROM {t}") == [(16,)]
+
+
+def test_a_weak_update_fails_when_another_client_appended_to_a_table_it_rewrites(spark, root, ns, tmp_path):
+    """In weak mode other clients append to a partition table's main branch without changing
+    __manifest (the spec's weak mode); an UPDATE that rewrote the table from what it read before
+    that append lost the appended rows (regression)."""
+    t = create(spark, ns, "weak")
+    uri = str(root / ns / "t" / leaf_rows(root, ns)["a"]["location"])
+
+    def append_with_pylance():
+        schema = lance.dataset(uri).schema
+        lance.write_dataset(pa.table({"id": [9], "c": ["a"], "v": [9]}, schema=schema), uri, mode="append")
+
+    error = run_while_paused(spark, tmp_path, f"UPDATE {t} SET v = CAST(pause_until_go(v) + 100 AS INT) WHERE c = 'a'",
+                             append_with_pylance)
+    assert error is not None and "TransactionConflict" in str(error), error
+    assert "partition (c=a)" in str(error) and "read its partition table (at version" in str(error)
+    assert rows(spark, f"SELECT id, v FROM {t} WHERE c = 'a'") == [(0, 0), (1, 1), (2, 2), (9, 9)]
+    spark.sql(f"UPDATE {t} SET v = v + 100 WHERE c = 'a'")  # run again, it sees the appended row
+    assert rows(spark, f"SELECT id, v FROM {t} WHERE c = 'a'") == [(0, 100), (1, 101), (2, 102), (9, 109)]
 
 
 def test_an_update_in_strong_mode_leaves_the_older_version_readable(spark, root, ns):

@@ -8,7 +8,6 @@ import lance
 import lance_namespace as ln
 import pytest
 from lance.namespace import DirectoryNamespace
-from pyspark.errors import AnalysisException
 
 import lancepart
 from conftest import tables_scanned

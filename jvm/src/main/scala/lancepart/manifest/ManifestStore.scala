@@ -32,6 +32,9 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   def leafUri(row: ManifestRow): String = leafUri(row.location.getOrElse(
     throw new FormatException(s"table $table: partition table ${row.objectId} has no location")))
 
+  /** The version of a partition table that readers read now: its read_version, else (weak mode) its latest. */
+  def leafVersion(row: ManifestRow): Long = row.readVersion.getOrElse(lance.withDataset(leafUri(row))(_.version()))
+
   /** A partition table's row count at the version readers read: the stats lancepart recorded for
    * the version the row pins, else from the leaf's Lance metadata. */
   def leafRowCount(row: ManifestRow): Long =

@@ -137,6 +137,14 @@ class Committer(
           conflict(s"partition ${describe(id, before.values)} was written by a concurrent transaction")
         replacedIds += id
       }
+      // A weak-mode command copied these leaves' rows at a main-branch version; a commit to one since would be lost.
+      val moved = Lance.parallel(tx.versionsRead.toSeq.flatMap { case (id, read) => now.get(id).map((_, read)) }) {
+        case (row, read) => (row, read, store.leafVersion(row))
+      }
+      for ((row, read, current) <- moved if current != read)
+        conflict(
+          s"partition ${describe(row.objectId, row.values)} was written by a concurrent write after this write " +
+            s"read its partition table (at version $read; now $current)")
       for ((location, group) <- tx.writes.filter(_.target.isNew).groupBy(_.target.location)) {
         val w = group.head.target
         val before = tx.directory.leaves.get(w.key)

@@ -12,7 +12,9 @@ import lancepart.prune.RowPredicate
  *    unless a write replaces them;
  *  - `deletes`: existing leaves (object id to their S0 row) and the predicate of the rows to
  *    delete from them;
- *  - `reads`: what a serializable row-level command read (see [[CommandRead]]).
+ *  - `reads`: what a serializable row-level command read (see [[CommandRead]]);
+ *  - `versionsRead`: the main-branch version a weak-mode row-level command read of each leaf it
+ *    replaces (object id to version); the command conflicts when one moved since.
  */
 case class TableWrite(
     base: Manifest,
@@ -20,7 +22,8 @@ case class TableWrite(
     writes: Seq[LeafWrite],
     removed: Map[String, ManifestRow] = Map.empty,
     deletes: Map[String, (ManifestRow, RowPredicate)] = Map.empty,
-    reads: Option[CommandRead] = None) {
+    reads: Option[CommandRead] = None,
+    versionsRead: Map[String, Long] = Map.empty) {
   def isEmpty: Boolean = writes.isEmpty && removed.isEmpty && deletes.isEmpty
 }
 

@@ -8,7 +8,7 @@ import lancepart.manifest.ManifestRow
 import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
 import lancepart.spark.functions.CalendarKey
-import lancepart.spec.{BoundField, CalendarRun, NamespaceSchema}
+import lancepart.spec.{BoundField, CalendarRun, NamespaceSchema, TransactionMode}
 import lancepart.transform.Transform
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
@@ -159,29 +159,49 @@ class PartitionedScan(
 
   override def planInputPartitions(): Array[InputPartition] = planned
 
-  /** The tables planned and their input partitions, for the runtime filter they were planned with. */
-  private var plan: Option[(Option[Set[String]], Seq[ManifestRow], Array[InputPartition])] = None
+  /** The tables planned for runtime filter `runtimeIds`, the versions a row-level command's scan
+   * pins ([[versionsRead]]) and the input partitions. */
+  private case class Plan(
+      runtimeIds: Option[Set[String]],
+      tables: Seq[ManifestRow],
+      pins: Map[String, Long],
+      splits: Array[InputPartition])
+  private var plan: Option[Plan] = None
 
   /**
    * The partition tables the input partitions read: the tables a copy-on-write operation replaces.
    * Spark plans the scan, with its runtime filter, before the write's tasks start.
    */
-  def tablesRead: Seq[ManifestRow] = plan.map(_._2).getOrElse(throw new IllegalStateException(
+  def tablesRead: Seq[ManifestRow] = planDone.tables
+
+  /**
+   * For a row-level command's scan of a weak-mode table, the main-branch version each table is
+   * read at (its latest when planned; the manifest does not pin one): the command conflicts when
+   * one moved before it commits, since in weak mode writers (other clients too) append to a
+   * partition table's main branch without a `__manifest` change.
+   */
+  def versionsRead: Map[String, Long] = planDone.pins
+
+  private def planDone: Plan = plan.getOrElse(throw new IllegalStateException(
     s"table ${table.name()}: a write asked which partition tables the scan reads before Spark planned the scan"))
 
   /** The input partitions, planned (and logged) once per runtime filter however often Spark asks. */
-  private def planned: Array[InputPartition] = plan.filter(_._1 == runtimeIds).fold {
+  private def planned: Array[InputPartition] = plan.filter(_.runtimeIds == runtimeIds).fold {
     val leaves = this.leaves
-    val splits = planFor(leaves)
-    plan = Some((runtimeIds, leaves, splits))
+    val pins = if (!wholeTables || meta.mode != TransactionMode.Weak) Map.empty[String, Long]
+    else Lance.parallel(leaves.filter(_.readVersion.isEmpty))(r => r.objectId -> table.store.leafVersion(r)).toMap
+    val splits = planFor(leaves, pins)
+    plan = Some(Plan(runtimeIds, leaves, pins, splits))
     splits
-  }(_._3)
+  }(_.splits)
 
-  /** One input partition per partition table when the scan reports its partitioning, else the tables packed into splits. */
-  private def planFor(leaves: Seq[ManifestRow]): Array[InputPartition] = {
+  /** One input partition per partition table when the scan reports its partitioning, else the
+   * tables packed into splits; a table read at its `pins` version if it has one. */
+  private def planFor(leaves: Seq[ManifestRow], pins: Map[String, Long]): Array[InputPartition] = {
+    def partition(row: ManifestRow) = leafOf(row, pins.get(row.objectId))
     val splits: Seq[InputPartition] =
-      if (reporting) leaves.map(row => KeyedSplit(leafOf(row), keyOf(row)))
-      else PartitionedScan.pack(leaves.map(row => leafOf(row) -> row.stats.fold(0L)(_.bytes)), sizing)
+      if (reporting) leaves.map(row => KeyedSplit(partition(row), keyOf(row)))
+      else PartitionedScan.pack(leaves.map(row => partition(row) -> row.stats.fold(0L)(_.bytes)), sizing)
         .map(PackedSplit(_))
     PartitionedScan.log.info(s"table ${table.name()}: planned ${leaves.size} of $totalTables partition tables " +
       s"in ${splits.size} input partitions (manifest version ${table.manifest.version}); partitioning reported " +
@@ -189,11 +209,11 @@ class PartitionedScan(
     splits.toArray
   }
 
-  private def leafOf(row: ManifestRow): LeafPartition = {
+  private def leafOf(row: ManifestRow, pin: Option[Long]): LeafPartition = {
     val spec = row.specVersion.flatMap(v => meta.specs.find(_.id == v)).getOrElse(
       throw new IllegalStateException(
         s"table ${table.name()}: partition table ${row.objectId} has no known spec version"))
-    LeafPartition(table.store.leafUri(row), row.readVersion, spec.identityValues(row.values), row.objectId)
+    LeafPartition(table.store.leafUri(row), row.readVersion.orElse(pin), spec.identityValues(row.values), row.objectId)
   }
 
   /** COUNT(*) over the selected partition tables from their manifests' row counts (at the

@@ -52,7 +52,9 @@ class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, mod
           ))
       case _ => None
     }
-    val tx = TableWrite(table.manifest, directory, writes, removal.removed, removal.deletes, reads)
+    val versionsRead =
+      mode match { case ReplaceTables(scan, _, _) => scan.versionsRead; case _ => Map.empty[String, Long] }
+    val tx = TableWrite(table.manifest, directory, writes, removal.removed, removal.deletes, reads, versionsRead)
     if (!tx.isEmpty) table.committer.commit(tx)
   }
 
