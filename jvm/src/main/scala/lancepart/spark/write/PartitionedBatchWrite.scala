@@ -38,24 +38,21 @@ class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, mod
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     val writes: Seq[LeafWrite] = messages.toSeq.flatMap { case m: LeafWriteMessage => m.writes }
-    val reads = mode match {
+    val tx = TableWrite(table.manifest, directory, writes, removal.removed, removal.deletes)
+    if (!tx.isEmpty) table.committer.commit(mode match {
       case ReplaceTables(scan, command, isolation) =>
         if (scan.tablesRead.map(_.objectId).toSet != removal.removed.keySet) throw new IllegalStateException(
           s"table ${table.name()}: Spark planned the scan of query ${info.queryId()} again after its tasks wrote; " +
             "nothing was committed")
-        Option.when(isolation == IsolationLevel.Serializable)(
-          CommandRead(
-            if (command == Command.MERGE) "MERGE INTO" else command.name(),
-            IsolationLevel.property(command),
-            scan.manifestFilter,
-            scan.tablesSelected.map(r => r.objectId -> r).toMap
-          ))
-      case _ => None
-    }
-    val versionsRead =
-      mode match { case ReplaceTables(scan, _, _) => scan.versionsRead; case _ => Map.empty[String, Long] }
-    val tx = TableWrite(table.manifest, directory, writes, removal.removed, removal.deletes, reads, versionsRead)
-    if (!tx.isEmpty) table.committer.commit(tx)
+        val read = CommandRead(
+          if (command == Command.MERGE) "MERGE INTO" else command.name(),
+          IsolationLevel.property(command),
+          scan.manifestFilter,
+          scan.tablesSelected.map(r => r.objectId -> r).toMap
+        )
+        tx.copy(reads = Option.when(isolation == IsolationLevel.Serializable)(read), versionsRead = scan.versionsRead)
+      case _ => tx
+    })
   }
 
   /** Fragments of an aborted write are in no committed leaf version, so no reader sees them;
