@@ -90,7 +90,9 @@ class Committer(
       if (latest.meta.properties != tx.base.meta.properties && (strong || updated.isEmpty))
         throw new TransactionConflict(s"table ${store.table}: its schema, partition specs or transaction mode " +
           "changed while this write ran; nothing was committed")
-      val touched = tx.writes.map(_.target).filterNot(_.isNew).map(_.objectId) ++ tx.removed.keys ++ tx.deletes.keys
+      val touched =
+        tx.writes.map(
+          _.target).filterNot(_.isNew).map(_.objectId) ++ tx.removed.keys ++ tx.deletes.keys ++ tx.rewrites.keys
       // The rows this write changes as they are at S1, and the `v<N>` row every commit rewrites
       // (as it is: other writers' metadata stays).
       val read =
@@ -121,6 +123,15 @@ class Committer(
       }
       // Deletes run on the leaf's current version; nothing to do when it is gone.
       for ((id, (_, predicate)) <- tx.deletes; row <- now.get(id)) existing(row).deletePredicate = Some(predicate)
+      // A compaction rewrote fragments of the leaf version it planned at: in strong mode that must
+      // still be the version the manifest reads; in weak mode Lance rebases it on the main branch.
+      for ((id, rewrite) <- tx.rewrites) now.get(id) match {
+        case Some(row) if (if (strong) sameLeaf(rewrite.before, row) else row.location == rewrite.before.location) =>
+          existing(row).rewrites = rewrite.results
+        case _ => conflict(
+            s"partition ${describe(id, rewrite.before.values)} was replaced or written by a concurrent write while " +
+              "it was compacted")
+      }
       // A serializable row-level command saw every leaf its condition selects as it was at S0.
       if (latest.version != tx.base.version) {
         for (read <- tx.reads; row <- files.withData(store.rows(latest, read.filter))
@@ -241,7 +252,9 @@ class Committer(
         if (p.isNew) created.getOrElseUpdate(location, leaves.create(uri, leafSchema, p.fragments.toSeq))
         else updated.getOrElseUpdate(
           (location, if (strong) base else None),
-          leaves.update(uri, if (strong) base else None, p.deletePredicate, p.fragments.toSeq))
+          if (p.rewrites.nonEmpty) leaves.rewrite(uri, p.rewrites)
+          else leaves.update(uri, if (strong) base else None, p.deletePredicate, p.fragments.toSeq)
+        )
       val version = stats.version
       val leaf = if (strong) p.leaf.copy(readVersion = Some(version), stats = Some(stats))
       else p.leaf.copy(readVersion = None, writtenVersion = Some(version), stats = Some(stats))
@@ -265,6 +278,7 @@ class Committer(
 private case class LeafPlan(leaf: ManifestRow, isNew: Boolean, namespaces: Seq[ManifestRow] = Seq.empty) {
   val fragments: mutable.ArrayBuffer[org.lance.FragmentMetadata] = mutable.ArrayBuffer.empty
   var deletePredicate: Option[RowPredicate] = None
+  var rewrites: Seq[org.lance.compaction.RewriteResult] = Seq.empty
 }
 
 object Committer {

@@ -1,4 +1,4 @@
-// Lance commits on one partition table: create it, append fragments, delete rows.
+// Lance commits on one partition table: create it, append fragments, delete rows, commit a compaction.
 // Strong mode commits detached on top of the manifest's read_version (spec: Multi-Partition
 // Transaction (Strong)); weak mode commits on the main branch (Lance rebases concurrent appends).
 package lancepart.txn
@@ -8,8 +8,9 @@ import lancepart.prune.RowPredicate
 import org.apache.arrow.vector.UInt8Vector
 import org.apache.arrow.vector.types.pojo.Schema
 import org.lance.{CommitBuilder, Dataset, Fragment, FragmentMetadata, Transaction}
+import org.lance.compaction.RewriteResult
 import org.lance.ipc.ScanOptions
-import org.lance.operation.{Append, Delete, Operation, Overwrite}
+import org.lance.operation.{Append, Delete, Operation, Overwrite, Rewrite, RewriteGroup}
 
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
@@ -43,6 +44,18 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
         case None => append.fold(LeafStats.of(ds))(commit(ds, _)(LeafStats.of))
       }
     }
+  }
+
+  /**
+   * Commits the compaction `results` (planned at one version of the leaf at `uri`) on top of that
+   * version; on the main branch Lance rebases it over later commits that did not touch the
+   * rewritten fragments. Returns what the resulting version holds.
+   */
+  def rewrite(uri: String, results: Seq[RewriteResult]): LeafStats = {
+    val groups = results.map(r =>
+      RewriteGroup.builder().oldFragments(r.getOriginalFragments).newFragments(r.getNewFragments).build())
+    lance.withDataset(uri, Some(results.head.getReadVersion))(
+      commit(_, Rewrite.builder().groups(groups.asJava).build())(LeafStats.of))
   }
 
   /** Commits `op` on top of `ds`; returns `f` of the committed version. */

@@ -1,8 +1,9 @@
-// What one write, overwrite or DELETE does to a table, as the Committer takes it.
+// What one write, overwrite, DELETE or compaction does to a table, as the Committer takes it.
 package lancepart.txn
 
 import lancepart.manifest.{Manifest, ManifestRow}
 import lancepart.prune.RowPredicate
+import org.lance.compaction.RewriteResult
 
 /**
  * What one operation does to a table, planned against manifest `base` (S0) with `directory` (the
@@ -14,7 +15,8 @@ import lancepart.prune.RowPredicate
  *    delete from them;
  *  - `reads`: what a serializable row-level command read (see [[CommandRead]]);
  *  - `versionsRead`: the main-branch version a weak-mode row-level command read of each leaf it
- *    replaces (object id to version); the command conflicts when one moved since.
+ *    replaces (object id to version); the command conflicts when one moved since;
+ *  - `rewrites`: existing leaves (object id to [[LeafRewrite]]) a compaction rewrote.
  */
 case class TableWrite(
     base: Manifest,
@@ -23,9 +25,14 @@ case class TableWrite(
     removed: Map[String, ManifestRow] = Map.empty,
     deletes: Map[String, (ManifestRow, RowPredicate)] = Map.empty,
     reads: Option[CommandRead] = None,
-    versionsRead: Map[String, Long] = Map.empty) {
-  def isEmpty: Boolean = writes.isEmpty && removed.isEmpty && deletes.isEmpty
+    versionsRead: Map[String, Long] = Map.empty,
+    rewrites: Map[String, LeafRewrite] = Map.empty) {
+  def isEmpty: Boolean = writes.isEmpty && removed.isEmpty && deletes.isEmpty && rewrites.isEmpty
 }
+
+/** A compaction of the leaf whose S0 row is `before`: Lance's rewrites of its fragments, all
+ * planned at one leaf version (each result's read version). */
+case class LeafRewrite(before: ManifestRow, results: Seq[RewriteResult])
 
 /** The leaves (object id to their S0 row) that the `__manifest` filter `filter` of a row-level
  * `command` (DELETE, UPDATE, MERGE INTO) selected; a leaf the filter selects at commit that is new

@@ -20,6 +20,7 @@ import org.apache.spark.sql.sources.EqualTo
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.lance.Fragment
+import org.lance.compaction.{Compaction, CompactionOptions}
 import org.scalatest.funsuite.AnyFunSuite
 
 import scala.collection.mutable
@@ -123,6 +124,36 @@ class CommitterSuite extends AnyFunSuite {
           "weak-mode rows leave read_version NULL: readers read the latest")
         assert(leaf.writtenVersion.contains(3L), "the version the last write left, for detecting concurrent overwrites")
       }
+    }
+
+    test(s"$mode: a compaction planned before an append commits beside it in weak mode, conflicts in strong") {
+      val t = new Table(mode)
+      for (n <- 1 to 3) { val d = t.directory(t.latest); t.commit(t.latest, d, t.write(d, "US", Seq(n.toLong))) }
+      val s1 = t.latest
+      val leaf = t.leaves().head
+      val results = t.store.lance.withDataset(t.store.leafUri(leaf), Some(t.store.leafVersion(leaf))) { ds =>
+        val plan = Compaction.planCompaction(ds, CompactionOptions.builder().build())
+        plan.getCompactionTasks.asScala.toSeq.map(_.execute(ds))
+      }
+      val d = t.directory(s1)
+      t.commit(s1, d, t.write(d, "US", Seq(4L)))
+      val compaction = TableWrite(
+        s1,
+        PartitionDirectory.empty(s1.meta.currentSpec),
+        Seq.empty,
+        rewrites = Map(leaf.objectId -> LeafRewrite(leaf, results)))
+      if (mode == TransactionMode.Strong) {
+        val before = t.latest.version
+        val e = intercept[TransactionConflict](t.committer.commit(compaction))
+        assert(
+          e.getMessage.contains("partition (c=US)") && e.getMessage.contains("while it was compacted"),
+          e.getMessage)
+        assert(t.latest.version == before)
+      } else t.committer.commit(compaction)
+      val now = t.leaves().head
+      assert(t.ids(now).sorted == Seq(1L, 2L, 3L, 4L))
+      val fragments = t.store.lance.withDataset(t.store.leafUri(now), now.readVersion)(_.getFragments.size)
+      assert(fragments == (if (mode == TransactionMode.Strong) 4 else 2), "three compacted into one, then the append")
     }
 
     test(s"$mode: replacing a partition another writer appended to fails naming it, and changes nothing") {

@@ -1,10 +1,11 @@
 // What every CALL procedure of the catalog shares: binding, reading its arguments (a table name
-// resolved in the catalog, string arrays) and returning its result as one local scan.
+// resolved in the catalog, string arrays and maps) and returning its result as one local scan.
 package lancepart.spark.procedures
 
 import lancepart.spark.PartitionedCatalog
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
+import org.apache.spark.sql.catalyst.util.quoteIfNeeded
 import org.apache.spark.sql.connector.catalog.Identifier
 import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, UnboundProcedure}
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
@@ -21,6 +22,17 @@ abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedu
   /** Argument `ordinal`, a table name, as an identifier in the catalog. */
   protected def tableArgument(input: InternalRow, ordinal: Int): Identifier =
     BaseProcedure.identifier(catalog.name(), input.getUTF8String(ordinal).toString)
+
+  /** Argument `ordinal`, a table name, qualified with the catalog's name (for `spark.table`). */
+  protected def tableName(input: InternalRow, ordinal: Int): String =
+    s"${quoteIfNeeded(catalog.name())}.${tableArgument(input, ordinal)}"
+
+  /** Argument `ordinal`, a map of strings to strings. */
+  protected def stringMapArgument(input: InternalRow, ordinal: Int): Map[String, String] = {
+    val map = input.getMap(ordinal)
+    map.keyArray().toSeq[UTF8String](StringType).map(_.toString)
+      .zip(map.valueArray().toSeq[UTF8String](StringType).map(v => String.valueOf(v))).toMap
+  }
 
   /** Argument `ordinal`, an array of strings. */
   protected def stringsArgument(input: InternalRow, ordinal: Int): Seq[String] =

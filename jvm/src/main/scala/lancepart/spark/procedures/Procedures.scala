@@ -6,7 +6,8 @@ import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
 
 object Procedures {
   private val byName: Map[String, PartitionedCatalog => UnboundProcedure] = Map(
-    EvolvePartitionSpec.Name -> (new EvolvePartitionSpec(_)))
+    EvolvePartitionSpec.Name -> (new EvolvePartitionSpec(_)),
+    RewriteDataFiles.Name -> (new RewriteDataFiles(_)))
 
   /** Names of every procedure, sorted. */
   val names: Seq[String] = byName.keys.toSeq.sorted

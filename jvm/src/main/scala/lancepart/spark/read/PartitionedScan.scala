@@ -30,7 +30,7 @@ import org.apache.spark.sql.types.{DataType, DoubleType, FloatType, LongType, St
  * Spark may narrow it at run time to the tables holding rows the operation changes.
  */
 class PartitionedScan(
-    table: PartitionedTable,
+    val table: PartitionedTable,
     required: StructType,
     filters: Seq[Filter],
     pruning: Boolean,

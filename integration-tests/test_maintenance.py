@@ -1,0 +1,127 @@
+"""Table maintenance procedures: compaction of partition tables (rewrite_data_files). Each test
+checks what a user sees (the same rows, at the old manifest version too) and what Lance holds
+(fragments, deletion files) by reading the partition tables with pylance."""
+
+from __future__ import annotations
+
+import threading
+
+import lance
+import pytest
+from py4j.protocol import Py4JJavaError
+from pyspark.errors import AnalysisException, IllegalArgumentException
+
+from test_transactions import leaf_rows, manifest, rows, version_read
+
+MODES = ["weak", "strong"]
+
+
+def create(spark, ns, mode, appends=4):
+    """Partitions a, b, c, each written by `appends` INSERTs (a fragment each)."""
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, c STRING, v INT) PARTITIONED BY (c) "
+              f"TBLPROPERTIES ('transaction.mode' = '{mode}')")
+    for n in range(appends):
+        values = ", ".join(f"({100 * n + 10 * k + j}, '{c}', {n})" for k, c in enumerate("abc") for j in range(3))
+        spark.sql(f"INSERT INTO {t} VALUES {values}")
+    return t
+
+
+def leaf_datasets(root, ns):
+    """Per partition value, its partition table at the version readers read."""
+    return {c: lance.dataset(str(root / ns / "t" / r["location"]), version=version_read(root, ns, r))
+            for c, r in leaf_rows(root, ns).items()}
+
+
+def fragments(root, ns):
+    return {c: len(ds.get_fragments()) for c, ds in leaf_datasets(root, ns).items()}
+
+
+def compact(spark, t, *args):
+    return spark.sql(f"CALL lance.system.rewrite_data_files(table => '{t.removeprefix('lance.')}'"
+                     + "".join(f", {a}" for a in args) + ")").collect()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_compaction_merges_fragments_and_keeps_every_row(spark, root, ns, mode):
+    t = create(spark, ns, mode)
+    before = rows(spark, f"SELECT * FROM {t}")
+    version = manifest(root, ns).version
+    assert fragments(root, ns) == {"a": 4, "b": 4, "c": 4}
+
+    [result] = compact(spark, t)
+    assert (result.rewritten_data_files_count, result.added_data_files_count,
+            result.rewritten_partition_tables_count) == (12, 3, 3)
+    assert fragments(root, ns) == {"a": 1, "b": 1, "c": 1}
+    assert rows(spark, f"SELECT * FROM {t}") == before
+    assert manifest(root, ns).version == version + 1, "one __manifest commit"
+    if mode == "strong":
+        assert rows(spark, f"SELECT * FROM {t} VERSION AS OF {version}") == before
+    spark.sql(f"INSERT INTO {t} VALUES (1000, 'a', 9)")
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(37,)]
+
+    [again] = compact(spark, t)
+    assert tuple(again) == (2, 1, 1), "only a has two fragments"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_where_selects_the_partitions_to_compact(spark, root, ns, mode):
+    t = create(spark, ns, mode)
+    [result] = compact(spark, t, "where => 'c IN (\\'a\\', \\'c\\')'")
+    assert result.rewritten_partition_tables_count == 2
+    assert fragments(root, ns) == {"a": 1, "b": 4, "c": 1}
+    [none] = compact(spark, t, "where => '1 = 0'")
+    assert tuple(none) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_compaction_drops_deleted_rows(spark, root, ns, mode):
+    t = create(spark, ns, mode, appends=1)
+    spark.sql(f"DELETE FROM {t} WHERE id IN (1, 11, 21)")  # Lance deletion files, a row in each partition
+    assert all(f.metadata.deletion_file is not None for ds in leaf_datasets(root, ns).values()
+               for f in ds.get_fragments())
+    [result] = compact(spark, t, "options => map('materialize-deletions-threshold', '0.01')")
+    assert result.rewritten_partition_tables_count == 3
+    for ds in leaf_datasets(root, ns).values():
+        assert [f.metadata.deletion_file for f in ds.get_fragments()] == [None]
+        assert ds.count_rows() == 2
+    assert rows(spark, f"SELECT id FROM {t} WHERE c = 'b'") == [(10,), (12,)]
+
+
+def test_bad_arguments_name_the_problem(spark, ns):
+    t = create(spark, ns, "weak", appends=2)
+    with pytest.raises(IllegalArgumentException, match="rewrite_data_files has no option 'target-file-size-bytes'"):
+        compact(spark, t, "options => map('target-file-size-bytes', '1')")
+    with pytest.raises(IllegalArgumentException, match="option 'max-rows-per-group' takes a number or true/false, not 'many'"):
+        compact(spark, t, "options => map('max-rows-per-group', 'many')")
+    with pytest.raises(AnalysisException, match="nope"):
+        compact(spark, t, "where => 'nope = 1'")
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(18,)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_compaction_beside_concurrent_appends_loses_no_row(spark, root, ns, mode):
+    t = create(spark, ns, mode, appends=6)
+    errors = []
+
+    def append():
+        try:
+            for n in range(6):
+                spark.sql(f"INSERT INTO {t} VALUES ({10_000 + n}, 'a', -1), ({20_000 + n}, 'd', -1)")
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    writer = threading.Thread(target=append)
+    writer.start()
+    outcomes = []
+    for _ in range(3):
+        try:
+            outcomes.append(compact(spark, t)[0])
+        except Py4JJavaError as e:
+            assert "while it was compacted" in str(e.java_exception), e
+            outcomes.append(None)
+    writer.join()
+    assert not errors
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(54 + 12,)]
+    assert rows(spark, f"SELECT count(*) FROM {t} WHERE v = -1") == [(12,)]
+    assert any(o is not None and o.rewritten_partition_tables_count > 0 for o in outcomes)
