@@ -125,3 +125,70 @@ def test_compaction_beside_concurrent_appends_loses_no_row(spark, root, ns, mode
     assert rows(spark, f"SELECT count(*) FROM {t}") == [(54 + 12,)]
     assert rows(spark, f"SELECT count(*) FROM {t} WHERE v = -1") == [(12,)]
     assert any(o is not None and o.rewritten_partition_tables_count > 0 for o in outcomes)
+
+
+def call(spark, procedure, t, *args):
+    return spark.sql(f"CALL lance.system.{procedure}(table => '{t.removeprefix('lance.')}'"
+                     + "".join(f", {a}" for a in args) + ")").collect()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_rewrite_manifests_merges_the_manifest_fragments(spark, root, ns, mode):
+    t = create(spark, ns, mode)
+    spark.sql(f"DELETE FROM {t} WHERE c = 'b'")
+    before = rows(spark, f"SELECT * FROM {t}")
+    version = manifest(root, ns).version
+    grown = len(manifest(root, ns).get_fragments())
+    assert grown > 1, "fragments of the commits"
+
+    [result] = call(spark, "rewrite_manifests", t)
+    assert (result.rewritten_fragments_count, result.added_fragments_count) == (grown, 1)
+    after = manifest(root, ns)
+    assert len(after.get_fragments()) == 1
+    assert [f.metadata.deletion_file for f in after.get_fragments()] == [None], "replaced rows dropped"
+    assert after.to_table().num_rows == manifest(root, ns).checkout_version(version).to_table().num_rows
+    assert rows(spark, f"SELECT * FROM {t}") == before
+    if mode == "strong":
+        assert rows(spark, f"SELECT * FROM {t} VERSION AS OF {version - 1}") != before
+    spark.sql(f"INSERT INTO {t} VALUES (7, 'b', 7)")
+    assert rows(spark, f"SELECT id FROM {t} WHERE c = 'b'") == [(7,)]
+    assert tuple(call(spark, "rewrite_manifests", t)[0]) == (2, 1)
+
+
+def test_rollback_restores_rows_schema_and_specs(spark, root, ns):
+    t = create(spark, ns, "strong", appends=1)
+    first = manifest(root, ns).version
+    at_first = rows(spark, f"SELECT * FROM {t}")
+    spark.sql(f"INSERT INTO {t} VALUES (50, 'd', 5)")
+    spark.sql(f"UPDATE {t} SET v = v + 100 WHERE c = 'a'")
+    spark.sql(f"ALTER TABLE {t} ADD COLUMN extra STRING")
+    spark.sql(f"INSERT INTO {t} VALUES (60, 'a', 6, 'x')")
+    latest = manifest(root, ns).version
+
+    [result] = call(spark, "rollback_to_version", t, f"version => {first}")
+    assert tuple(result) == (latest, first, latest + 1)
+    assert rows(spark, f"SELECT * FROM {t}") == at_first
+    assert spark.table(t).columns == ["id", "c", "v"], "the schema as that version recorded it"
+    assert rows(spark, f"SELECT * FROM {t} VERSION AS OF {latest}") != at_first, "later versions stay readable"
+
+    spark.sql(f"INSERT INTO {t} VALUES (70, 'a', 7)")
+    assert rows(spark, f"SELECT id FROM {t} WHERE c = 'a'") == [(0,), (1,), (2,), (70,)]
+    committed = {v["version"]: v["timestamp"] for v in manifest(root, ns).versions()}
+    [again] = call(spark, "rollback_to_timestamp", t, f"timestamp => TIMESTAMP '{committed[latest].isoformat()}'")
+    assert again.restored_version == latest
+    assert rows(spark, f"SELECT count(*) FROM {t} WHERE extra = 'x'") == [(1,)]
+
+
+def test_rollback_refuses_what_it_cannot_restore(spark, root, ns):
+    weak = create(spark, ns, "weak", appends=1)
+    with pytest.raises(Exception, match="rollback needs transaction.mode=strong"):
+        call(spark, "rollback_to_version", weak, "version => 1")
+    spark.sql(f"ALTER TABLE {weak} SET TBLPROPERTIES ('transaction.mode' = 'strong')")
+    weak_version = manifest(root, ns).version - 1
+    with pytest.raises(Exception, match=f"manifest version {weak_version} was committed in weak mode"):
+        call(spark, "rollback_to_version", weak, f"version => {weak_version}")
+    with pytest.raises(Exception, match="has no manifest version 999"):
+        call(spark, "rollback_to_version", weak, "version => 999")
+    with pytest.raises(Exception, match="has no manifest version at or before 2001-01-01"):
+        call(spark, "rollback_to_timestamp", weak, "timestamp => TIMESTAMP '2001-01-01 00:00:00'")
+    assert rows(spark, f"SELECT count(*) FROM {weak}") == [(9,)]

@@ -10,7 +10,6 @@ import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable, P
 import lancepart.spark.procedures.BaseProcedure
 import lancepart.spec.Json
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
 import org.apache.spark.sql.connector.catalog.{Column, Identifier}
 import org.apache.spark.sql.types.{DataType, StructType}
 
@@ -184,13 +183,8 @@ object AdminApi {
     }
 
   /** Partitioned table `name` (not a metadata table such as `<table>.partitions`). */
-  private def load(spark: SparkSession, catalog: String, name: String): PartitionedTable = {
-    val ident = identifier(catalog, name)
-    catalogOf(spark, catalog).loadTable(ident) match {
-      case t: PartitionedTable => t
-      case _ => throw new NoSuchTableException(ident)
-    }
-  }
+  private def load(spark: SparkSession, catalog: String, name: String): PartitionedTable =
+    catalogOf(spark, catalog).loadPartitioned(identifier(catalog, name))
 
   /**
    * Runs `body` with `spark` as the thread's active session, restoring the thread's own after.

@@ -48,6 +48,13 @@ object Lance {
   /** Per-dataset calls (opens, small commits) run on this many threads. */
   val Threads = 8
 
+  /** Whether `e` is Lance refusing a commit because another one landed first. */
+  def isConflict(e: Throwable): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists { t =>
+      val m = String.valueOf(t.getMessage)
+      m.contains("concurrent") || m.contains("onflict")
+    }
+
   /** `f` of every item on up to [[Threads]] threads, results in order; the first failure is thrown. */
   def parallel[A, B](items: Seq[A])(f: A => B): Seq[B] =
     if (items.size <= 1) items.map(f)

@@ -41,7 +41,7 @@ object LeafProject {
               apply(ds, uri, change, detached = base.isDefined)
             }
           })
-        catch { case NonFatal(e) if base.isEmpty && n < MainAttempts && isConflict(e) => Left(e) }
+        catch { case NonFatal(e) if base.isEmpty && n < MainAttempts && Lance.isConflict(e) => Left(e) }
       outcome match {
         case Right(version) => version
         case Left(_) => attempt(n + 1)
@@ -81,7 +81,4 @@ object LeafProject {
       else f.getChildren.asScala.map(c => withIds(c, c.getName, Map.empty)).asJava
     new Field(name, new FieldType(f.isNullable, f.getType, arrow.getDictionary, metadata.asJava), children)
   }
-
-  private def isConflict(e: Throwable): Boolean =
-    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists(t => String.valueOf(t.getMessage).contains("onflict"))
 }

@@ -162,6 +162,13 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
     at.map(_.getId).max
   }
 
+  /** Makes manifest `version` the latest again (a Lance restore: a new version with its rows and
+   * table metadata); returns the new version. */
+  def restore(version: Long): Long = lance.withDataset(uri, Some(version)) { ds =>
+    ds.restore()
+    latestVersion()
+  }
+
   /** The latest manifest version. */
   def latestVersion(): Long = lance.withDataset(uri)(_.version())
 
@@ -283,7 +290,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
     lance.withDataset(uri, Some(expected)) { ds =>
       val (version, after) =
         try mergeInsert(ds, rows, removed, retries = 0)
-        catch { case NonFatal(e) if isConflict(e) => throw new ManifestConflict(table, expected, e) }
+        catch { case NonFatal(e) if Lance.isConflict(e) => throw new ManifestConflict(table, expected, e) }
       val before = ds.getTableMetadata.asScala
       val specKeys = rows.filter(_.objectType == Naming.NamespaceType).flatMap(r => Naming.specVersion(r.objectId))
         .map(PartitionSpec.keyOf)
@@ -295,12 +302,6 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
             s"$key was replaced or removed while version $version was committed; its rows are no part of the table"))
       }
       version
-    }
-
-  private def isConflict(e: Throwable): Boolean =
-    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists { t =>
-      val m = String.valueOf(t.getMessage)
-      m.contains("concurrent") || m.contains("onflict")
     }
 
   /** The committed version and its table metadata. Writes `columns` (default: those lancepart

@@ -114,12 +114,15 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
           spjMaxKeys,
           commitAttempts)
       case None if ident.name() == PartitionsTable.Name && ident.namespace().nonEmpty =>
-        loadTable(Identifier.of(ident.namespace().init, ident.namespace().last)) match {
-          case t: PartitionedTable => new PartitionsTable(t)
-          case _ => throw new NoSuchTableException(ident)
-        }
+        new PartitionsTable(loadPartitioned(Identifier.of(ident.namespace().init, ident.namespace().last)))
       case None => throw new NoSuchTableException(ident)
     }
+  }
+
+  /** Partitioned table `ident` (not a metadata table such as `<table>.partitions`). */
+  def loadPartitioned(ident: Identifier): PartitionedTable = loadTable(ident) match {
+    case t: PartitionedTable => t
+    case _ => throw new NoSuchTableException(ident)
   }
 
   override def createTable(
@@ -207,10 +210,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       ident: Identifier,
       columns: Array[Column],
       partitions: Array[Transform],
-      properties: util.Map[String, String]): StagedTable = loadTable(ident) match {
-    case t: PartitionedTable => replacing(t, ident, columns, partitions, properties, commitAttempts)
-    case _ => throw new NoSuchTableException(ident)
-  }
+      properties: util.Map[String, String]): StagedTable =
+    replacing(loadPartitioned(ident), ident, columns, partitions, properties, commitAttempts)
 
   override def stageCreateOrReplace(
       ident: Identifier,

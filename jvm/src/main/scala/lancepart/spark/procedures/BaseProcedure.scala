@@ -2,7 +2,7 @@
 // resolved in the catalog, string arrays and maps) and returning its result as one local scan.
 package lancepart.spark.procedures
 
-import lancepart.spark.PartitionedCatalog
+import lancepart.spark.{PartitionedCatalog, PartitionedTable}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.util.quoteIfNeeded
@@ -22,6 +22,10 @@ abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedu
   /** Argument `ordinal`, a table name, as an identifier in the catalog. */
   protected def tableArgument(input: InternalRow, ordinal: Int): Identifier =
     BaseProcedure.identifier(catalog.name(), input.getUTF8String(ordinal).toString)
+
+  /** Argument `ordinal`, a table name, as the partitioned table it names. */
+  protected def partitionedTable(input: InternalRow, ordinal: Int): PartitionedTable =
+    catalog.loadPartitioned(tableArgument(input, ordinal))
 
   /** Argument `ordinal`, a table name, qualified with the catalog's name (for `spark.table`). */
   protected def tableName(input: InternalRow, ordinal: Int): String =

@@ -7,7 +7,11 @@ import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
 object Procedures {
   private val byName: Map[String, PartitionedCatalog => UnboundProcedure] = Map(
     EvolvePartitionSpec.Name -> (new EvolvePartitionSpec(_)),
-    RewriteDataFiles.Name -> (new RewriteDataFiles(_)))
+    RewriteDataFiles.Name -> (new RewriteDataFiles(_)),
+    RewriteManifests.Name -> (new RewriteManifests(_)),
+    RollbackToVersion.VersionName -> RollbackToVersion.toVersion,
+    RollbackToVersion.TimestampName -> RollbackToVersion.toTimestamp
+  )
 
   /** Names of every procedure, sorted. */
   val names: Seq[String] = byName.keys.toSeq.sorted

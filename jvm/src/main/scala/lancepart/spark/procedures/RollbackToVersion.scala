@@ -1,0 +1,49 @@
+// CALL <catalog>.system.rollback_to_version(table => 'ns.t', version => 12) and
+// rollback_to_timestamp(table => 'ns.t', timestamp => TIMESTAMP '...') restore a strong-mode
+// table as an earlier manifest version recorded it (see [[Rollback]]).
+package lancepart.spark.procedures
+
+import lancepart.maintenance.{Rollback, RollbackResult}
+import lancepart.spark.{PartitionedCatalog, PartitionedTable}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import org.apache.spark.sql.connector.read.Scan
+import org.apache.spark.sql.types._
+
+/** `to` names the argument that says which version (`version` or `timestamp`) and its type. */
+class RollbackToVersion(
+    catalog: PartitionedCatalog,
+    procedure: String,
+    to: StructField,
+    rollback: (PartitionedTable, Long) => RollbackResult) extends BaseProcedure(catalog) {
+  override def name(): String = procedure
+
+  override def description(): String =
+    s"Restores a strong-mode table as the manifest version at ${to.name} recorded it (rows, schema, specs)."
+
+  override def parameters(): Array[ProcedureParameter] = Array(
+    ProcedureParameter.in("table", StringType).build(),
+    ProcedureParameter.in(to.name, to.dataType).build())
+
+  override def call(input: InternalRow): java.util.Iterator[Scan] = {
+    val done = rollback(partitionedTable(input, 0), input.getLong(1))
+    result(RollbackToVersion.ResultSchema, InternalRow(done.previousVersion, done.restoredVersion, done.currentVersion))
+  }
+}
+
+object RollbackToVersion {
+  val VersionName = "rollback_to_version"
+  val TimestampName = "rollback_to_timestamp"
+
+  def toVersion(catalog: PartitionedCatalog): RollbackToVersion =
+    new RollbackToVersion(catalog, VersionName, StructField("version", LongType), Rollback.toVersion)
+
+  def toTimestamp(catalog: PartitionedCatalog): RollbackToVersion =
+    new RollbackToVersion(catalog, TimestampName, StructField("timestamp", TimestampType), Rollback.toTimestamp)
+
+  private val ResultSchema = StructType(Seq(
+    StructField("previous_version", LongType, nullable = false),
+    StructField("restored_version", LongType, nullable = false),
+    StructField("current_version", LongType, nullable = false)
+  ))
+}
