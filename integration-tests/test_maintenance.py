@@ -192,3 +192,54 @@ def test_rollback_refuses_what_it_cannot_restore(spark, root, ns):
     with pytest.raises(Exception, match="has no manifest version at or before 2001-01-01"):
         call(spark, "rollback_to_timestamp", weak, "timestamp => TIMESTAMP '2001-01-01 00:00:00'")
     assert rows(spark, f"SELECT count(*) FROM {weak}") == [(9,)]
+
+
+def history_of(spark, t):
+    return spark.sql(f"SELECT snapshot_id, parent_id, operation, summary FROM {t}.snapshots ORDER BY snapshot_id").collect()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_snapshots_name_each_commit_and_count_what_it_changed(spark, root, ns, mode):
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, c STRING) PARTITIONED BY (c) "
+              f"TBLPROPERTIES ('transaction.mode' = '{mode}')")
+    created = manifest(root, ns).version
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'a'), (3, 'b')")
+    spark.sql(f"INSERT INTO {t} VALUES (4, 'a'), (5, 'c')")
+    spark.sql(f"DELETE FROM {t} WHERE c = 'c'")  # the partition goes
+    spark.sql(f"DELETE FROM {t} WHERE id = 1")  # a row of a goes
+    spark.sql(f"UPDATE {t} SET id = id + 10 WHERE id = 2")  # a rewritten
+    spark.sql(f"INSERT OVERWRITE {t} VALUES (7, 'b')")  # b replaced, a dropped
+    spark.sql(f"ALTER TABLE {t} ADD COLUMN x INT")
+
+    snapshots = history_of(spark, t)
+    assert [s.snapshot_id for s in snapshots] == [v["version"] for v in manifest(root, ns).versions()]
+    assert [s.parent_id for s in snapshots] == [None] + [s.snapshot_id for s in snapshots[:-1]]
+    assert {s.operation for s in snapshots if s.snapshot_id <= created} == {"create"}
+    keys = ["added-records", "deleted-records", "added-partition-tables", "deleted-partition-tables",
+            "changed-partition-tables", "total-records", "total-partition-tables"]
+    changes = [(s.operation, *(int(s.summary[k]) for k in keys)) for s in snapshots if s.snapshot_id > created]
+    assert changes == [
+        ("append", 3, 0, 2, 0, 0, 3, 2),
+        ("append", 2, 0, 1, 0, 1, 5, 3),
+        ("delete", 0, 1, 0, 1, 0, 4, 2),
+        ("delete", 0, 1, 0, 0, 1, 3, 2),
+        ("overwrite", 2, 2, 0, 0, 1, 3, 2),
+        ("overwrite", 1, 3, 0, 1, 1, 1, 1),
+        ("alter", 0, 0, 0, 0, 0, 1, 1),
+    ]
+    history = spark.sql(f"SELECT * FROM {t}.history ORDER BY snapshot_id").collect()
+    assert [h.snapshot_id for h in history] == [s.snapshot_id for s in snapshots]
+    assert all(h.is_current_ancestor for h in history)
+    assert all(a.made_current_at <= b.made_current_at for a, b in zip(history, history[1:]))
+
+
+def test_history_after_a_rollback_leaves_the_rolled_back_versions_out(spark, root, ns):
+    t = create(spark, ns, "strong", appends=3)
+    versions = [v["version"] for v in manifest(root, ns).versions()]
+    target = versions[-2]
+    call(spark, "rollback_to_version", t, f"version => {target}")
+    [rollback] = spark.sql(f"SELECT * FROM {t}.snapshots WHERE operation = 'rollback'").collect()
+    assert rollback.summary["restored-version"] == str(target) and rollback.parent_id == versions[-1]
+    ancestors = {h.snapshot_id: h.is_current_ancestor for h in spark.sql(f"SELECT * FROM {t}.history").collect()}
+    assert ancestors == {**{v: v <= target for v in versions}, rollback.snapshot_id: True}

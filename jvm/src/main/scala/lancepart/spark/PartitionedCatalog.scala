@@ -95,7 +95,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     case _ => throw new UnsupportedOperationException(s"table ${qualified(ident)}: $clause is not supported")
   }
 
-  /** A partitioned table, or `<table>.partitions`, its partitions metadata table. */
+  /** A partitioned table, or one of its metadata tables (`<table>.partitions`, ...; see [[MetadataTable]]). */
   override def loadTable(ident: Identifier): Table = {
     val store = warehouse.store(ident, qualified(ident))
     // As Warehouse.isTable: a __manifest Lance cannot open is no table; a partitioned one whose
@@ -113,8 +113,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
           m,
           spjMaxKeys,
           commitAttempts)
-      case None if ident.name() == PartitionsTable.Name && ident.namespace().nonEmpty =>
-        new PartitionsTable(loadPartitioned(Identifier.of(ident.namespace().init, ident.namespace().last)))
+      case None if MetadataTable.exists(ident.name()) && ident.namespace().nonEmpty =>
+        MetadataTable.of(ident.name(), loadPartitioned(Identifier.of(ident.namespace().init, ident.namespace().last)))
       case None => throw new NoSuchTableException(ident)
     }
   }

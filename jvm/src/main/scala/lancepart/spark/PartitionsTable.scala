@@ -3,18 +3,13 @@
 // location, read_version, row count and data size, read from __manifest and Lance metadata.
 package lancepart.spark
 
-import java.util
-
 import lancepart.manifest.{ManifestQuery, ManifestRow}
 import lancepart.spec.BoundSpec
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability}
-import org.apache.spark.sql.connector.read.{LocalScan, ScanBuilder}
 import org.apache.spark.sql.types._
-import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.unsafe.types.UTF8String
 
-class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
+class PartitionsTable(table: PartitionedTable) extends MetadataTable(table, PartitionsTable.Name) {
   private val fields = table.manifest.meta.allFields
   private val fixed = Seq(
     "spec_id" -> IntegerType,
@@ -28,20 +23,10 @@ class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
     if (fixed.exists(_._1.equalsIgnoreCase(f.fieldId))) s"${f.fieldId}_partition" else f.fieldId
   }
 
-  override def name(): String = s"${table.name()}.${PartitionsTable.Name}"
-
-  override def schema(): StructType = StructType(
+  override protected def rowSchema: StructType = StructType(
     StructField("spec_id", IntegerType, nullable = false) +:
       fieldColumns.zip(fields).map { case (c, f) => StructField(c, f.valueType) } ++:
       fixed.tail.map { case (n, t) => StructField(n, t, nullable = n == "read_version") })
-
-  override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.BATCH_READ)
-
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = () =>
-    new LocalScan {
-      override def readSchema(): StructType = schema()
-      override def rows(): Array[InternalRow] = partitionRows()
-    }
 
   /** The partition tables of the spec versions the table declares, by object id, each with its
    * row count and data size at the version the table's manifest reads. */
@@ -60,7 +45,7 @@ class PartitionsTable(table: PartitionedTable) extends Table with SupportsRead {
           size)
     }
 
-  private def partitionRows(): Array[InternalRow] = partitions().map { p =>
+  override protected def rows(): Array[InternalRow] = partitions().map { p =>
     val row = p.row
     val values = fields.map(f =>
       if (p.spec.exists(_.fields.exists(_.fieldId == f.fieldId))) row.values.getOrElse(f.fieldId, null) else null)

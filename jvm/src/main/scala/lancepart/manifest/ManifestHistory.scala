@@ -1,0 +1,130 @@
+// The history of a table's __manifest, one entry per manifest version Lance still holds: when it was
+// committed, what it changed (partition tables added, removed or rewritten; rows added and removed,
+// from the row counts commits record in __manifest) and, for a rollback, the version it restored.
+// `<table>.snapshots` and `<table>.history` show it.
+package lancepart.manifest
+
+import lancepart.spec.FormatException
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
+import org.lance.operation.Restore
+
+import scala.jdk.CollectionConverters._
+import scala.jdk.OptionConverters._
+import scala.util.Try
+
+/**
+ * Manifest `version`, committed at `committedAtMicros`, on top of `parent` (None: the first kept
+ * version). `operation` is `create` (the versions that make the table, up to its first rows in
+ * `__manifest`), `append`, `delete`, `overwrite`, `replace` (rows rewritten,
+ * none added or removed, as by compaction, or nothing changed), `alter` (table metadata only) or `rollback` (restoring
+ * `restored`). `summary` counts, as Iceberg's snapshot summaries do, what changed.
+ */
+case class ManifestCommit(
+    version: Long,
+    committedAtMicros: Long,
+    parent: Option[Long],
+    operation: String,
+    summary: Map[String, String],
+    restored: Option[Long])
+
+object ManifestHistory {
+
+  /** The table at one manifest version: its metadata properties, partition tables by object id, and
+   * whether `__manifest` has no rows at all (a table being created). */
+  private case class State(properties: Map[String, String], tables: Map[String, ManifestRow], empty: Boolean)
+
+  /** Every manifest version `store` holds, oldest first. */
+  def read(store: ManifestStore): Seq[ManifestCommit] = {
+    val versions = store.lance.withDataset(store.uri)(_.listVersions().asScala.toSeq)
+    val rowCounts = scala.collection.mutable.Map.empty[(String, Long), Long]
+    def rows(row: ManifestRow): Option[Long] = row.stats.filter(s => row.readVersion.forall(_ == s.version)).map(_.rows)
+      .orElse(row.readVersion.map(v =>
+        rowCounts.getOrElseUpdate(
+          (row.location.get, v),
+          store.lance.withDataset(store.leafUri(row), Some(v))(_.countRows()))))
+    val states = versions.map { v =>
+      val (restored, empty) = store.lance.withDataset(store.uri, Some(v.getId)) { ds =>
+        // A version without a transaction file (or of an operation lance-core cannot describe) restored nothing.
+        val restore =
+          Try(ds.readTransaction().toScala).toOption.flatten.map(_.operation()).collect { case r: Restore =>
+            r.version()
+          }
+        (restore, ds.countRows() == 0)
+      }
+      val state = partitioned(store, v.getId).map { manifest =>
+        State(
+          manifest.meta.properties,
+          store.rows(manifest, ManifestQuery.tables(manifest.meta)).map(r => r.objectId -> r).toMap,
+          empty)
+      }
+      (v, restored, state)
+    }
+    states.indices.map { i =>
+      val (v, restored, state) = states(i)
+      val before = if (i == 0) None else states(i - 1)._3
+      val (operation, summary) = restored match {
+        case Some(r) => ("rollback", Map("restored-version" -> r.toString))
+        case None => change(before, state, rows)
+      }
+      ManifestCommit(
+        v.getId,
+        DateTimeUtils.instantToMicros(v.getDataTime.toInstant),
+        Option.when(i > 0)(states(i - 1)._1.getId),
+        operation,
+        summary ++ state.fold(Map.empty[String, String])(s => totals(s, rows)),
+        restored
+      )
+    }
+  }
+
+  /** Manifest `version` as a partitioned table, or None before its partition spec was published. */
+  private def partitioned(store: ManifestStore, version: Long): Option[Manifest] =
+    try Some(store.loadAt(version))
+    catch { case _: FormatException => None }
+
+  private def totals(state: State, rows: ManifestRow => Option[Long]): Map[String, String] = {
+    val counts = state.tables.values.toSeq.map(rows)
+    Map("total-partition-tables" -> state.tables.size.toString) ++
+      Option.when(counts.forall(_.isDefined))("total-records" -> counts.flatten.sum.toString)
+  }
+
+  /** The operation from `before` to `after` and its summary. A partition table at a new location
+   * replaced the old one: its rows count as deleted and the new ones as added. */
+  private def change(
+      before: Option[State],
+      after: Option[State],
+      rows: ManifestRow => Option[Long]): (String, Map[String, String]) = (before, after) match {
+    case (None, _) | (_, None) => ("create", Map.empty)
+    case (Some(b), Some(_)) if b.empty => ("create", Map.empty)
+    case (Some(b), Some(a)) =>
+      val added = a.tables.keySet -- b.tables.keySet
+      val deleted = b.tables.keySet -- a.tables.keySet
+      val changed = (a.tables.keySet & b.tables.keySet).filter(id => a.tables(id) != b.tables(id)).toSeq
+      val deltas: Seq[Option[(Long, Long)]] = added.toSeq.map(id => rows(a.tables(id)).map(n => (n, 0L))) ++
+        deleted.toSeq.map(id => rows(b.tables(id)).map(n => (0L, n))) ++
+        changed.map { id =>
+          val (was, now) = (b.tables(id), a.tables(id))
+          for (old <- rows(was); fresh <- rows(now)) yield {
+            if (was.location != now.location) (fresh, old) else (math.max(fresh - old, 0L), math.max(old - fresh, 0L))
+          }
+        }
+      val records = Option.when(deltas.forall(_.isDefined))(deltas.flatten.foldLeft((0L, 0L)) {
+        case ((x, y), (p, q)) => (x + p, y + q)
+      })
+      val operation =
+        if (added.isEmpty && deleted.isEmpty && changed.isEmpty) {
+          if (a.properties != b.properties) "alter" else "replace"
+        } else records match {
+          case Some((0L, 0L)) if deleted.isEmpty && added.isEmpty => "replace"
+          case Some((_, 0L)) if deleted.isEmpty => "append"
+          case Some((0L, _)) if added.isEmpty => "delete"
+          case _ => "overwrite"
+        }
+      val summary = Map(
+        "added-partition-tables" -> added.size,
+        "deleted-partition-tables" -> deleted.size,
+        "changed-partition-tables" -> changed.size).map { case (k, v) => k -> v.toString } ++
+        records.toSeq.flatMap { case (p, q) => Seq("added-records" -> p.toString, "deleted-records" -> q.toString) }
+      (operation, summary)
+  }
+}
