@@ -243,3 +243,63 @@ def test_history_after_a_rollback_leaves_the_rolled_back_versions_out(spark, roo
     assert rollback.summary["restored-version"] == str(target) and rollback.parent_id == versions[-1]
     ancestors = {h.snapshot_id: h.is_current_ancestor for h in spark.sql(f"SELECT * FROM {t}.history").collect()}
     assert ancestors == {**{v: v <= target for v in versions}, rollback.snapshot_id: True}
+
+
+def expire(spark, t, *args):
+    [result] = call(spark, "expire_snapshots", t, *args)
+    return result
+
+
+def files_under(path):
+    return {str(p.relative_to(path)) for p in path.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_expire_snapshots_removes_old_versions_and_only_what_they_used(spark, root, ns, mode):
+    t = create(spark, ns, mode)
+    old_a = leaf_rows(root, ns)["a"]["location"]
+    spark.sql(f"UPDATE {t} SET v = -1 WHERE c = 'a'")  # a gets a new partition table
+    compact(spark, t)  # b and c: new data files, the old ones used only by older versions
+    before = rows(spark, f"SELECT * FROM {t}")
+    versions = [v["version"] for v in manifest(root, ns).versions()]
+    # A write still running: a data file no version uses yet.
+    stray = root / ns / "t" / leaf_rows(root, ns)["b"]["location"] / "data" / "running-write.lance"
+    stray.write_bytes(b"not committed yet")
+
+    result = expire(spark, t, "older_than => current_timestamp()")
+    assert result.expired_versions_count == len(versions) - 1
+    assert result.deleted_partition_tables_count == 1 and result.deleted_files_count > 0
+    remaining = [v["version"] for v in manifest(root, ns).versions()]
+    # strong mode: one more commit deletes the records of the partition table versions that went
+    assert remaining == versions[-1:] + ([versions[-1] + 1] if mode == "strong" else [])
+    for record in manifest(root, ns).to_table(filter="object_type = 'table_version'").to_pylist():
+        lance.dataset(str(root / ns / "t" / record["location"]), version=record["read_version"]).count_rows()
+    assert not (root / ns / "t" / old_a).exists()
+    assert stray.exists(), "files of no version are a running write's"
+    assert rows(spark, f"SELECT * FROM {t}") == before
+    for c, ds in leaf_datasets(root, ns).items():
+        main = lance.dataset(ds.uri)  # strong mode: a partition table's main branch keeps its first version
+        used = {f"data/{f.path}" for d in (ds, main) for frag in d.get_fragments() for f in frag.data_files()}
+        data = {p for p in files_under(root / ns / "t" / leaf_rows(root, ns)[c]["location"]) if p.startswith("data/")}
+        assert data - {"data/running-write.lance"} == used, c
+        if mode == "weak":
+            assert len(ds.versions()) == 1, "Lance cleaned the partition table's own old versions"
+    if mode == "strong":
+        with pytest.raises(Exception, match=f"has no manifest version {versions[-2]}"):
+            spark.sql(f"SELECT * FROM {t} VERSION AS OF {versions[-2]}").collect()
+        assert rows(spark, f"SELECT * FROM {t} VERSION AS OF {versions[-1]}") == before
+    spark.sql(f"INSERT INTO {t} VALUES (1000, 'a', 1)")
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(len(before) + 1,)]
+    assert tuple(expire(spark, t)) == (0, 0, 0), "by default only versions older than 5 days expire"
+
+
+def test_expire_snapshots_keeps_the_newest_retain_last_versions(spark, root, ns):
+    t = create(spark, ns, "strong", appends=3)
+    with pytest.raises(IllegalArgumentException, match="retain_last must be at least 1, not 0"):
+        expire(spark, t, "older_than => current_timestamp()", "retain_last => 0")
+    versions = [v["version"] for v in manifest(root, ns).versions()]
+    assert expire(spark, t, "older_than => current_timestamp()", "retain_last => 2").expired_versions_count == \
+        len(versions) - 2
+    assert rows(spark, f"SELECT count(*) FROM {t} VERSION AS OF {versions[-2]}") == [(18,)]
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(27,)]
+    assert spark.sql(f"SELECT count(*) FROM {t}.snapshots").collect()[0][0] == 3, "two kept, one deleting records"

@@ -1,15 +1,12 @@
 // Removes what failed writers left behind (spec: Transaction; nothing committed depends on it):
 // leaf directories no manifest version refers to, and inside referenced leaves the data files,
 // deletion files and detached version manifests that no kept leaf version refers to. Kept are
-// every main-branch version and every version any manifest version pins (read_version of
-// `table` and `table_version` rows), so a reader at any retained manifest version loses nothing.
+// every main-branch version and every version any manifest version pins (read_version of its
+// `table` rows), so a reader at any retained manifest version loses nothing.
 package lancepart.maintenance
 
-import lancepart.lance.{Lance, LanceAccess}
+import lancepart.lance.{Lance, LanceAccess, LeafFiles}
 import lancepart.manifest.{LeafFile, ManifestStore, TableFiles}
-import org.lance.fragment.DeletionFileType
-
-import scala.jdk.CollectionConverters._
 
 /** What a vacuum removed: leaf directories (relative to the table) and files (relative to the table). */
 case class VacuumResult(directories: Seq[String], files: Seq[String])
@@ -54,19 +51,8 @@ object Vacuum {
       location: String,
       pinned: Set[Long],
       files: TableFiles): Seq[LeafFile] = {
-    val main = lance.withDataset(uri)(_.listVersions().asScala.map(_.getId).toSet)
-    val kept = main ++ pinned
-    val used = kept.toSeq.flatMap { v =>
-      lance.withDataset(uri, Some(v)) { ds =>
-        ds.getFragments.asScala.toSeq.flatMap { f =>
-          val meta = f.metadata()
-          meta.getFiles.asScala.map(d => s"data/${d.getPath}") ++ Option(meta.getDeletionFile).map { d =>
-            val suffix = if (d.getFileType == DeletionFileType.BITMAP) "bin" else "arrow"
-            s"_deletions/${meta.getId}-${java.lang.Long.toUnsignedString(d.getReadVersion)}-${java.lang.Long.toUnsignedString(d.getId)}.$suffix"
-          }
-        }
-      }
-    }.toSet ++ (pinned -- main).map(v => s"_versions/d${java.lang.Long.toUnsignedString(v)}.manifest")
+    val main = LeafFiles.mainVersions(lance, uri)
+    val used = LeafFiles.used(lance, uri, main ++ pinned, main)
     val detachedManifests = files.files(location, "_versions").filter(f => f.relative.startsWith("_versions/d"))
     (files.files(location, "data") ++ files.files(location, "_deletions") ++ detachedManifests).filterNot(f =>
       used(f.relative))

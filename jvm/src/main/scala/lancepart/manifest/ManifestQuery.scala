@@ -48,9 +48,13 @@ object ManifestQuery {
   /** The partition tables whose rows have a value in `column`. */
   def tablesWith(column: String): String = s"$ObjectType = '${Naming.TableType}' AND $column IS NOT NULL"
 
-  /** Rows that lead to a partition table's files: `table` and `table_version` rows with a location. */
-  val leafReferences: String =
-    s"$ObjectType IN ('${Naming.TableType}', '${Naming.TableVersionType}') AND $Location IS NOT NULL"
+  /** Rows that lead readers to a partition table's files: `table` rows with a location. (The
+   * `table_version` records of a partition's versions only repeat what some manifest version's
+   * `table` row pinned; a version no kept manifest version pins is gone, whatever records say.) */
+  val leafReferences: String = s"$ObjectType = '${Naming.TableType}' AND $Location IS NOT NULL"
+
+  /** The strong-mode records of partition table versions (`table_version` rows). */
+  val versionRecords: String = s"$ObjectType = '${Naming.TableVersionType}'"
 
   /** The rows with object ids `ids` (not empty), of any type. */
   def byId(ids: Seq[String]): String = s"$ObjectId IN (${ids.map(quote).mkString(", ")})"

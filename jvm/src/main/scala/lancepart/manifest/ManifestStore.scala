@@ -110,6 +110,9 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       Lance.using(ds.newTransactionBuilder().operation(update).build())(_.commit().close())
     }
 
+  /** Deletes the rows with object ids `ids` (a Lance delete, rebased over concurrent commits). */
+  def deleteRows(ids: Seq[String]): Unit = if (ids.nonEmpty) lance.withDataset(uri)(_.delete(ManifestQuery.byId(ids)))
+
   /** Deletes every row of spec versions `versions` (their namespaces, leaves and records). */
   def deleteSpecVersions(versions: Seq[Int]): Unit = if (versions.nonEmpty) {
     lance.withDataset(uri)(_.delete(ManifestQuery.specVersionRows(versions)))
@@ -255,10 +258,10 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
     out.toSeq
   }
 
-  /** Every partition table location any manifest version refers to, with the versions those
-   * versions pin (`read_version` of `table` and `table_version` rows). Reads every version. */
-  def leafReferences(): Map[String, Set[Long]] = {
-    versions().flatMap { v =>
+  /** Every partition table location the `table` rows of manifest versions `versions` (default:
+   * all) refer to, with the versions they pin (`read_version`). Reads each version. */
+  def leafReferences(versions: Seq[Long] = this.versions()): Map[String, Set[Long]] = {
+    versions.flatMap { v =>
       lance.withDataset(uri, Some(v))(ds =>
         scan(ds, ManifestQuery.leafReferences, Location +: Seq(ReadVersion).filter(has(ds, _))))
     }.groupMapReduce(_(

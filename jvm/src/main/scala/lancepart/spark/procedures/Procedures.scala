@@ -7,6 +7,7 @@ import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
 object Procedures {
   private val byName: Map[String, PartitionedCatalog => UnboundProcedure] = Map(
     EvolvePartitionSpec.Name -> (new EvolvePartitionSpec(_)),
+    ExpireSnapshots.Name -> (new ExpireSnapshots(_)),
     RewriteDataFiles.Name -> (new RewriteDataFiles(_)),
     RewriteManifests.Name -> (new RewriteManifests(_)),
     RollbackToVersion.VersionName -> RollbackToVersion.toVersion,

@@ -1,0 +1,62 @@
+// Expiry of old manifest versions (CALL <catalog>.system.expire_snapshots): removes the manifest
+// versions committed before a time, keeping the newest `retainLast`, and then what only they used:
+// partition tables no kept version refers to, and inside the others the files of table versions
+// only expired manifest versions pinned (and their `table_version` records). Files that a kept version, a main-branch version or a
+// write still running (its files belong to no version yet) uses are never touched. A partition
+// table no kept version pins (weak mode) keeps its own history, cleaned by Lance's cleanup.
+package lancepart.maintenance
+
+import lancepart.lance.{Lance, LeafFiles}
+import lancepart.manifest.{ManifestQuery, ManifestStore, TableFiles}
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
+import org.lance.cleanup.CleanupPolicy
+
+import scala.jdk.CollectionConverters._
+
+/** What an expiry removed: manifest versions, partition table directories, and files (data,
+ * deletion and version manifest files) of the partition tables kept. */
+case class ExpireResult(expiredVersions: Int, deletedPartitionTables: Int, deletedFiles: Long)
+
+object ExpireSnapshots {
+
+  /** Expires the manifest versions of `store` committed before `olderThanMicros`, except the newest `retainLast`. */
+  def run(store: ManifestStore, files: TableFiles, olderThanMicros: Long, retainLast: Int): ExpireResult = {
+    if (retainLast < 1) throw new IllegalArgumentException(
+      s"table ${store.table}: expire_snapshots retain_last must be at least 1, not $retainLast")
+    val versions = store.lance.withDataset(store.uri)(_.listVersions().asScala.toSeq)
+    val expired = versions.dropRight(retainLast)
+      .takeWhile(v => DateTimeUtils.instantToMicros(v.getDataTime.toInstant) < olderThanMicros).map(_.getId)
+    if (expired.isEmpty) ExpireResult(0, 0, 0)
+    else {
+      val kept = versions.map(_.getId).filterNot(expired.toSet)
+      val before = store.leafReferences(expired)
+      val after = store.leafReferences(kept)
+      // Records of partition table versions no kept manifest version pins name versions about to go.
+      val latest = store.load()
+      val stale = store.rows(latest, ManifestQuery.versionRecords).filterNot(r =>
+        r.readVersion.exists(v => after.get(r.location.get).exists(_(v))))
+      store.deleteRows(stale.map(_.objectId))
+      val policy = CleanupPolicy.builder().withBeforeVersion(kept.head).build()
+      store.lance.withDataset(store.uri)(_.cleanupWithPolicy(policy))
+      val gone = before.keySet -- after.keySet
+      gone.foreach(files.deleteLeafDirectory)
+      val deleted = Lance.parallel(after.toSeq) { case (location, pinned) =>
+        val uri = store.leafUri(location)
+        if (pinned.isEmpty) {
+          val cutoff = DateTimeUtils.microsToMillis(olderThanMicros)
+          val stats = store.lance.withDataset(uri)(_.cleanupWithPolicy(
+            CleanupPolicy.builder().withBeforeTimestampMillis(cutoff).build()))
+          stats.getDataFilesRemoved + stats.getDeletionFilesRemoved
+        } else {
+          val main = LeafFiles.mainVersions(store.lance, uri)
+          val expiredOnly = before.getOrElse(location, Set.empty) -- pinned -- main
+          val unused = LeafFiles.used(store.lance, uri, expiredOnly, main) --
+            LeafFiles.used(store.lance, uri, main ++ pinned, main)
+          unused.foreach(files.deleteFile(location, _))
+          unused.size.toLong
+        }
+      }.sum
+      ExpireResult(expired.size, gone.size, deleted)
+    }
+  }
+}

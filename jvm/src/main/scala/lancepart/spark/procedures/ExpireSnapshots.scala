@@ -1,0 +1,41 @@
+// CALL <catalog>.system.expire_snapshots(table => 'ns.t', older_than => TIMESTAMP '...', retain_last => 1)
+// removes old manifest versions and the files only they used (see [[lancepart.maintenance.ExpireSnapshots]]).
+package lancepart.spark.procedures
+
+import lancepart.maintenance
+import lancepart.spark.PartitionedCatalog
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import org.apache.spark.sql.connector.read.Scan
+import org.apache.spark.sql.types._
+
+class ExpireSnapshots(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
+  override def name(): String = ExpireSnapshots.Name
+
+  override def description(): String =
+    "Removes manifest versions committed before older_than (default: 5 days ago), keeping the newest " +
+      "retain_last (default 1), and the partition table files only they used."
+
+  override def parameters(): Array[ProcedureParameter] = Array(
+    ProcedureParameter.in("table", StringType).build(),
+    ProcedureParameter.in("older_than", TimestampType).defaultValue("current_timestamp() - INTERVAL 5 DAYS").build(),
+    ProcedureParameter.in("retain_last", IntegerType).defaultValue("1").build()
+  )
+
+  override def call(input: InternalRow): java.util.Iterator[Scan] = {
+    val table = partitionedTable(input, 0)
+    val done = maintenance.ExpireSnapshots.run(table.store, table.files, input.getLong(1), input.getInt(2))
+    result(
+      ExpireSnapshots.ResultSchema,
+      InternalRow(done.expiredVersions, done.deletedPartitionTables, done.deletedFiles))
+  }
+}
+
+object ExpireSnapshots {
+  val Name = "expire_snapshots"
+  private val ResultSchema = StructType(Seq(
+    StructField("expired_versions_count", IntegerType, nullable = false),
+    StructField("deleted_partition_tables_count", IntegerType, nullable = false),
+    StructField("deleted_files_count", LongType, nullable = false)
+  ))
+}
