@@ -4,9 +4,11 @@ checks what a user sees (the same rows, at the old manifest version too) and wha
 
 from __future__ import annotations
 
+import datetime
 import threading
 
 import lance
+import lancepart
 import pytest
 from py4j.protocol import Py4JJavaError
 from pyspark.errors import AnalysisException, IllegalArgumentException
@@ -303,3 +305,23 @@ def test_expire_snapshots_keeps_the_newest_retain_last_versions(spark, root, ns)
     assert rows(spark, f"SELECT count(*) FROM {t} VERSION AS OF {versions[-2]}") == [(18,)]
     assert rows(spark, f"SELECT count(*) FROM {t}") == [(27,)]
     assert spark.sql(f"SELECT count(*) FROM {t}.snapshots").collect()[0][0] == 3, "two kept, one deleting records"
+
+
+def test_admin_methods_run_the_procedures(spark, admin, root, ns):
+    t = create(spark, ns, "strong")
+    name = f"{ns}.t"
+    assert admin.rewrite_data_files(name, where="c = 'a'", options={"target-rows-per-fragment": 1000}) == {
+        "rewritten_data_files_count": 4, "added_data_files_count": 1, "rewritten_partition_tables_count": 1}
+    assert fragments(root, ns) == {"a": 1, "b": 4, "c": 4}
+    assert admin.rewrite_manifests(name)["added_fragments_count"] == 1
+    first_rows = manifest(root, ns).versions()[3]  # the first INSERT
+    rolled = admin.rollback_to_timestamp(name, first_rows["timestamp"])
+    assert rolled["restored_version"] == first_rows["version"]
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(9,)]
+    assert admin.rollback_to_version(name, rolled["previous_version"])["current_version"] == \
+        rolled["current_version"] + 1
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(36,)]
+    expired = admin.expire_snapshots(name, older_than=datetime.datetime.now(datetime.timezone.utc), retain_last=2)
+    assert expired["expired_versions_count"] > 0
+    with pytest.raises(lancepart.LancepartError, match="has no manifest version 1"):
+        admin.rollback_to_version(name, 1)

@@ -1,4 +1,5 @@
-"""Admin operations on partitioned tables, run in the JVM over py4j (JSON in, JSON out)."""
+"""Admin operations on partitioned tables, run in the JVM over py4j (JSON in, JSON out), and the
+catalog's maintenance procedures (CALL <catalog>.system.*) as methods."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import warnings
 from typing import Any
 
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 from pyspark.sql.types import StructType, _parse_datatype_string
 
 from lancepart.errors import jvm_errors
@@ -115,10 +117,53 @@ class Admin:
             self._spark._jvm, f"vacuum {name}", progress, unit="table")
         return json.loads(result)
 
+    def rewrite_data_files(self, name: str, where: str | None = None, options: dict[str, str] | None = None) -> dict:
+        """Compacts the partition tables that may hold rows matching the SQL condition ``where``
+        (all when None), in one transaction: ``CALL <catalog>.system.rewrite_data_files``.
+        ``options``: Lance compaction options such as ``{"target-rows-per-fragment": "1048576"}``."""
+        return self._call("rewrite_data_files", name, where=where, options=options)
+
+    def rewrite_manifests(self, name: str) -> dict:
+        """Compacts the table's ``__manifest``: ``CALL <catalog>.system.rewrite_manifests``."""
+        return self._call("rewrite_manifests", name)
+
+    def rollback_to_version(self, name: str, version: int) -> dict:
+        """Restores a strong-mode table as manifest ``version`` recorded it (rows, schema, specs):
+        ``CALL <catalog>.system.rollback_to_version``."""
+        return self._call("rollback_to_version", name, version=version)
+
+    def rollback_to_timestamp(self, name: str, timestamp: dt.datetime) -> dict:
+        """As ``rollback_to_version``, to the newest manifest version committed at or before ``timestamp``."""
+        return self._call("rollback_to_timestamp", name, timestamp=timestamp)
+
+    def expire_snapshots(self, name: str, older_than: dt.datetime | None = None, retain_last: int | None = None) -> dict:
+        """Removes manifest versions committed before ``older_than`` (default: 5 days ago), keeping
+        the newest ``retain_last`` (default 1), and the files only they used:
+        ``CALL <catalog>.system.expire_snapshots``."""
+        return self._call("expire_snapshots", name, older_than=older_than, retain_last=retain_last)
+
+    @jvm_errors
+    def _call(self, procedure: str, name: str, **arguments: Any) -> dict:
+        """The one result row of ``CALL <catalog>.system.<procedure>(table => name, ...)``, as a
+        dict; arguments that are None take the procedure's default."""
+        _, catalog, table = self._target(name)
+        given = {k: _sql_argument(v) for k, v in arguments.items() if v is not None}
+        named = "".join(f", {k} => :{k}" for k in given)
+        [row] = self._spark.sql(f"CALL {catalog}.system.{procedure}(table => :table{named})",
+                                args={"table": table, **given}).collect()
+        return row.asDict()
+
     @jvm_errors
     def drop_table(self, name: str) -> bool:
         """Removes the manifest and every partition table; False when there was no such table."""
         return bool(self._api.dropTable(*self._target(name)))
+
+
+def _sql_argument(value: Any) -> Any:
+    """A procedure argument as ``spark.sql`` takes it: a dict becomes a MAP literal."""
+    if isinstance(value, dict):
+        return F.create_map(*[F.lit(str(x)) for item in value.items() for x in item])
+    return value
 
 
 def _from_json(value: Any, type_name: str) -> Any:
