@@ -4,7 +4,7 @@
 // the table what it was then: rows, schema, partition specs and table properties.
 package lancepart.maintenance
 
-import lancepart.spark.PartitionedTable
+import lancepart.manifest.{Manifest, ManifestStore}
 import lancepart.spec.TransactionMode
 
 /** A rollback: the latest manifest version before it, the version restored, the new latest version. */
@@ -12,22 +12,21 @@ case class RollbackResult(previousVersion: Long, restoredVersion: Long, currentV
 
 object Rollback {
 
-  /** Makes `table` what manifest `version` recorded. */
-  def toVersion(table: PartitionedTable, version: Long): RollbackResult = {
-    val name = table.name()
+  /** Makes the table of `store` (now `current`) what manifest `version` recorded. */
+  def toVersion(store: ManifestStore, current: Manifest, version: Long): RollbackResult = {
+    val name = store.table
     def pinned(mode: TransactionMode) = mode == TransactionMode.Strong
-    if (!pinned(table.manifest.meta.mode)) throw new UnsupportedOperationException(
+    if (!pinned(current.meta.mode)) throw new UnsupportedOperationException(
       s"table $name: rollback needs ${TransactionMode.Key}=strong; in weak mode partition tables are read at their " +
         "latest versions, so a manifest version does not record what was visible then")
-    if (!pinned(table.store.loadAt(version).meta.mode)) throw new UnsupportedOperationException(
+    if (!pinned(store.loadAt(version).meta.mode)) throw new UnsupportedOperationException(
       s"table $name: manifest version $version was committed in weak mode, which pins no partition table versions; " +
         "it cannot be restored")
-    val previous = table.store.latestVersion()
-    val current = if (version == previous) previous else table.store.restore(version)
-    RollbackResult(previous, version, current)
+    val previous = store.latestVersion()
+    RollbackResult(previous, version, if (version == previous) previous else store.restore(version))
   }
 
-  /** Makes `table` what the newest manifest version committed at or before `micros` recorded. */
-  def toTimestamp(table: PartitionedTable, micros: Long): RollbackResult =
-    toVersion(table, table.store.versionAt(micros))
+  /** Makes the table what the newest manifest version committed at or before `micros` recorded. */
+  def toTimestamp(store: ManifestStore, current: Manifest, micros: Long): RollbackResult =
+    toVersion(store, current, store.versionAt(micros))
 }

@@ -1,13 +1,16 @@
 // CALL <catalog>.system.rewrite_data_files(table => 'ns.t', where => 'day >= DATE ...', options => map(...))
-// compacts the partition tables that may hold rows matching `where` (see [[Compact]]).
+// compacts the partition tables a scan with the condition `where` reads (see [[Compaction]]),
+// rewriting them on executors.
 package lancepart.spark.procedures
 
-import lancepart.maintenance.Compact
+import lancepart.maintenance.{Compaction, CompactionResult}
 import lancepart.spark.PartitionedCatalog
+import lancepart.spark.read.PartitionedScan
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
 import org.apache.spark.sql.connector.read.Scan
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.types._
 
 class RewriteDataFiles(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
@@ -24,9 +27,23 @@ class RewriteDataFiles(catalog: PartitionedCatalog) extends BaseProcedure(catalo
   )
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
-    val table = tableName(input, 0)
+    val spark = SparkSession.active
+    val name = tableName(input, 0)
+    val settings = Compaction.options(name, stringMapArgument(input, 2))
+    val frame = spark.table(name)
     val where = Option.unless(input.isNullAt(1))(input.getUTF8String(1).toString)
-    val done = Compact.run(SparkSession.active, table, where, stringMapArgument(input, 2))
+    // The partition tables the scan of the condition reads; a condition Spark proves false leaves no scan.
+    val scan = where.fold(frame)(frame.where).queryExecution.optimizedPlan.collectFirst {
+      case DataSourceV2ScanRelation(_, scan: PartitionedScan, _, _, _) => scan
+    }
+    val done = scan.fold(CompactionResult.Empty) { scan =>
+      val table = scan.table
+      val lance = table.store.lance
+      val jobs = Compaction.plan(table.store, scan.tablesSelected, settings)
+      val results = if (jobs.isEmpty) Seq.empty
+      else spark.sparkContext.parallelize(jobs, jobs.size).map(Compaction.execute(lance, _)).collect().toSeq
+      Compaction.commit(table.committer, table.manifest, scan.tablesSelected, results)
+    }
     result(
       RewriteDataFiles.ResultSchema,
       InternalRow(done.rewrittenDataFiles, done.addedDataFiles, done.rewrittenTables))

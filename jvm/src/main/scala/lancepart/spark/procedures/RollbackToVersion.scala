@@ -4,7 +4,8 @@
 package lancepart.spark.procedures
 
 import lancepart.maintenance.{Rollback, RollbackResult}
-import lancepart.spark.{PartitionedCatalog, PartitionedTable}
+import lancepart.manifest.{Manifest, ManifestStore}
+import lancepart.spark.PartitionedCatalog
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
 import org.apache.spark.sql.connector.read.Scan
@@ -15,7 +16,7 @@ class RollbackToVersion(
     catalog: PartitionedCatalog,
     procedure: String,
     to: StructField,
-    rollback: (PartitionedTable, Long) => RollbackResult) extends BaseProcedure(catalog) {
+    rollback: (ManifestStore, Manifest, Long) => RollbackResult) extends BaseProcedure(catalog) {
   override def name(): String = procedure
 
   override def description(): String =
@@ -26,7 +27,8 @@ class RollbackToVersion(
     ProcedureParameter.in(to.name, to.dataType).build())
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
-    val done = rollback(partitionedTable(input, 0), input.getLong(1))
+    val table = partitionedTable(input, 0)
+    val done = rollback(table.store, table.manifest, input.getLong(1))
     result(RollbackToVersion.ResultSchema, InternalRow(done.previousVersion, done.restoredVersion, done.currentVersion))
   }
 }
