@@ -85,6 +85,9 @@ TRANSFORMS = {
     "bucket(4, id)": ["id"], "bucket(3, s)": ["s"], "bucket(2, d)": ["d"], "bucket(4, dec)": ["dec"],
     "bucket(3, ts)": ["ts"], "truncate(3, s)": ["s"], "truncate(4, id)": ["id"], "s, bucket(2, id)": ["s", "id"],
 }
+#: The commit time a case's step remembered, by table name (rollback cases).
+COMMIT_TIMES: dict = {}
+
 SIMPLE = "CREATE TABLE {t} (id BIGINT, p STRING, v INT) PARTITIONED BY (p)"
 SIMPLE_ROWS = "INSERT INTO {t} VALUES (1, 'a', 10), (2, 'a', 20), (3, 'b', 30), (4, 'c', NULL), (5, NULL, 50)"
 NESTED = "CREATE TABLE {t} (id BIGINT, p STRING, v INT, st STRUCT<a: INT, b: STRING>) PARTITIONED BY (p)"
@@ -285,6 +288,29 @@ CASES = [
         "SELECT id, p, row_number() OVER (PARTITION BY p ORDER BY id), sum(v) OVER (ORDER BY id), lag(v) OVER (ORDER BY id) FROM {t}",
         "SELECT p, count(DISTINCT v) FROM {t} GROUP BY ROLLUP (p)",
         "SELECT * FROM {t} WHERE id IN (SELECT id FROM {u})")),
+    # maintenance procedures of both catalogs: the same rows after them, the same history of
+    # appends and partition deletes
+    Case("compaction keeps every row, then updates read the compacted tables", (
+        SIMPLE, SIMPLE_ROWS, "INSERT INTO {t} VALUES (6, 'a', 60), (7, 'b', 70)", "INSERT INTO {t} VALUES (8, 'a', 80)",
+        "DELETE FROM {t} WHERE id = 2", "CALL {catalog}.system.rewrite_data_files(table => '{t}', where => 'p = ''a''')",
+        "CALL {catalog}.system.rewrite_data_files(table => '{t}')", "UPDATE {t} SET v = v + 1 WHERE p = 'a'",
+        "CALL {catalog}.system.rewrite_manifests(table => '{t}')", "INSERT INTO {t} VALUES (9, 'a', 90)"),
+        ("SELECT p, count(*), sum(v) FROM {t} GROUP BY p",)),
+    Case("rollback to a timestamp, strong mode", (
+        SIMPLE + " TBLPROPERTIES ('transaction.mode' = 'strong')", SIMPLE_ROWS,
+        DataFrameStep("remember the latest commit time", lambda spark, names: COMMIT_TIMES.__setitem__(
+            names["t"], spark.sql(f"SELECT max(committed_at) FROM {names['t']}.snapshots").first()[0])),
+        "INSERT INTO {t} VALUES (6, 'a', 60)", "DELETE FROM {t} WHERE p = 'b'", "UPDATE {t} SET v = 0 WHERE id = 1",
+        DataFrameStep("rollback_to_timestamp of that commit", lambda spark, names: spark.sql(
+            f"CALL {names['catalog']}.system.rollback_to_timestamp(table => '{names['t']}', "
+            f"timestamp => TIMESTAMP'{COMMIT_TIMES[names['t']]}')").collect()),
+        "INSERT INTO {t} VALUES (7, 'b', 70)"),
+        ("SELECT count(*), sum(v) FROM {t}",)),
+    Case("snapshots of appends and partition deletes", (
+        SIMPLE, SIMPLE_ROWS, "INSERT INTO {t} VALUES (6, 'd', 60)", "DELETE FROM {t} WHERE p = 'a'",
+        "INSERT INTO {t} VALUES (7, 'a', 1), (8, 'e', 2)", "DELETE FROM {t} WHERE p IN ('d', 'e')"),
+        ("SELECT operation, summary['added-records'], summary['deleted-records'], summary['total-records'] "
+         "FROM {t}.snapshots WHERE operation IN ('append', 'delete')",)),
     # intentional differences (KNOWN_DIFFERENCES): must differ, else the entry is stale
     Case("bucket on double", ("CREATE TABLE {t} (id BIGINT, x DOUBLE) PARTITIONED BY (bucket(4, x))",
                               "INSERT INTO {t} VALUES (1, 0.5)"), known="bucket-on-double"),

@@ -17,7 +17,8 @@ import scala.util.Try
  * version). `operation` is `create` (the versions that make the table, up to its first rows in
  * `__manifest`), `append`, `delete`, `overwrite`, `replace` (rows rewritten,
  * none added or removed, as by compaction, or nothing changed), `alter` (table metadata only) or `rollback` (restoring
- * `restored`). `summary` counts, as Iceberg's snapshot summaries do, what changed.
+ * `restored`). `summary` counts, as Iceberg's snapshot summaries do, what changed (counts of
+ * zero left out) and the totals after it.
  */
 case class ManifestCommit(
     version: Long,
@@ -120,11 +121,12 @@ object ManifestHistory {
           case Some((0L, _)) if added.isEmpty => "delete"
           case _ => "overwrite"
         }
-      val summary = Map(
-        "added-partition-tables" -> added.size,
-        "deleted-partition-tables" -> deleted.size,
-        "changed-partition-tables" -> changed.size).map { case (k, v) => k -> v.toString } ++
-        records.toSeq.flatMap { case (p, q) => Seq("added-records" -> p.toString, "deleted-records" -> q.toString) }
-      (operation, summary)
+      // As Iceberg's summaries: counts that are zero are left out.
+      val counts = Seq(
+        "added-partition-tables" -> added.size.toLong,
+        "deleted-partition-tables" -> deleted.size.toLong,
+        "changed-partition-tables" -> changed.size.toLong) ++
+        records.toSeq.flatMap { case (p, q) => Seq("added-records" -> p, "deleted-records" -> q) }
+      (operation, counts.collect { case (k, n) if n != 0 => k -> n.toString }.toMap)
   }
 }
