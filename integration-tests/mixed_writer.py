@@ -10,7 +10,9 @@ partition), ``delete_partition`` (DELETE WHERE p IN ...), ``delete_tag`` (DELETE
 operation's ``target``), ``rewrite_delete_tag`` and ``merge_delete_tag`` (the same as a DELETE with a
 subquery and as a MERGE, which Spark rewrites), ``update_tag`` (UPDATE of ``target``'s rows), ``add_column`` (ALTER TABLE ADD COLUMN ``column``), ``rename_column``
 (ALTER TABLE RENAME COLUMN ``column`` TO ``to``), ``evolve`` (CALL
-system.evolve_partition_spec to ``fields``) and ``replace`` (REPLACE TABLE ... AS SELECT * FROM the
+system.evolve_partition_spec to ``fields``), ``compact``, ``rewrite_manifests`` and ``expire`` (the
+maintenance procedures rewrite_data_files, rewrite_manifests, expire_snapshots of every version but
+the latest) and ``replace`` (REPLACE TABLE ... AS SELECT * FROM the
 table itself, partitioned by p). Writes tag every row with ``w<writer>-<index>``
 (``tag_rows`` gives them). After each operation it prints one JSON line: the operation, its tag,
 ``start`` and ``end`` (epoch seconds), ``ok`` and the error's first line when it failed.
@@ -64,6 +66,11 @@ def statement(table: str, writer: int, index: int, op: dict) -> str:
         return f"ALTER TABLE {table} ADD COLUMN {op['column']} STRING"
     if kind == "rename_column":
         return f"ALTER TABLE {table} RENAME COLUMN {op['column']} TO {op['to']}"
+    if kind in ("compact", "rewrite_manifests", "expire"):
+        name = table.split(".", 1)[1]
+        if kind == "expire":
+            return f"CALL lance.system.expire_snapshots(table => '{name}', older_than => current_timestamp())"
+        return f"CALL lance.system.{'rewrite_data_files' if kind == 'compact' else kind}(table => '{name}')"
     if kind == "evolve":
         name = table.split(".", 1)[1]
         fields = ", ".join(f"'{f}'" for f in op["fields"])

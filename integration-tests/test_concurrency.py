@@ -250,6 +250,28 @@ def test_row_level_commands_race_writers(spark, root, ns, mode):
 
 
 @pytest.mark.parametrize("mode", ["weak", "strong"])
+def test_maintenance_races_writers(spark, root, ns, mode):
+    """Compaction, manifest compaction and expiry of every old version while other processes
+    append, overwrite, delete and update: they change no rows, so the log checker finds every
+    write's rows as if they had not run; they fail, if at all, only as a conflict."""
+    t = create_mixed_table(spark, ns, mode)
+    def op(kind, *partitions, **more):
+        return {"kind": kind, "partitions": list(partitions), **more}
+    log = run_mixed(spark, root, t, [
+        [op("append", "a"), op("append", "b"), op("append", "a", "b"), op("dynamic", "a"), op("append", "a", "b"),
+         op("delete_tag", target="w0-1"), op("append", "b")],
+        [op("compact"), op("rewrite_manifests"), op("compact"), op("expire"), op("compact"), op("expire"),
+         op("compact")],
+        [op("append", "b"), op("update_tag", target="w0-0"), op("append", "a"), op("static", "b"),
+         op("append", "a", "b")]])
+    check_against_log(spark, t, log, mode)
+    maintenance = [e for e in log if e["kind"] in {"compact", "rewrite_manifests", "expire"}]
+    assert any(e["ok"] and e["kind"] == "compact" for e in maintenance), maintenance
+    failures = [e["error"] for e in maintenance if not e["ok"]]
+    assert all("TransactionConflict" in f or "onflict" in f for f in failures), failures
+
+
+@pytest.mark.parametrize("mode", ["weak", "strong"])
 def test_replace_races_writers(spark, root, ns, mode):
     """REPLACE TABLE ... AS SELECT (staged: rows under a spec version no reader reads, then one
     table-metadata commit) while other processes append and overwrite: the table reads after
