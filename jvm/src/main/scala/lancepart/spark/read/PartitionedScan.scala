@@ -188,8 +188,14 @@ class PartitionedScan(
   /** The input partitions, planned (and logged) once per runtime filter however often Spark asks. */
   private def planned: Array[InputPartition] = plan.filter(_.runtimeIds == runtimeIds).fold {
     val leaves = this.leaves
+    // A table pinned by an earlier plan (before the runtime filter) keeps that version: one open per table.
+    val known = plan.fold(Map.empty[String, Long])(_.pins)
     val pins = if (!wholeTables || meta.mode != TransactionMode.Weak) Map.empty[String, Long]
-    else Lance.parallel(leaves.filter(_.readVersion.isEmpty))(r => r.objectId -> table.store.leafVersion(r)).toMap
+    else {
+      val (pinned, unpinned) = leaves.filter(_.readVersion.isEmpty).partition(r => known.contains(r.objectId))
+      pinned.map(r => r.objectId -> known(r.objectId)).toMap ++
+        Lance.parallel(unpinned)(r => r.objectId -> table.store.leafVersion(r))
+    }
     val splits = planFor(leaves, pins)
     plan = Some(Plan(runtimeIds, leaves, pins, splits))
     splits
