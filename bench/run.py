@@ -7,7 +7,9 @@ one partition; range query over 5% of partitions; COUNT(*) without and with a pa
 planning time (EXPLAIN) of a point query, on the real tables and on metadata-only lancepart
 tables of 10 to 100,000 partitions; a join of tables bucketed 16 and 8 ways on the key, with and
 without storage-partitioned joins; (issue 18) MERGE INTO of 1% of the rows into the events table
-of the first variant, the rows spread over every partition or all in 1% of the partitions. Each number is the median of --repeats runs after one warm-up
+of the first variant, the rows spread over every partition or all in 1% of the partitions; a
+table of --compaction-partitions partitions after 20 small INSERTs into every partition: full
+scan, rewrite_data_files, full scan again. Each number is the median of --repeats runs after one warm-up
 (writes warm up on a tenth of the rows). Writes bench/results/latest.json, latest.png and the
 results section of docs/benchmarks.md; with --output DIR, only DIR/latest.json and DIR/latest.png
 (`make bench-quick`: the 1,000-partition scans of lancepart and Iceberg, to iterate with).
@@ -146,6 +148,26 @@ def merge(run: Run, rows: int, partitions: int, tables: dict[str, str]) -> None:
                     notes="copy-on-write on both; the first run (warm-up) inserts the new half")
 
 
+def compaction(run: Run, partitions: int, appends: int, rows: int, systems: list[System]) -> None:
+    """``appends`` small INSERTs of ``rows`` rows each into every one of ``partitions`` partitions
+    (a fragment or file per partition each), then a full scan, rewrite_data_files (Lance
+    compaction; Iceberg's bin-packing) and the full scan again, for each system that compacts."""
+    for system in (s for s in systems if s is not PARQUET):
+        t = system.create_events(run.spark, f"small_appends_{partitions}")
+        for i in range(appends):
+            run.spark.sql(f"INSERT INTO {t} BY NAME SELECT id + {i * rows} AS id, ts, event_date, country, user_id, "
+                          f"amount, payload FROM ({events_query(rows, partitions)})")
+        scan = read_queries(t, partitions)["full_scan_aggregate"]
+        total = appends * rows
+        note = f"{appends} INSERTs of {rows:,} rows, each into every partition"
+        run.add("scan_after_small_appends", system.name, run.query(scan), total, partitions, notes=note)
+        started = time.perf_counter()
+        run.spark.sql(f"CALL {system.catalog}.system.rewrite_data_files(table => '{t}')").collect()
+        run.add("rewrite_data_files", system.name, time.perf_counter() - started, total, partitions,
+                notes=note + "; once (it changes the table)")
+        run.add("scan_after_compaction", system.name, run.query(scan), total, partitions, notes=note)
+
+
 def pylance_reference(run: Run, parquet_dir: Path, lance_dir: Path, rows: int) -> None:
     """The same rows as one unpartitioned Lance dataset, written and read with pylance alone."""
     import lance
@@ -217,6 +239,8 @@ def main() -> None:
     parser.add_argument("--join-rows", type=int, default=10_000_000, help="(0: no join)")
     parser.add_argument("--systems", default=",".join(s.name for s in SPARK_SYSTEMS),
                         help="Spark systems of the events and join workloads")
+    parser.add_argument("--compaction-partitions", type=int, default=100,
+                        help="partitions of the small-appends table compacted (0: none)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--root", help="working directory (default: a new temporary one, removed at the end)")
     parser.add_argument("--output", type=Path, help="where latest.json and latest.png go, leaving bench/results "
@@ -235,6 +259,8 @@ def main() -> None:
         if i == 0 and PARQUET in systems:
             pylance_reference(run, root / "spark-warehouse" / "bench.db" / f"events_{partitions}",
                               root / "unpartitioned.lance", args.rows)
+    if args.compaction_partitions:
+        compaction(run, args.compaction_partitions, appends=20, rows=50_000, systems=systems)
     planning(run, root, [int(s) for s in args.planning_sizes.split(",") if s])
     if args.join_rows:
         join(run, args.join_rows, systems)
