@@ -106,14 +106,17 @@ class Admin:
         return result["restored_rows"]
 
     @jvm_errors
-    def vacuum(self, name: str, older_than: dt.timedelta = dt.timedelta(days=1), progress: bool | None = None) -> dict:
+    def vacuum(self, name: str, older_than: dt.timedelta = dt.timedelta(days=1), progress: bool | None = None,
+               retention_check: bool = True) -> dict:
         """Removes what failed writes left behind and no committed manifest version refers to:
         leaf directories, data and deletion files, detached leaf versions. Only files last changed
-        more than ``older_than`` ago go, so writes still running keep theirs. Returns
-        ``{"removed_directories": [...], "removed_files": [...]}``, paths relative to the table.
-        ``progress`` (a bar over partition-table directories): see ``lancepart.progress``."""
+        more than ``older_than`` ago go, so writes still running keep theirs; an ``older_than``
+        under 1 hour is refused (a running write whose files went would commit a version that
+        does not read) unless ``retention_check=False``, for when no write runs on the table.
+        Returns ``{"removed_directories": [...], "removed_files": [...]}``, paths relative to the
+        table. ``progress`` (a bar over partition-table directories): see ``lancepart.progress``."""
         result = run_jvm(lambda counter: self._api.vacuum(
-            *self._target(name), older_than.total_seconds(), counter),
+            *self._target(name), older_than.total_seconds(), retention_check, counter),
             self._spark._jvm, f"vacuum {name}", progress, unit="table")
         return json.loads(result)
 

@@ -167,12 +167,21 @@ object AdminApi {
     Json.write(out)
   }
 
-  /** Removes files failed writes left, last modified more than `olderThanSeconds` ago (see [[Vacuum]]); JSON
+  /** Removes files failed writes left, last modified more than `olderThanSeconds` ago (see [[Vacuum]];
+   * less than an hour only without `retentionCheck`); JSON
    * `{"removed_directories": [...], "removed_files": [...]}` (paths relative to the table). */
-  def vacuum(spark: SparkSession, catalog: String, name: String, olderThanSeconds: Double, progress: Progress): String =
+  def vacuum(
+      spark: SparkSession,
+      catalog: String,
+      name: String,
+      olderThanSeconds: Double,
+      retentionCheck: Boolean,
+      progress: Progress): String =
     inSession(spark) {
-      val cutoff = System.currentTimeMillis() - (olderThanSeconds * 1000).toLong
+      val olderThan = (olderThanSeconds * 1000).toLong
       val table = load(spark, catalog, name)
+      Vacuum.checkRetention(table.name(), olderThan, retentionCheck)
+      val cutoff = System.currentTimeMillis() - olderThan
       val result = Vacuum.run(table.store, table.files, cutoff, progress)
       val out = Json.obj()
       val directories = out.putArray("removed_directories")

@@ -14,8 +14,9 @@ import scala.util.Try
 
 /**
  * Manifest `version`, committed at `committedAtMicros`, on top of `parent` (None: the first kept
- * version). `operation` is `create` (the versions that make the table, up to its first rows in
- * `__manifest`), `append`, `delete`, `overwrite`, `replace` (rows rewritten,
+ * version Lance keeps; a version before it expired). `operation` is `create` (the versions that
+ * make the table, up to its first rows in `__manifest`), `unknown` (the oldest version kept after
+ * expire_snapshots, its predecessor gone), `append`, `delete`, `overwrite`, `replace` (rows rewritten,
  * none added or removed, as by compaction, or nothing changed), `alter` (table metadata only) or `rollback` (restoring
  * `restored`). `summary` counts, as Iceberg's snapshot summaries do, what changed (counts of
  * zero left out) and the totals after it.
@@ -30,7 +31,7 @@ case class ManifestCommit(
 
 object ManifestHistory {
 
-  /** The table at one manifest version: its metadata properties, partition tables by object id, and
+  /** The table at one manifest version: its table metadata, partition tables by object id, and
    * whether `__manifest` has no rows at all (a table being created). */
   private case class State(properties: Map[String, String], tables: Map[String, ManifestRow], empty: Boolean)
 
@@ -44,35 +45,38 @@ object ManifestHistory {
           (row.location.get, v),
           store.lance.withDataset(store.leafUri(row), Some(v))(_.countRows()))))
     val states = versions.map { v =>
-      val (restored, empty) = store.lance.withDataset(store.uri, Some(v.getId)) { ds =>
+      val (restored, empty, properties) = store.lance.withDataset(store.uri, Some(v.getId)) { ds =>
         // A version without a transaction file (or of an operation lance-core cannot describe) restored nothing.
         val restore =
           Try(ds.readTransaction().toScala).toOption.flatten.map(_.operation()).collect { case r: Restore =>
             r.version()
           }
-        (restore, ds.countRows() == 0)
+        (restore, ds.countRows() == 0, ds.getTableMetadata.asScala.toMap)
       }
       val state = partitioned(store, v.getId).map { manifest =>
         State(
-          manifest.meta.properties,
+          properties,
           store.rows(manifest, ManifestQuery.tables(manifest.meta)).map(r => r.objectId -> r).toMap,
           empty)
       }
-      (v, restored, state)
+      (v.getId, v, restored, state)
     }
-    states.indices.map { i =>
-      val (v, restored, state) = states(i)
-      val before = if (i == 0) None else states(i - 1)._3
-      val (operation, summary) = restored match {
-        case Some(r) => ("rollback", Map("restored-version" -> r.toString))
-        case None => change(before, state, rows)
+    // Versions before the table's partition spec was published are no table yet: they are left out.
+    states.indices.filter(i => states(i)._4.isDefined).map { i =>
+      val (id, v, restored, state) = states(i)
+      val before = Option.when(i > 0)(states(i - 1)._4)
+      val (operation, summary) = (restored, before) match {
+        case (Some(r), _) => ("rollback", Map("restored-version" -> r.toString))
+        case (None, Some(b)) => change(b, state.get, rows)
+        // the first version Lance keeps, its predecessor expired: nothing to compare with
+        case (None, None) => (if (id == 1) "create" else "unknown", Map.empty[String, String])
       }
       ManifestCommit(
-        v.getId,
+        id,
         DateTimeUtils.instantToMicros(v.getDataTime.toInstant),
-        Option.when(i > 0)(states(i - 1)._1.getId),
+        if (i > 0) Option.when(states(i - 1)._4.isDefined)(states(i - 1)._1) else Option.when(id > 1)(id - 1),
         operation,
-        summary ++ state.fold(Map.empty[String, String])(s => totals(s, rows)),
+        summary ++ totals(state.get, rows),
         restored
       )
     }
@@ -89,15 +93,15 @@ object ManifestHistory {
       Option.when(counts.forall(_.isDefined))("total-records" -> counts.flatten.sum.toString)
   }
 
-  /** The operation from `before` to `after` and its summary. A partition table at a new location
+  /** The operation from `before` (None: no table yet) to `a` and its summary. A partition table at a new location
    * replaced the old one: its rows count as deleted and the new ones as added. */
   private def change(
       before: Option[State],
-      after: Option[State],
-      rows: ManifestRow => Option[Long]): (String, Map[String, String]) = (before, after) match {
-    case (None, _) | (_, None) => ("create", Map.empty)
-    case (Some(b), Some(_)) if b.empty => ("create", Map.empty)
-    case (Some(b), Some(a)) =>
+      a: State,
+      rows: ManifestRow => Option[Long]): (String, Map[String, String]) = before match {
+    case None => ("create", Map.empty)
+    case Some(b) if b.empty => ("create", Map.empty)
+    case Some(b) =>
       val added = a.tables.keySet -- b.tables.keySet
       val deleted = b.tables.keySet -- a.tables.keySet
       val changed = (a.tables.keySet & b.tables.keySet).filter(id => a.tables(id) != b.tables(id)).toSeq

@@ -221,7 +221,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
 
   /** Rows matching a Lance SQL `filter`, read at `manifest.version`; the filter runs inside Lance. */
   def rows(manifest: Manifest, filter: String): Seq[ManifestRow] =
-    lance.withDataset(uri, Some(manifest.version)) { ds =>
+    atVersion(manifest.version) { ds =>
       val fields = manifest.meta.allFields
       val optional = Seq(ReadVersion, Metadata).filter(has(ds, _))
       scan(ds, filter, RequiredColumns ++ optional ++ fields.map(_.column)).map { r =>
@@ -270,7 +270,20 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
 
   /** Number of partition tables at `manifest.version` (of the spec versions it declares). */
   def tableCount(manifest: Manifest): Long =
-    lance.withDataset(uri, Some(manifest.version))(_.countRows(ManifestQuery.tables(manifest.meta)))
+    atVersion(manifest.version)(_.countRows(ManifestQuery.tables(manifest.meta)))
+
+  /** `f` of `__manifest` at `version`, which a statement planned against: a failure because
+   * expire_snapshots removed that version meanwhile says so. */
+  private def atVersion[A](version: Long)(f: Dataset => A): A =
+    try lance.withDataset(uri, Some(version))(f)
+    catch {
+      case NonFatal(e) if !versions().contains(version) =>
+        throw new IllegalStateException(
+          s"table $table: manifest version $version, which this statement read, was removed (expire_snapshots) " +
+            "while it ran; nothing was changed, run it again",
+          e
+        )
+    }
 
   /**
    * One atomic `__manifest` commit: rows whose object_id exists are replaced, others inserted

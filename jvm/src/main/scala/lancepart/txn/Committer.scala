@@ -252,8 +252,18 @@ class Committer(
         if (p.isNew) created.getOrElseUpdate(location, leaves.create(uri, leafSchema, p.fragments.toSeq))
         else updated.getOrElseUpdate(
           (location, if (strong) base else None),
-          if (p.rewrites.nonEmpty) leaves.rewrite(uri, p.rewrites)
-          else leaves.update(uri, if (strong) base else None, p.deletePredicate, p.fragments.toSeq)
+          if (p.rewrites.nonEmpty) {
+            try leaves.rewrite(uri, p.rewrites)
+            catch {
+              case e: Exception if Lance.isConflict(e) =>
+                throw new TransactionConflict(
+                  s"table ${store.table}: partition ${describe(p.leaf.objectId, p.leaf.values)}: a concurrent DELETE " +
+                    "or compaction changed fragments this compaction rewrote; this partition table was not " +
+                    "compacted (others may have been) and __manifest was not changed; run it again",
+                  e
+                )
+            }
+          } else leaves.update(uri, if (strong) base else None, p.deletePredicate, p.fragments.toSeq)
         )
       val version = stats.version
       val leaf = if (strong) p.leaf.copy(readVersion = Some(version), stats = Some(stats))

@@ -83,6 +83,19 @@ class ManifestStoreSuite extends AnyFunSuite {
       None)) == Seq(a, b))
   }
 
+  test("reading a manifest version that expire_snapshots removed meanwhile says so") {
+    val store = newStore()
+    store.create(meta)
+    store.upsert(Seq(leaf("aaaaaaaaaaaaaaaa", 20000, "US", 1)))
+    val planned = store.load()
+    store.upsert(Seq(leaf("bbbbbbbbbbbbbbbb", 20001, "FR", 1)))
+    store.lance.withDataset(store.uri)(
+      _.cleanupWithPolicy(org.lance.cleanup.CleanupPolicy.builder().withBeforeVersion(store.latestVersion()).build()))
+    val e = intercept[IllegalStateException](store.rows(planned, "true"))
+    assert(e.getMessage.contains(s"manifest version ${planned.version}, which this statement read, was removed"))
+    assert(store.rows(store.load(), "object_type = 'table'").size == 2)
+  }
+
   test("a manifest without a declared partition column is refused with the column's name") {
     val store = newStore()
     store.create(TableMetadata.create("t", schema, spec.copy(fields = spec.fields.take(1))))

@@ -156,6 +156,37 @@ class CommitterSuite extends AnyFunSuite {
       assert(fragments == (if (mode == TransactionMode.Strong) 4 else 2), "three compacted into one, then the append")
     }
 
+    test(s"$mode: a compaction whose fragments a concurrent delete changed fails naming the partition") {
+      val t = new Table(mode)
+      for (n <- 1 to 3) { val d = t.directory(t.latest); t.commit(t.latest, d, t.write(d, "US", Seq(n.toLong))) }
+      val s1 = t.latest
+      val leaf = t.leaves().head
+      val uri = t.store.leafUri(leaf)
+      val results = t.store.lance.withDataset(uri, Some(t.store.leafVersion(leaf))) { ds =>
+        Compaction.planCompaction(ds, CompactionOptions.builder().build()).getCompactionTasks.asScala.toSeq
+          .map(_.execute(ds))
+      }
+      // another client deletes a row on the leaf's main branch (weak mode) or the table deletes it (strong)
+      if (mode == TransactionMode.Weak) t.store.lance.withDataset(uri)(_.delete("id = 2"))
+      else t.committer.commit(TableWrite(
+        s1,
+        PartitionDirectory.empty(s1.meta.currentSpec),
+        Seq.empty,
+        deletes = Map(leaf.objectId -> (
+          leaf,
+          RowPredicate(Seq(EqualTo("id", 2L)), c => Some(s"`$c`" -> LongType), schema.fields)))
+      ))
+      val before = t.latest.version
+      val e = intercept[TransactionConflict](t.committer.commit(TableWrite(
+        s1,
+        PartitionDirectory.empty(s1.meta.currentSpec),
+        Seq.empty,
+        rewrites = Map(leaf.objectId -> LeafRewrite(leaf, results)))))
+      assert(e.getMessage.contains("table t: partition (c=US)"), e.getMessage)
+      assert(t.latest.version == before)
+      assert(t.ids(t.leaves().head).sorted == Seq(1L, 3L), "the deleted row stays deleted")
+    }
+
     test(s"$mode: replacing a partition another writer appended to fails naming it, and changes nothing") {
       val t = new Table(mode)
       val d0 = t.directory(t.latest)
