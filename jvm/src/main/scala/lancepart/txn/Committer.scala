@@ -90,9 +90,8 @@ class Committer(
       if (latest.meta.properties != tx.base.meta.properties && (strong || updated.isEmpty))
         throw new TransactionConflict(s"table ${store.table}: its schema, partition specs or transaction mode " +
           "changed while this write ran; nothing was committed")
-      val touched =
-        tx.writes.map(
-          _.target).filterNot(_.isNew).map(_.objectId) ++ tx.removed.keys ++ tx.deletes.keys ++ tx.rewrites.keys
+      val appendedTo = tx.writes.map(_.target).filterNot(_.isNew).map(_.objectId)
+      val touched = appendedTo ++ tx.removed.keys ++ tx.deletes.keys ++ tx.rewrites.keys
       // The rows this write changes as they are at S1, and the `v<N>` row every commit rewrites
       // (as it is: other writers' metadata stays).
       val read =
@@ -252,18 +251,8 @@ class Committer(
         if (p.isNew) created.getOrElseUpdate(location, leaves.create(uri, leafSchema, p.fragments.toSeq))
         else updated.getOrElseUpdate(
           (location, if (strong) base else None),
-          if (p.rewrites.nonEmpty) {
-            try leaves.rewrite(uri, p.rewrites)
-            catch {
-              case e: Exception if Lance.isConflict(e) =>
-                throw new TransactionConflict(
-                  s"table ${store.table}: partition ${describe(p.leaf.objectId, p.leaf.values)}: a concurrent DELETE " +
-                    "or compaction changed fragments this compaction rewrote; this partition table was not " +
-                    "compacted (others may have been) and __manifest was not changed; run it again",
-                  e
-                )
-            }
-          } else leaves.update(uri, if (strong) base else None, p.deletePredicate, p.fragments.toSeq)
+          if (p.rewrites.nonEmpty) rewrite(p, uri)
+          else leaves.update(uri, if (strong) base else None, p.deletePredicate, p.fragments.toSeq)
         )
       val version = stats.version
       val leaf = if (strong) p.leaf.copy(readVersion = Some(version), stats = Some(stats))
@@ -271,6 +260,20 @@ class Committer(
       val changed = p.isNew || !base.contains(version)
       p.namespaces ++ Seq(leaf) ++ (if (strong && changed) Seq(leaf.versionRecord(version, record)) else Seq.empty)
     }
+
+    /** Commits a compaction of `p`'s leaf at `uri`; Lance refusing it (a concurrent DELETE or
+     * compaction changed the fragments it rewrote) is a conflict. */
+    private def rewrite(p: LeafPlan, uri: String): LeafStats =
+      try leaves.rewrite(uri, p.rewrites)
+      catch {
+        case e: Exception if Lance.isConflict(e) =>
+          throw new TransactionConflict(
+            s"table ${store.table}: partition ${describe(p.leaf.objectId, p.leaf.values)}: a concurrent DELETE or " +
+              "compaction changed fragments this compaction rewrote; this partition table was not compacted " +
+              "(others may have been) and __manifest was not changed; run it again",
+            e
+          )
+      }
 
     private def describe(objectId: String, values: Map[String, Any]): String = {
       val shown = values.toSeq.filter(_._2 != null).sortBy(_._1).map { case (k, v) => s"$k=$v" }
