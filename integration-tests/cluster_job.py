@@ -1,5 +1,6 @@
 """The driver program of test_cluster.py: connects to a standalone cluster with the plugin jar in
-`spark.jars` only, and runs a write, a pruned read, a crosscheck and a join on an s3:// root.
+`spark.jars` only, and runs a write, a pruned read, a crosscheck, a join and a compaction on an
+s3:// root.
 Prints one line `RESULT <json>` with what the test checks.
 
     cluster_job.py <master url> <catalog root> <storage options as JSON>
@@ -50,5 +51,10 @@ result = {
     "join_shuffles": "hashpartitioning" in join_plan,  # the global aggregate above it exchanges to one partition
     "executor_tasks": {e["id"]: [e["totalTasks"], e["failedTasks"]] for e in executors if e["id"] != "driver"},
 }
+# a second fragment in every partition table, then a compaction whose rewrites run on the executors
+spark.sql("INSERT INTO lance.cluster.events SELECT id + 20000, element_at(array('DE', 'FR', 'JP', 'US'), "
+          "CAST(id % 4 AS INT) + 1), 0.0 FROM range(0, 20000, 1, 4)")
+result["compaction"] = spark.sql("CALL lance.system.rewrite_data_files(table => 'cluster.events')").collect()[0].asDict()
+result["compacted"] = list(spark.sql("SELECT count(*), count(DISTINCT id), sum(id) FROM lance.cluster.events").first())
 print("RESULT " + json.dumps(result), flush=True)
 spark.stop()

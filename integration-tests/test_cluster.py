@@ -1,6 +1,6 @@
 """The plugin on a real standalone Spark cluster (one master, two workers on loopback): executors
 in their own JVMs load the jar from `spark.jars` and Lance's native library, and write and read
-partition tables on S3 with the catalog's storage options."""
+partition tables on S3 with the catalog's storage options, and compact them."""
 
 import json
 import subprocess
@@ -13,7 +13,7 @@ from spark_cluster import standalone_cluster
 JOB = Path(__file__).parent / "cluster_job.py"
 
 
-def test_write_prune_crosscheck_and_join_on_a_standalone_cluster(tmp_path, s3):
+def test_write_prune_crosscheck_join_and_compaction_on_a_standalone_cluster(tmp_path, s3):
     with standalone_cluster(tmp_path) as master:
         out = subprocess.run([sys.executable, str(JOB), master, f"s3://{BUCKET}/cluster-warehouse",
                               json.dumps(s3.storage_options())], capture_output=True, text=True, timeout=900)
@@ -28,6 +28,9 @@ def test_write_prune_crosscheck_and_join_on_a_standalone_cluster(tmp_path, s3):
     matched = [i for i in range(5000) if i % 3 == 0]  # b holds ids 0, 3, 6, ...
     assert result["join"] == [len(matched), sum(2 * i + i // 3 for i in matched)]
     assert not result["join_shuffles"], "the bucketed join should need no shuffle"
+    assert result["compaction"]["rewritten_partition_tables_count"] == 4
+    assert result["compaction"]["added_data_files_count"] == 4
+    assert result["compacted"] == [40000, 40000, sum(range(40000))]
     tasks = result["executor_tasks"]
     assert len(tasks) == 2, tasks
     assert all(total > 0 and failed == 0 for total, failed in tasks.values()), tasks
