@@ -306,6 +306,12 @@ CASES = [
             f"timestamp => TIMESTAMP'{COMMIT_TIMES[names['t']]}')").collect()),
         "INSERT INTO {t} VALUES (7, 'b', 70)"),
         ("SELECT count(*), sum(v) FROM {t}",)),
+    Case("expire every old snapshot, then write and read", (
+        NESTED + " TBLPROPERTIES ('transaction.mode' = 'strong')", NESTED_ROWS, "UPDATE {t} SET v = v + 1 WHERE st.a = 1",
+        "DELETE FROM {t} WHERE p = 'b'", "CALL {catalog}.system.rewrite_data_files(table => '{t}', where => 'st.b = ''x''')",
+        "CALL {catalog}.system.expire_snapshots(table => '{t}', older_than => current_timestamp(), retain_last => 1)",
+        "INSERT INTO {t} VALUES (9, 'b', 90, named_struct('a', 9, 'b', 'q'))", "UPDATE {t} SET p = 'z' WHERE id = 9"),
+        ("SELECT p, count(*), sum(v), max(st.b) FROM {t} GROUP BY p",)),
     Case("snapshots of appends and partition deletes", (
         SIMPLE, SIMPLE_ROWS, "INSERT INTO {t} VALUES (6, 'd', 60)", "DELETE FROM {t} WHERE p = 'a'",
         "INSERT INTO {t} VALUES (7, 'a', 1), (8, 'e', 2)", "DELETE FROM {t} WHERE p IN ('d', 'e')"),

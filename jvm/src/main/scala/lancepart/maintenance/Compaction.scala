@@ -55,9 +55,8 @@ object Compaction {
         if (!ds.listIndexes().isEmpty) throw new UnsupportedOperationException(
           s"table ${store.table}: partition table ${row.objectId} has indexes (" +
             s"${ds.listIndexes().asScala.mkString(", ")}), which rewrite_data_files does not remap; nothing was compacted")
-        LanceCompaction.planCompaction(
-          ds,
-          settings).getCompactionTasks.asScala.toSeq.map(CompactionJob(row.objectId, uri, _))
+        val tasks = LanceCompaction.planCompaction(ds, settings).getCompactionTasks.asScala.toSeq
+        tasks.map(CompactionJob(row.objectId, uri, _))
       }
     }.flatten
 

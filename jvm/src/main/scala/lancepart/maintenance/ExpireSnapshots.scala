@@ -1,9 +1,10 @@
 // Expiry of old manifest versions (CALL <catalog>.system.expire_snapshots): removes the manifest
 // versions committed before a time, keeping the newest `retainLast`, and then what only they used:
 // partition tables no kept version refers to, and inside the others the files of table versions
-// only expired manifest versions pinned (and their `table_version` records). Files that a kept version, a main-branch version or a
-// write still running (its files belong to no version yet) uses are never touched. A partition
-// table no kept version pins (weak mode) keeps its own history, cleaned by Lance's cleanup.
+// only expired manifest versions pinned (and the `table_version` records of those versions).
+// Files that a kept version, a main-branch version or a write still running (its files belong to
+// no version yet) uses are never touched. A partition table no kept version pins (weak mode)
+// keeps its own history, cleaned by Lance's cleanup.
 package lancepart.maintenance
 
 import lancepart.lance.{Lance, LeafFiles}
@@ -23,6 +24,8 @@ object ExpireSnapshots {
   def run(store: ManifestStore, files: TableFiles, olderThanMicros: Long, retainLast: Int): ExpireResult = {
     if (retainLast < 1) throw new IllegalArgumentException(
       s"table ${store.table}: expire_snapshots retain_last must be at least 1, not $retainLast")
+    // Loaded before the versions are listed: every version that pins a record it holds is listed.
+    val latest = store.load()
     val versions = store.lance.withDataset(store.uri)(_.listVersions().asScala.toSeq)
     val expired = versions.dropRight(retainLast)
       .takeWhile(v => DateTimeUtils.instantToMicros(v.getDataTime.toInstant) < olderThanMicros).map(_.getId)
@@ -32,7 +35,6 @@ object ExpireSnapshots {
       val before = store.leafReferences(expired)
       val after = store.leafReferences(kept)
       // Records of partition table versions no kept manifest version pins name versions about to go.
-      val latest = store.load()
       val stale = store.rows(latest, ManifestQuery.versionRecords).filterNot(r =>
         r.readVersion.exists(v => after.get(r.location.get).exists(_(v))))
       store.deleteRows(stale.map(_.objectId))

@@ -13,13 +13,14 @@ import scala.jdk.OptionConverters._
 import scala.util.Try
 
 /**
- * Manifest `version`, committed at `committedAtMicros`, on top of `parent` (None: the first kept
- * version Lance keeps; a version before it expired). `operation` is `create` (the versions that
- * make the table, up to its first rows in `__manifest`), `unknown` (the oldest version kept after
- * expire_snapshots, its predecessor gone), `append`, `delete`, `overwrite`, `replace` (rows rewritten,
- * none added or removed, as by compaction, or nothing changed), `alter` (table metadata only) or `rollback` (restoring
- * `restored`). `summary` counts, as Iceberg's snapshot summaries do, what changed (counts of
- * zero left out) and the totals after it.
+ * Manifest `version`, committed at `committedAtMicros`, on top of `parent` (None for the table's
+ * first version; for the oldest one an expiry kept, the expired one before it). `operation` is
+ * `create` (the versions that make the table, up to its first rows in `__manifest`), `unknown`
+ * (the oldest version an expiry kept: nothing to compare it with), `append`, `delete`,
+ * `overwrite`, `replace` (rows rewritten, none added or removed, as by compaction, or nothing
+ * visible changed), `alter` (table metadata only) or `rollback` (restoring `restored`).
+ * `summary` counts, as Iceberg's snapshot summaries do, what changed (counts of zero left out)
+ * and the totals after it.
  */
 case class ManifestCommit(
     version: Long,
@@ -35,7 +36,7 @@ object ManifestHistory {
    * whether `__manifest` has no rows at all (a table being created). */
   private case class State(properties: Map[String, String], tables: Map[String, ManifestRow], empty: Boolean)
 
-  /** Every manifest version `store` holds, oldest first. */
+  /** Every manifest version `store` holds from the table's partition spec on, oldest first. */
   def read(store: ManifestStore): Seq[ManifestCommit] = {
     val versions = store.lance.withDataset(store.uri)(_.listVersions().asScala.toSeq)
     val rowCounts = scala.collection.mutable.Map.empty[(String, Long), Long]
