@@ -2,7 +2,7 @@
 environment (`make test` creates .venv-newest-pylance), apart from the package's pinned pylance.
 Each way round, one side writes a partitioned namespace and the other reads exact rows, prunes,
 appends and evolves it (RENAME COLUMN included); a namespace of every Arrow type Lance stores reads
-and takes writes."""
+and takes writes; the maintenance procedures keep a namespace the newest pylance reads."""
 
 import json
 import re
@@ -94,6 +94,29 @@ def test_a_namespace_written_by_the_newest_pylance_reads_prunes_and_takes_writes
                                  sort_keys=True) for r in after)
     assert renamed == spark_rows(spark, t) == expected
     lancepart.crosscheck(spark, t)
+
+
+def test_maintenance_leaves_a_namespace_of_the_newest_pylance_that_it_reads(spark, root, ns):
+    """Compaction, manifest compaction and expiry (lance-core 7.0.0) of a namespace the newest
+    pylance wrote in file format 2.2: the newest pylance reads the same rows as Spark after them."""
+    table_dir = root / ns / "events"
+    newest("""
+        import sys, handwritten
+        handwritten.write_by_hand(sys.argv[1])
+    """, table_dir)
+    t = f"lance.{ns}.events"
+    for i in range(3):
+        spark.sql(f"INSERT INTO {t} VALUES ({10 + i}, DATE'2025-12-20', 'US'), ({20 + i}, DATE'2025-12-10', 'JP')")
+    before = spark_rows(spark, t)
+    [compacted] = spark.sql(f"CALL lance.system.rewrite_data_files(table => '{ns}.events')").collect()
+    assert compacted.rewritten_partition_tables_count >= 2
+    spark.sql(f"CALL lance.system.rewrite_manifests(table => '{ns}.events')").collect()
+    spark.sql(f"CALL lance.system.expire_snapshots(table => '{ns}.events', older_than => current_timestamp())").collect()
+    seen = newest("""
+        import json, sys, handwritten
+        print(json.dumps(handwritten.comparable(handwritten.read_by_hand(sys.argv[1]))))
+    """, table_dir)
+    assert seen == spark_rows(spark, t) == before
 
 
 def test_a_lancepart_table_reads_lists_and_takes_writes_in_the_newest_pylance(spark, root, ns):
