@@ -266,9 +266,11 @@ def test_maintenance_races_writers(spark, root, ns, mode):
          op("append", "a", "b")]])
     check_against_log(spark, t, log, mode)
     maintenance = [e for e in log if e["kind"] in {"compact", "rewrite_manifests", "expire"}]
-    assert any(e["ok"] and e["kind"] == "compact" for e in maintenance), maintenance
     failures = [e["error"] for e in maintenance if not e["ok"]]
     assert all("TransactionConflict" in f or "onflict" in f for f in failures), failures
+    # after the race (strong mode may have lost every compaction to a write), one compacts and keeps every row
+    spark.sql(f"CALL lance.system.rewrite_data_files(table => '{t.removeprefix('lance.')}')").collect()
+    check_against_log(spark, t, log, mode)
 
 
 @pytest.mark.parametrize("mode", ["weak", "strong"])
