@@ -12,8 +12,6 @@ import lancepart.manifest.{ManifestQuery, ManifestStore, TableFiles}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.lance.cleanup.CleanupPolicy
 
-import scala.jdk.CollectionConverters._
-
 /** What an expiry removed: manifest versions, partition table directories, and files (data,
  * deletion and version manifest files) of the partition tables kept. */
 case class ExpireResult(expiredVersions: Int, deletedPartitionTables: Int, deletedFiles: Long)
@@ -26,12 +24,13 @@ object ExpireSnapshots {
       s"table ${store.table}: expire_snapshots retain_last must be at least 1, not $retainLast")
     // Loaded before the versions are listed: every version that pins a record it holds is listed.
     val latest = store.load()
-    val versions = store.lance.withDataset(store.uri)(_.listVersions().asScala.toSeq)
-    val expired = versions.dropRight(retainLast)
-      .takeWhile(v => DateTimeUtils.instantToMicros(v.getDataTime.toInstant) < olderThanMicros).map(_.getId)
+    val versions = store.committed()
+    val expired =
+      versions.dropRight(
+        retainLast).takeWhile(v => DateTimeUtils.instantToMicros(v.at) < olderThanMicros).map(_.version)
     if (expired.isEmpty) ExpireResult(0, 0, 0)
     else {
-      val kept = versions.map(_.getId).filterNot(expired.toSet)
+      val kept = versions.map(_.version).filterNot(expired.toSet)
       val before = store.leafReferences(expired)
       val after = store.leafReferences(kept)
       // Records of partition table versions no kept manifest version pins name versions about to go.

@@ -6,7 +6,7 @@ package lancepart.maintenance
 
 import lancepart.lance.Lance
 import lancepart.manifest.ManifestStore
-import org.lance.compaction.{Compaction, CompactionOptions}
+import org.lance.compaction.{Compaction => LanceCompaction, CompactionOptions}
 
 import scala.annotation.tailrec
 import scala.jdk.CollectionConverters._
@@ -23,12 +23,12 @@ object RewriteManifest {
     val options = CompactionOptions.builder().withMaterializeDeletionsThreshold(0f).build()
     @tailrec def attempt(n: Int): ManifestCompactionResult = {
       val outcome = store.lance.withDataset(store.uri) { ds =>
-        val tasks = Compaction.planCompaction(ds, options).getCompactionTasks.asScala.toSeq
+        val tasks = LanceCompaction.planCompaction(ds, options).getCompactionTasks.asScala.toSeq
         if (tasks.isEmpty) Right(ManifestCompactionResult(0, 0))
         else {
           val results = tasks.map(_.execute(ds))
           try {
-            val metrics = Compaction.commitCompaction(ds, results.asJava, options)
+            val metrics = LanceCompaction.commitCompaction(ds, results.asJava, options)
             Right(ManifestCompactionResult(metrics.getFragmentsRemoved, metrics.getFragmentsAdded))
           } catch { case e: Exception if n < Attempts && Lance.isConflict(e) => Left(e) }
         }

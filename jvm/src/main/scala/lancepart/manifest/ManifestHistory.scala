@@ -38,7 +38,7 @@ object ManifestHistory {
 
   /** Every manifest version `store` holds from the table's partition spec on, oldest first. */
   def read(store: ManifestStore): Seq[ManifestCommit] = {
-    val versions = store.lance.withDataset(store.uri)(_.listVersions().asScala.toSeq)
+    val versions = store.committed()
     val rowCounts = scala.collection.mutable.Map.empty[(String, Long), Long]
     def rows(row: ManifestRow): Option[Long] = row.stats.filter(s => row.readVersion.forall(_ == s.version)).map(_.rows)
       .orElse(row.readVersion.map(v =>
@@ -46,7 +46,7 @@ object ManifestHistory {
           (row.location.get, v),
           store.lance.withDataset(store.leafUri(row), Some(v))(_.countRows()))))
     val states = versions.map { v =>
-      val (restored, empty, properties) = store.lance.withDataset(store.uri, Some(v.getId)) { ds =>
+      val (restored, empty, properties) = store.lance.withDataset(store.uri, Some(v.version)) { ds =>
         // A version without a transaction file (or of an operation lance-core cannot describe) restored nothing.
         val restore =
           Try(ds.readTransaction().toScala).toOption.flatten.map(_.operation()).collect { case r: Restore =>
@@ -54,18 +54,19 @@ object ManifestHistory {
           }
         (restore, ds.countRows() == 0, ds.getTableMetadata.asScala.toMap)
       }
-      val state = partitioned(store, v.getId).map { manifest =>
+      val state = partitioned(store, v.version).map { manifest =>
         State(
           properties,
           store.rows(manifest, ManifestQuery.tables(manifest.meta)).map(r => r.objectId -> r).toMap,
           empty)
       }
-      (v.getId, v, restored, state)
+      (v, restored, state)
     }
     // Versions before the table's partition spec was published are no table yet: they are left out.
-    states.indices.filter(i => states(i)._4.isDefined).map { i =>
-      val (id, v, restored, state) = states(i)
-      val before = Option.when(i > 0)(states(i - 1)._4)
+    states.indices.filter(i => states(i)._3.isDefined).map { i =>
+      val (v, restored, state) = states(i)
+      val id = v.version
+      val before = Option.when(i > 0)(states(i - 1)._3)
       val (operation, summary) = (restored, before) match {
         case (Some(r), _) => ("rollback", Map("restored-version" -> r.toString))
         case (None, Some(b)) => change(b, state.get, rows)
@@ -74,8 +75,8 @@ object ManifestHistory {
       }
       ManifestCommit(
         id,
-        DateTimeUtils.instantToMicros(v.getDataTime.toInstant),
-        if (i > 0) Option.when(states(i - 1)._4.isDefined)(states(i - 1)._1) else Option.when(id > 1)(id - 1),
+        DateTimeUtils.instantToMicros(v.at),
+        if (i > 0) Option.when(states(i - 1)._3.isDefined)(states(i - 1)._1.version) else Option.when(id > 1)(id - 1),
         operation,
         summary ++ totals(state.get, rows),
         restored

@@ -156,13 +156,13 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   }
 
   /** The newest manifest version committed at or before `micros` (microseconds since the epoch). */
-  def versionAt(micros: Long): Long = lance.withDataset(uri) { ds =>
-    val versions = ds.listVersions().asScala
-    val at = versions.filter(v => DateTimeUtils.instantToMicros(v.getDataTime.toInstant) <= micros)
+  def versionAt(micros: Long): Long = {
+    val versions = committed()
+    val at = versions.filter(v => DateTimeUtils.instantToMicros(v.at) <= micros)
     if (at.isEmpty) throw new IllegalArgumentException(
       s"table $table has no manifest version at or before ${DateTimeUtils.microsToInstant(micros)}; the first is from " +
-        versions.headOption.fold("-")(_.getDataTime.toInstant.toString))
-    at.map(_.getId).max
+        versions.headOption.fold("-")(_.at.toString))
+    at.map(_.version).max
   }
 
   /** Makes manifest `version` the latest again (a Lance restore: a new version with its rows and
@@ -177,6 +177,10 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
 
   /** Every manifest version, oldest first. */
   def versions(): Seq[Long] = lance.withDataset(uri)(_.listVersions().asScala.map(_.getId).toSeq)
+
+  /** Every manifest version with the time it was committed, oldest first. */
+  def committed(): Seq[ManifestVersion] =
+    lance.withDataset(uri)(_.listVersions().asScala.map(v => ManifestVersion(v.getId, v.getDataTime.toInstant)).toSeq)
 
   /** As [[load]], or None when the manifest declares no partition spec (a plain namespace):
    * one open of `__manifest` tells both. */
@@ -379,6 +383,9 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
     }
   }
 }
+
+/** Manifest `version`, committed `at`. */
+case class ManifestVersion(version: Long, at: java.time.Instant)
 
 object ManifestStore {
   val DirName = "__manifest"
