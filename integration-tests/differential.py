@@ -42,9 +42,6 @@ KNOWN_DIFFERENCES = {
         "DECIMAL(9,2) -9999999.99)), so its pruning drops those rows for i < 0 or i >= -2147483648: the "
         "oracle is wrong there; lancepart's truncate rounds toward zero and stays in range.",
         f"{FORMAT_DOC}#transforms-spec-partition-transform"),
-    "unpartitioned-tables": (
-        "a table is a Lance partitioned namespace, so CREATE TABLE (and saveAsTable) needs PARTITIONED BY; "
-        "Iceberg creates unpartitioned tables.", "docs/sql.md#create-table-and-partition-transforms"),
 }
 
 

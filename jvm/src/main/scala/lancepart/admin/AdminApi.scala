@@ -8,6 +8,7 @@ import lancepart.maintenance.{ManifestRepair, Progress, Vacuum}
 import lancepart.manifest.{JsonValues, ManifestQuery, Naming}
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable, PartitionsTable}
 import lancepart.spark.procedures.BaseProcedure
+import lancepart.spark.plain.PlainTable
 import lancepart.spec.Json
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{Column, Identifier}
@@ -57,11 +58,31 @@ object AdminApi {
       .map(n => if (n.isTextual) n.asText() else Json.write(n)))
 
   def describe(spark: SparkSession, catalog: String, name: String): String = inSession(spark) {
-    val table = load(spark, catalog, name)
+    catalogOf(spark, catalog).loadTable(identifier(catalog, name)) match {
+      case plain: PlainTable => describePlain(plain)
+      case partitioned: PartitionedTable => describePartitioned(partitioned)
+      case _ => describePartitioned(load(spark, catalog, name)) // a metadata table: refused with the reason
+    }
+  }
+
+  /** A plain Lance table: location, Lance version and schema, no partition fields. */
+  private def describePlain(table: PlainTable): String = {
+    val out = Json.obj()
+    out.put("name", table.name())
+    out.put("location", table.uri)
+    out.put("partitioned", false)
+    out.put("lance_version", table.lanceVersion)
+    out.put("schema", table.schema().json)
+    out.putArray("partition_fields")
+    Json.write(out)
+  }
+
+  private def describePartitioned(table: PartitionedTable): String = {
     val meta = table.manifest.meta
     val out = Json.obj()
     out.put("name", table.name())
     out.put("location", table.store.tableUri)
+    out.put("partitioned", true)
     out.put("manifest_version", table.manifest.version)
     out.put("schema", meta.schema.sparkSchema.json)
     out.put("current_spec_id", meta.currentSpec.id)

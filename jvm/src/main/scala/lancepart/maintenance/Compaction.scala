@@ -50,15 +50,30 @@ object Compaction {
   /** The jobs that compact the partition tables `rows` of `store` at the versions its manifest reads. */
   def plan(store: ManifestStore, rows: Seq[ManifestRow], settings: CompactionOptions): Seq[CompactionJob] =
     Lance.parallel(rows) { row =>
-      val uri = store.leafUri(row)
-      store.lance.withDataset(uri, Some(store.leafVersion(row))) { ds =>
-        if (!ds.listIndexes().isEmpty) throw new UnsupportedOperationException(
-          s"table ${store.table}: partition table ${row.objectId} has indexes (" +
-            s"${ds.listIndexes().asScala.mkString(", ")}), which rewrite_data_files does not remap; nothing was compacted")
-        val tasks = LanceCompaction.planCompaction(ds, settings).getCompactionTasks.asScala.toSeq
-        tasks.map(CompactionJob(row.objectId, uri, _))
-      }
+      planTable(
+        store.lance,
+        store.leafUri(row),
+        Some(store.leafVersion(row)),
+        row.objectId,
+        s"table ${store.table}: partition table ${row.objectId}",
+        settings)
     }.flatten
+
+  /** The jobs that compact the dataset at `uri` at `version` (None: the latest), known as
+   * `objectId`; `what` names it in errors. A dataset with indexes is refused. */
+  def planTable(
+      lance: LanceAccess,
+      uri: String,
+      version: Option[Long],
+      objectId: String,
+      what: String,
+      settings: CompactionOptions): Seq[CompactionJob] =
+    lance.withDataset(uri, version) { ds =>
+      if (!ds.listIndexes().isEmpty) throw new UnsupportedOperationException(
+        s"$what has indexes (${ds.listIndexes().asScala.mkString(", ")}), which rewrite_data_files does not " +
+          "remap; nothing was compacted")
+      LanceCompaction.planCompaction(ds, settings).getCompactionTasks.asScala.toSeq.map(CompactionJob(objectId, uri, _))
+    }
 
   /** Rewrites the fragments of `job` (new data files; nothing committed). */
   def execute(lance: LanceAccess, job: CompactionJob): (String, RewriteResult) =

@@ -1,5 +1,6 @@
 // The Spark catalog: `spark.sql.catalog.<name>=lancepart.spark.PartitionedCatalog` with `.root`
-// and `.storage.*` options. Namespaces are directories; tables are partitioned namespaces.
+// and `.storage.*` options. Namespaces are directories; tables are partitioned namespaces, and plain
+// Lance tables as the Directory Namespace spec lays them out (see [[PlainTables]]).
 package lancepart.spark
 
 import java.util
@@ -21,6 +22,7 @@ import org.apache.spark.sql.connector.catalog._
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
 import lancepart.spark.procedures.Procedures
+import lancepart.spark.plain.{PlainAlter, PlainColumns, PlainCopyOnWrite, PlainTable, PlainTables, StagedPlainTable}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.{DataType, StructField, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -34,6 +36,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     with ProcedureCatalog {
   private var catalogName: String = _
   private var warehouse: Warehouse = _
+  private var plainTables: PlainTables = _
   private var spjMaxKeys: Int = PartitionedCatalog.DefaultSpjMaxKeys
   private var commitAttempts: Int = Committer.DefaultAttempts
 
@@ -62,6 +65,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     val normalized = Warehouse.normalizeRoot(root)
     val directories = Directories.forRoot(normalized, lance, SparkSession.active.sessionState.newHadoopConf())
     warehouse = new Warehouse(normalized, lance, directories)
+    plainTables = new PlainTables(warehouse)
   }
 
   // ---- tables ----
@@ -69,22 +73,29 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   override def listTables(namespace: Array[String]): Array[Identifier] = {
     requireNamespace(namespace)
     val dir = warehouse.uri(namespace.toSeq)
-    warehouse.children(dir).filter(c => warehouse.isTable(s"$dir/$c"))
-      .map(c => Identifier.of(namespace, c)).toArray
+    val partitioned = warehouse.children(dir).filter(c => warehouse.isTable(s"$dir/$c"))
+    (partitioned ++ plainTables.list(namespace.toSeq)).distinct.map(c => Identifier.of(namespace, c)).toArray
   }
 
-  /** The table as manifest version `version` recorded it (`VERSION AS OF`; strong mode only). */
+  /** The table as manifest version `version` recorded it (`VERSION AS OF`; strong mode only), or
+   * a plain table at its Lance version `version`. */
   override def loadTable(ident: Identifier, version: String): Table = {
-    val current = travelling(ident, s"VERSION AS OF $version")
-    val number = version.toLongOption.getOrElse(throw new IllegalArgumentException(
-      s"table ${qualified(ident)}: VERSION AS OF takes a manifest version number, not '$version'"))
-    current.at(current.store.loadAt(number))
+    def number(what: String) = version.toLongOption.getOrElse(throw new IllegalArgumentException(
+      s"table ${qualified(ident)}: VERSION AS OF takes a $what version number, not '$version'"))
+    loadTable(ident) match {
+      case plain: PlainTable => plain.at(number("Lance"))
+      case _ =>
+        val current = travelling(ident, s"VERSION AS OF $version")
+        current.at(current.store.loadAt(number("manifest")))
+    }
   }
 
   /** The table as it was at `timestamp` (microseconds; `TIMESTAMP AS OF`; strong mode only). */
-  override def loadTable(ident: Identifier, timestamp: Long): Table = {
-    val current = travelling(ident, "TIMESTAMP AS OF")
-    current.at(current.store.loadAt(current.store.versionAt(timestamp)))
+  override def loadTable(ident: Identifier, timestamp: Long): Table = loadTable(ident) match {
+    case plain: PlainTable => plain.atTime(timestamp)
+    case _ =>
+      val current = travelling(ident, "TIMESTAMP AS OF")
+      current.at(current.store.loadAt(current.store.versionAt(timestamp)))
   }
 
   private def travelling(ident: Identifier, clause: String): PartitionedTable = loadTable(ident) match {
@@ -95,7 +106,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     case _ => throw new UnsupportedOperationException(s"table ${qualified(ident)}: $clause is not supported")
   }
 
-  /** A partitioned table, or one of its metadata tables (`<table>.partitions`, ...; see [[MetadataTable]]). */
+  /** A partitioned table, a plain Lance table, or a metadata table of a partitioned one
+   * (`<table>.partitions`, ...; see [[MetadataTable]]). */
   override def loadTable(ident: Identifier): Table = {
     val store = warehouse.store(ident, qualified(ident))
     // As Warehouse.isTable: a __manifest Lance cannot open is no table; a partitioned one whose
@@ -113,15 +125,24 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
           m,
           spjMaxKeys,
           commitAttempts)
-      case None if MetadataTable.exists(ident.name()) && ident.namespace().nonEmpty =>
-        MetadataTable.of(ident.name(), loadPartitioned(Identifier.of(ident.namespace().init, ident.namespace().last)))
-      case None => throw new NoSuchTableException(ident)
+      case None => plainTables.find(ident) match {
+          case Some((uri, _)) => PlainTable.load(qualified(ident), uri, warehouse.lance, None)
+          case None if MetadataTable.exists(ident.name()) && ident.namespace().nonEmpty =>
+            MetadataTable.of(
+              ident.name(),
+              loadPartitioned(Identifier.of(ident.namespace().init, ident.namespace().last)))
+          case None => throw new NoSuchTableException(ident)
+        }
     }
   }
 
-  /** Partitioned table `ident` (not a metadata table such as `<table>.partitions`). */
+  /** Partitioned table `ident` (not a metadata table such as `<table>.partitions`); a plain Lance
+   * table is refused, saying so. */
   def loadPartitioned(ident: Identifier): PartitionedTable = loadTable(ident) match {
     case t: PartitionedTable => t
+    case _: PlainTable => throw new UnsupportedOperationException(
+        s"table ${qualified(ident)} is a plain Lance table (created without PARTITIONED BY); this needs a " +
+          "partitioned table")
     case _ => throw new NoSuchTableException(ident)
   }
 
@@ -132,10 +153,38 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       properties: util.Map[String, String]): Table = {
     requireCreatable(ident)
     val fileVersion = newFileVersion(ident, columns, properties)
-    val meta =
-      tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty, fileVersion)
-    warehouse.store(ident, qualified(ident)).create(meta, Some(fileVersion))
+    if (plain(partitions, properties)) {
+      val uri = plainTables.newUri(ident)
+      warehouse.lance.create(uri, plainColumns(ident, columns, properties, fileVersion).schema, Some(fileVersion))
+      PlainTables.setConfig(warehouse.lance, uri, plainConfig(ident, uri, properties))
+    } else {
+      val meta =
+        tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty, fileVersion)
+      warehouse.store(ident, qualified(ident)).create(meta, Some(fileVersion))
+    }
     loadTable(ident)
+  }
+
+  /** CREATE without PARTITIONED BY (and without expression fields) makes a plain Lance table. */
+  private def plain(partitions: Array[Transform], properties: util.Map[String, String]): Boolean =
+    partitions.isEmpty && !properties.containsKey(DdlPartitioning.ExpressionsProperty)
+
+  private def plainColumns(
+      ident: Identifier,
+      columns: Array[Column],
+      properties: util.Map[String, String],
+      fileVersion: String): PlainColumns =
+    PlainColumns.create(qualified(ident), columns, properties.asScala.toMap, fileVersion)
+
+  /** The user's properties of a new plain table, kept in its Lance config; the transaction mode
+   * is refused (a plain table's writes are single Lance commits). */
+  private def plainConfig(ident: Identifier, uri: String, properties: util.Map[String, String]): Map[String, String] = {
+    if (properties.containsKey(TransactionMode.Key)) throw new IllegalArgumentException(
+      s"table ${qualified(ident)}: ${TransactionMode.Key} is a property of partitioned tables; a plain Lance table " +
+        "(no PARTITIONED BY) commits each write as one Lance transaction")
+    val config = TableProperties.atCreate(qualified(ident), uri, properties.asScala.toMap)
+    config.foreach { case (k, v) => PlainCopyOnWrite.checkProperty(qualified(ident), k, v) }
+    config
   }
 
   /** The Lance file format of a new table's datasets ([[TableProperties.fileVersion]]). */
@@ -145,7 +194,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   private def requireCreatable(ident: Identifier): Unit = {
     val uri = warehouse.tableUri(ident)
     if (ident.namespace().nonEmpty) requireNamespace(ident.namespace())
-    if (warehouse.isTable(uri)) throw new TableAlreadyExistsException(ident)
+    if (warehouse.isTable(uri) || plainTables.find(ident).isDefined) throw new TableAlreadyExistsException(ident)
     if (warehouse.exists(s"$uri/${ManifestStore.DirName}")) {
       throw new IllegalStateException(
         s"table ${qualified(ident)}: $uri already holds a __manifest that is not a partitioned namespace")
@@ -199,19 +248,60 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       properties: util.Map[String, String]): StagedTable = {
     requireCreatable(ident)
     val fileVersion = newFileVersion(ident, columns, properties)
-    val meta =
-      tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty, fileVersion)
-    val store = warehouse.store(ident, qualified(ident))
-    store.createEmpty(meta.allFields, Some(fileVersion))
-    staged(store, meta, replaced = None)
+    if (plain(partitions, properties)) {
+      val uri = plainTables.newUri(ident)
+      new StagedPlainTable(
+        qualified(ident),
+        uri,
+        warehouse.lance,
+        plainColumns(ident, columns, properties, fileVersion),
+        fileVersion,
+        plainConfig(ident, uri, properties),
+        replacing = None,
+        () => warehouse.delete(uri)
+      )
+    } else {
+      val meta =
+        tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty, fileVersion)
+      val store = warehouse.store(ident, qualified(ident))
+      store.createEmpty(meta.allFields, Some(fileVersion))
+      staged(store, meta, replaced = None)
+    }
   }
 
+  /** A partitioned table is replaced by a partitioned one, a plain table by a plain one: the
+   * two live in different places, so changing kind would not be one atomic commit. */
   override def stageReplace(
       ident: Identifier,
       columns: Array[Column],
       partitions: Array[Transform],
-      properties: util.Map[String, String]): StagedTable =
-    replacing(loadPartitioned(ident), ident, columns, partitions, properties, commitAttempts)
+      properties: util.Map[String, String]): StagedTable = loadTable(ident) match {
+    case plain: PlainTable if this.plain(partitions, properties) =>
+      val fileVersion = properties.asScala.get(TableProperties.FileVersionKey).fold(plain.fileVersion) { v =>
+        if (v != plain.fileVersion) throw new IllegalArgumentException(
+          s"table ${plain.name()}: REPLACE cannot change ${TableProperties.FileVersionKey} from ${plain.fileVersion} " +
+            s"to $v: the dataset keeps its Lance file format")
+        v
+      }
+      new StagedPlainTable(
+        plain.name(),
+        plain.uri,
+        warehouse.lance,
+        plainColumns(ident, columns, properties, fileVersion),
+        fileVersion,
+        plainConfig(ident, plain.uri, properties),
+        replacing = Some(plain.lanceVersion),
+        () => ()
+      )
+    case _: PlainTable => throw new UnsupportedOperationException(
+        s"table ${qualified(ident)} is a plain Lance table; REPLACE with PARTITIONED BY cannot make it partitioned " +
+          "(DROP it and CREATE the partitioned table)")
+    case partitioned: PartitionedTable if plain(partitions, properties) =>
+      throw new UnsupportedOperationException(
+        s"table ${partitioned.name()} is partitioned; REPLACE needs PARTITIONED BY (to make a plain Lance table, " +
+          "DROP it and CREATE the table without PARTITIONED BY)")
+    case _ => replacing(loadPartitioned(ident), ident, columns, partitions, properties, commitAttempts)
+  }
 
   override def stageCreateOrReplace(
       ident: Identifier,
@@ -289,20 +379,25 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
    * of `items`. New writes use it; old partitions stay as they are.
    */
   def evolvePartitionSpec(ident: Identifier, items: Seq[DdlPartitioning.Item]): PartitionedTable = {
-    val table = loadTable(ident).asInstanceOf[PartitionedTable]
+    val table = loadPartitioned(ident)
     val current = table.manifest.meta
     val requested = DdlPartitioning.fields(qualified(ident), current.schema, items)
     val next = PartitionedCatalog.checked(current.withSpec(SpecEvolution.next(current, requested)))
     table.store.evolve(current, next)
-    loadTable(ident).asInstanceOf[PartitionedTable]
+    loadPartitioned(ident)
   }
 
   /** ADD COLUMN, RENAME COLUMN, DROP COLUMN and widening ALTER COLUMN TYPE on top-level columns:
    * the namespace schema changes, partition tables are not rewritten (a rename renames their
    * columns too, and an added column moves aside a leaf column of a dropped one of its name, a
    * metadata-only commit on each: [[LeafRenames]]). */
-  override def alterTable(ident: Identifier, changes: TableChange*): Table = {
-    val table = loadTable(ident).asInstanceOf[PartitionedTable]
+  override def alterTable(ident: Identifier, changes: TableChange*): Table = loadTable(ident) match {
+    case plain: PlainTable => PlainAlter(plain, changes.toSeq); loadTable(ident)
+    case _ => alterPartitioned(ident, changes)
+  }
+
+  private def alterPartitioned(ident: Identifier, changes: Seq[TableChange]): Table = {
+    val table = loadPartitioned(ident)
     val current = table.manifest.meta
     val (properties, changed) =
       changes.partition(c => c.isInstanceOf[TableChange.SetProperty] || c.isInstanceOf[TableChange.RemoveProperty])
@@ -403,7 +498,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
 
   override def dropTable(ident: Identifier): Boolean = {
     val uri = warehouse.tableUri(ident)
-    warehouse.isTable(uri) && warehouse.delete(uri)
+    if (warehouse.isTable(uri)) warehouse.delete(uri) else plainTables.drop(ident)
   }
 
   override def purgeTable(ident: Identifier): Boolean = dropTable(ident)
@@ -418,13 +513,19 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   override def listNamespaces(namespace: Array[String]): Array[Array[String]] = {
     if (namespace.nonEmpty) requireNamespace(namespace)
     val dir = warehouse.uri(namespace.toSeq)
-    warehouse.children(dir).filterNot(c => warehouse.isTable(s"$dir/$c")).map(c => namespace :+ c).toArray
+    val directories = warehouse.children(dir).filterNot(c => isTableDirectory(s"$dir/$c"))
+    (directories ++ plainTables.namespaces(namespace.toSeq)).distinct.map(c => namespace :+ c).toArray
   }
 
+  /** A namespace is a directory holding no table, or one a V2 `__manifest` declares. */
   override def namespaceExists(namespace: Array[String]): Boolean = {
     val uri = warehouse.uri(namespace.toSeq)
-    namespace.isEmpty || (warehouse.exists(uri) && !warehouse.isTable(uri))
+    namespace.isEmpty || (warehouse.exists(uri) && !isTableDirectory(uri)) ||
+    plainTables.declaresNamespace(namespace.toSeq)
   }
+
+  /** A partitioned table's directory, or a Lance dataset's (plain tables, V2 table directories). */
+  private def isTableDirectory(uri: String): Boolean = warehouse.isTable(uri) || plainTables.isDataset(uri)
 
   override def loadNamespaceMetadata(namespace: Array[String]): util.Map[String, String] = {
     requireNamespace(namespace)

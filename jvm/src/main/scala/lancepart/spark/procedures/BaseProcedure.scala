@@ -6,7 +6,7 @@ import lancepart.spark.{PartitionedCatalog, PartitionedTable}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.util.quoteIfNeeded
-import org.apache.spark.sql.connector.catalog.Identifier
+import org.apache.spark.sql.connector.catalog.{Identifier, Table}
 import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, UnboundProcedure}
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
 import org.apache.spark.sql.types.{StringType, StructType}
@@ -22,6 +22,9 @@ abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedu
   /** Argument `ordinal`, a table name, as an identifier in the catalog. */
   protected def tableArgument(input: InternalRow, ordinal: Int): Identifier =
     BaseProcedure.identifier(catalog.name(), input.getUTF8String(ordinal).toString)
+
+  /** Argument `ordinal`, a table name, as the table it names (partitioned or plain). */
+  protected def table(input: InternalRow, ordinal: Int): Table = catalog.loadTable(tableArgument(input, ordinal))
 
   /** Argument `ordinal`, a table name, as the partitioned table it names. */
   protected def partitionedTable(input: InternalRow, ordinal: Int): PartitionedTable =

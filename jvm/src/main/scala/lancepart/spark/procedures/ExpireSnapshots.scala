@@ -3,7 +3,9 @@
 package lancepart.spark.procedures
 
 import lancepart.maintenance
+import lancepart.maintenance.PlainMaintenance
 import lancepart.spark.PartitionedCatalog
+import lancepart.spark.plain.PlainTable
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
 import org.apache.spark.sql.connector.read.Scan
@@ -23,8 +25,12 @@ class ExpireSnapshots(catalog: PartitionedCatalog) extends BaseProcedure(catalog
   )
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
-    val table = partitionedTable(input, 0)
-    val done = maintenance.ExpireSnapshots.run(table.store, table.files, input.getLong(1), input.getInt(2))
+    val done = table(input, 0) match {
+      case plain: PlainTable => PlainMaintenance.expire(plain.lance, plain.uri, input.getLong(1), input.getInt(2))
+      case _ =>
+        val table = partitionedTable(input, 0)
+        maintenance.ExpireSnapshots.run(table.store, table.files, input.getLong(1), input.getInt(2))
+    }
     result(
       ExpireSnapshots.ResultSchema,
       InternalRow(done.expiredVersions, done.deletedPartitionTables, done.deletedFiles))

@@ -3,9 +3,12 @@
 // rewriting them on executors.
 package lancepart.spark.procedures
 
-import lancepart.maintenance.{Compaction, CompactionResult}
+import lancepart.lance.LanceAccess
+import lancepart.maintenance.{Compaction, CompactionJob, CompactionResult, PlainMaintenance}
 import lancepart.spark.PartitionedCatalog
+import lancepart.spark.plain.PlainTable
 import lancepart.spark.read.PartitionedScan
+import org.lance.compaction.RewriteResult
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
@@ -30,24 +33,38 @@ class RewriteDataFiles(catalog: PartitionedCatalog) extends BaseProcedure(catalo
     val spark = SparkSession.active
     val name = tableName(input, 0)
     val settings = Compaction.options(name, stringMapArgument(input, 2))
-    val frame = spark.table(name)
     val where = Option.unless(input.isNullAt(1))(input.getUTF8String(1).toString)
-    // The partition tables the scan of the condition reads; a condition Spark proves false leaves no scan.
-    val scan = where.fold(frame)(frame.where).queryExecution.optimizedPlan.collectFirst {
-      case DataSourceV2ScanRelation(_, scan: PartitionedScan, _, _, _) => scan
-    }
-    val done = scan.fold(CompactionResult.Empty) { scan =>
-      val table = scan.table
-      val lance = table.store.lance
-      val jobs = Compaction.plan(table.store, scan.tablesSelected, settings)
-      val results = if (jobs.isEmpty) Seq.empty
-      else spark.sparkContext.parallelize(jobs, jobs.size).map(Compaction.execute(lance, _)).collect().toSeq
-      Compaction.commit(table.committer, table.manifest, scan.tablesSelected, results)
+    val done = table(input, 0) match {
+      case plain: PlainTable =>
+        if (where.isDefined) throw new IllegalArgumentException(
+          s"table ${plain.name()} is a plain Lance table, which rewrite_data_files compacts whole; leave out where")
+        val jobs = PlainMaintenance.plan(plain.lance, plain.uri, plain.name(), settings)
+        PlainMaintenance.commit(plain.lance, plain.uri, execute(spark, plain.lance, jobs).map(_._2))
+      case _ =>
+        val frame = spark.table(name)
+        // The partition tables the scan of the condition reads; a condition Spark proves false leaves no scan.
+        val scan = where.fold(frame)(frame.where).queryExecution.optimizedPlan.collectFirst {
+          case DataSourceV2ScanRelation(_, scan: PartitionedScan, _, _, _) => scan
+        }
+        scan.fold(CompactionResult.Empty) { scan =>
+          val table = scan.table
+          val jobs = Compaction.plan(table.store, scan.tablesSelected, settings)
+          Compaction.commit(
+            table.committer,
+            table.manifest,
+            scan.tablesSelected,
+            execute(spark, table.store.lance, jobs))
+        }
     }
     result(
       RewriteDataFiles.ResultSchema,
       InternalRow(done.rewrittenDataFiles, done.addedDataFiles, done.rewrittenTables))
   }
+
+  /** Runs `jobs` on executors, one task each. */
+  private def execute(spark: SparkSession, lance: LanceAccess, jobs: Seq[CompactionJob]): Seq[(String, RewriteResult)] =
+    if (jobs.isEmpty) Seq.empty
+    else spark.sparkContext.parallelize(jobs, jobs.size).map(Compaction.execute(lance, _)).collect().toSeq
 }
 
 object RewriteDataFiles {

@@ -3,9 +3,10 @@
 // table as an earlier manifest version recorded it (see [[Rollback]]).
 package lancepart.spark.procedures
 
-import lancepart.maintenance.{Rollback, RollbackResult}
+import lancepart.maintenance.{PlainMaintenance, Rollback, RollbackResult}
 import lancepart.manifest.{Manifest, ManifestStore}
 import lancepart.spark.PartitionedCatalog
+import lancepart.spark.plain.PlainTable
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
 import org.apache.spark.sql.connector.read.Scan
@@ -16,19 +17,25 @@ class RollbackToVersion(
     catalog: PartitionedCatalog,
     procedure: String,
     to: StructField,
-    rollback: (ManifestStore, Manifest, Long) => RollbackResult) extends BaseProcedure(catalog) {
+    rollback: (ManifestStore, Manifest, Long) => RollbackResult,
+    plainRollback: (PlainTable, Long) => RollbackResult) extends BaseProcedure(catalog) {
   override def name(): String = procedure
 
   override def description(): String =
-    s"Restores a strong-mode table as the manifest version at ${to.name} recorded it (rows, schema, specs)."
+    s"Restores a strong-mode table as the manifest version at ${to.name} recorded it (rows, schema, specs), " +
+      s"or a plain Lance table as its Lance version at ${to.name}."
 
   override def parameters(): Array[ProcedureParameter] = Array(
     ProcedureParameter.in("table", StringType).build(),
     ProcedureParameter.in(to.name, to.dataType).build())
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
-    val table = partitionedTable(input, 0)
-    val done = rollback(table.store, table.manifest, input.getLong(1))
+    val done = table(input, 0) match {
+      case plain: PlainTable => plainRollback(plain, input.getLong(1))
+      case _ =>
+        val table = partitionedTable(input, 0)
+        rollback(table.store, table.manifest, input.getLong(1))
+    }
     result(RollbackToVersion.ResultSchema, InternalRow(done.previousVersion, done.restoredVersion, done.currentVersion))
   }
 }
@@ -38,10 +45,26 @@ object RollbackToVersion {
   val TimestampName = "rollback_to_timestamp"
 
   def toVersion(catalog: PartitionedCatalog): RollbackToVersion =
-    new RollbackToVersion(catalog, VersionName, StructField("version", LongType), Rollback.toVersion)
+    new RollbackToVersion(
+      catalog,
+      VersionName,
+      StructField("version", LongType),
+      Rollback.toVersion,
+      (t, version) => PlainMaintenance.rollback(t.lance, t.uri, t.name(), version))
 
   def toTimestamp(catalog: PartitionedCatalog): RollbackToVersion =
-    new RollbackToVersion(catalog, TimestampName, StructField("timestamp", TimestampType), Rollback.toTimestamp)
+    new RollbackToVersion(
+      catalog,
+      TimestampName,
+      StructField("timestamp", TimestampType),
+      Rollback.toTimestamp,
+      (t, micros) =>
+        PlainMaintenance.rollback(
+          t.lance,
+          t.uri,
+          t.name(),
+          PlainMaintenance.versionAt(t.lance, t.uri, t.name(), micros))
+    )
 
   private val ResultSchema = StructType(Seq(
     StructField("previous_version", LongType, nullable = false),

@@ -64,6 +64,7 @@ class LeafReader(
     val options = new ScanOptions.Builder().columns(names.asJava).batchSize(LeafReader.BatchRows)
     if (applicable.nonEmpty) options.filter(applicable.mkString(" AND "))
     if (names.isEmpty) options.withRowId(true)
+    part.fragments.foreach(ids => options.fragmentIds(ids.map(Int.box).asJava))
     dataset.newScan(options.build())
   }
   private val reader: ArrowReader = scanner.scanBatches()

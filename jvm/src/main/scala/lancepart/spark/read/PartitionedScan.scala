@@ -283,8 +283,14 @@ object PartitionedScan {
 }
 
 /** One partition table to read: its URI, the version the manifest pins (None: the latest), its
- * identity values and its object id in `__manifest`. */
-case class LeafPartition(uri: String, readVersion: Option[Long], identityValues: Map[String, Any], objectId: String)
+ * identity values and its object id in `__manifest`; `fragments`: only these fragments (a split
+ * of a plain Lance table), None for all. */
+case class LeafPartition(
+    uri: String,
+    readVersion: Option[Long],
+    identityValues: Map[String, Any],
+    objectId: String,
+    fragments: Option[Seq[Int]] = None)
 
 /** An input partition: the partition tables one task reads, in order. */
 sealed trait LeafSplit extends InputPartition {

@@ -1,20 +1,16 @@
 // Task side of a write: rows arrive sorted by partition and get their partition values a batch at a
-// time; each run is buffered in Arrow (Spark's ArrowWriter) and written as Lance fragments into its
-// leaf's directory, in the leaf's own column order.
+// time; each run is buffered ([[FragmentBuffer]]) and written as Lance fragments into its leaf's
+// directory, in the leaf's own column order.
 package lancepart.spark.write
 
-import lancepart.arrow.{ArrowTypes, StoredVectors, UnstorableColumnValue}
-import lancepart.lance.{Lance, LanceAccess, LeafAlignment, LeafLayout, LeafSchema}
+import lancepart.lance.{LanceAccess, LeafAlignment, LeafLayout, LeafSchema}
 import lancepart.spark.read.{LeafPartition, LeafReader}
 import lancepart.manifest.ManifestStore
 import lancepart.spec.{BoundSpec, NamespaceSchema, TableMetadata}
 import lancepart.txn.{LeafTarget, LeafWrite, PartitionDirectory, PartitionKey, TransactionConflict}
-import org.apache.arrow.vector.{FieldVector, VectorSchemaRoot}
-import org.apache.arrow.vector.types.pojo.{Field, Schema}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
-import org.apache.spark.sql.execution.arrow.ArrowWriter
 import org.lance.FragmentMetadata
 
 import scala.collection.mutable
@@ -48,52 +44,9 @@ class LeafDataWriter(
   private val pending = mutable.ArrayBuffer.empty[InternalRow]
   private var pendingBytes = 0L
 
-  /**
-   * The partition being written: its leaf, its Arrow buffer and how input rows map onto it. Spark
-   * writes each column in its own Arrow type; a column the leaf stores in another Arrow type
-   * (a fixed-size list, an unsigned integer, another time unit, ...) is copied into that type
-   * when the buffer is written out ([[StoredVectors]]).
-   */
-  private class Target(val leaf: LeafTarget, val layout: LeafLayout) {
-    private val ordinals: Array[Int] = layout.fields.map(_._2.fold(-1)(c => active.indexOf(c))).toArray
-    private val types = active.map(_.dataType).toArray
-    private val identity = ordinals.sameElements(active.indices)
-    private val stored = layout.fields.map(_._1)
-    private val buffered: Seq[Field] = layout.fields.map { case (f, c) =>
-      val dt = c.fold(ArrowTypes.toSpark(f, s"partition table ${leaf.location}: column '${f.getName}'"))(_.dataType)
-      val own = ArrowTypes.sparkOwn(f.getName, dt, f.isNullable)
-      if (ArrowTypes.sameType(own, f)) f else own
-    }
-    val root: VectorSchemaRoot = VectorSchemaRoot.create(new Schema(buffered.asJava), Lance.allocator)
-    val arrow: ArrowWriter = ArrowWriter.create(root)
-    var rows = 0
-
-    def write(row: InternalRow): Unit = {
-      arrow.write(if (identity) row
-      else InternalRow.fromSeq(ordinals.toSeq.map(o => if (o < 0) null else row.get(o, types(o)))))
-      rows += 1
-    }
-
-    /** `f` of the buffered rows in the leaf's own Arrow types. */
-    def asStored[B](f: VectorSchemaRoot => B): B = {
-      val copies = mutable.ArrayBuffer.empty[FieldVector]
-      try {
-        val vectors = stored.zip(buffered).zipWithIndex.map { case ((s, b), i) =>
-          if (s eq b) root.getVector(i)
-          else {
-            val copy = s.createVector(Lance.allocator)
-            copies += copy
-            try StoredVectors.copy(root.getVector(i), copy, rows, s.getName)
-            catch {
-              case e: UnstorableColumnValue => throw new IllegalArgumentException(s"table $table: ${e.getMessage}", e)
-            }
-            copy
-          }
-        }
-        f(if (copies.isEmpty) root else new VectorSchemaRoot(stored.asJava, vectors.asJava, rows))
-      } finally copies.foreach(_.close())
-    }
-  }
+  /** The partition being written: its leaf and its rows in the leaf's column order. */
+  private class Target(val leaf: LeafTarget, layout: LeafLayout)
+      extends FragmentBuffer(table, s"partition table ${leaf.location}", layout, active)
 
   /** The target of partition `key`: its leaf as it is, or a replacement holding its rows (once:
    * the distribution Spark guarantees puts all rows of a partition into one task). */
@@ -110,7 +63,7 @@ class LeafDataWriter(
           LeafPartition(s"$tableUri/${leaf.location}", pinned, spec.identityValues(leaf.key.byFieldId), leaf.objectId)
         val reader = new LeafReader(old, active, active, Seq.empty, lance)
         try while (reader.next()) reader.get().rowIterator().asScala.foreach(add(t, _))
-        catch { case e: Throwable => t.root.close(); throw e }
+        catch { case e: Throwable => t.close(); throw e }
         finally reader.close()
         t
     }
@@ -145,20 +98,17 @@ class LeafDataWriter(
 
   private def add(t: Target, row: InternalRow): Unit = {
     t.write(row)
-    if (t.rows >= LeafDataWriter.MaxRows || t.arrow.sizeInBytes() >= LeafDataWriter.MaxBytes) flush(t)
+    if (t.isFull) flush(t)
   }
 
   private def flush(t: Target): Unit = if (t.rows > 0) {
-    t.arrow.finish()
-    val fragments = t.asStored(lance.writeFragments(s"$tableUri/${t.leaf.location}", _, t.layout.fileVersion))
+    val fragments = t.drain(lance.writeFragments(s"$tableUri/${t.leaf.location}", _, t.layout.fileVersion))
     written.getOrElseUpdate(t.leaf.objectId, (t.leaf, mutable.ArrayBuffer.empty))._2 ++= fragments
-    t.arrow.reset()
-    t.rows = 0
   }
 
   private def close(t: Target): Unit =
     try flush(t)
-    finally t.root.close()
+    finally t.close()
 
   override def commit(): WriterCommitMessage = {
     route()
@@ -169,12 +119,10 @@ class LeafDataWriter(
 
   override def abort(): Unit = ()
 
-  override def close(): Unit = current.foreach(_.root.close())
+  override def close(): Unit = current.foreach(_.close())
 }
 
 object LeafDataWriter {
-  val MaxRows = 262144
-  val MaxBytes: Long = 64L << 20
 
   /** Rows whose partition keys are computed together, at most (and their bytes). */
   val KeyRows = 65536

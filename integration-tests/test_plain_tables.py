@@ -1,0 +1,207 @@
+"""Plain Lance tables (CREATE TABLE without PARTITIONED BY, and tables other tools wrote under the
+catalog root in the Directory Namespace layouts): what Lance holds after each write, tables
+pylance wrote (V1 `<name>.lance` directories and V2 `__manifest` entries), time travel,
+maintenance, races of row-level commands, and the errors. Results of SQL statements against
+Iceberg's unpartitioned tables are in test_differential_iceberg.py ("plain table" cases)."""
+
+from __future__ import annotations
+
+import datetime
+import io
+
+import lance
+import pyarrow as pa
+import pyarrow.ipc as ipc
+import pytest
+from lance.namespace import CreateNamespaceRequest, CreateTableRequest, DirectoryNamespace, ListTablesRequest
+
+import lancepart
+from test_row_level import run_while_paused
+from test_transactions import rows
+
+
+def create(spark, ns, name="t"):
+    """Rows 1..6, written by two INSERTs (a fragment each)."""
+    t = f"lance.{ns}.{name}"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, c STRING, st STRUCT<a: INT, b: STRING>)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', named_struct('a', 1, 'b', 'x')), (2, 'b', NULL), (3, 'c', NULL)")
+    spark.sql(f"INSERT INTO {t} VALUES (4, 'a', named_struct('a', 4, 'b', 'y')), (5, 'b', NULL), (6, 'c', NULL)")
+    return t
+
+
+def dataset(root, ns, name="t"):
+    return lance.dataset(str(root / ns / f"{name}.lance"))
+
+
+def ipc_bytes(table: pa.Table) -> bytes:
+    out = io.BytesIO()
+    with ipc.new_stream(out, table.schema) as writer:
+        writer.write_table(table)
+    return out.getvalue()
+
+
+def test_a_plain_table_is_one_lance_dataset_each_write_one_version(spark, root, ns):
+    t = create(spark, ns)
+    ds = dataset(root, ns)
+    assert ds.to_table().sort_by("id").column("id").to_pylist() == [1, 2, 3, 4, 5, 6]
+    assert ds.schema.field("st").type == pa.struct([("a", pa.int32()), ("b", pa.string())])
+    before = ds.version
+    fragment_of = {r["id"]: r["_fragment"] for r in spark.sql(f"SELECT _fragment, id FROM {t}").collect()}
+    assert sorted(set(fragment_of.values()), key=int) == [str(f.fragment_id) for f in ds.get_fragments()]
+
+    spark.sql(f"UPDATE {t} SET c = 'z' WHERE id = 4")  # rewrites the one fragment holding id 4
+    assert dataset(root, ns).version == before + 1
+    assert rows(spark, f"SELECT id FROM {t} WHERE c = 'z'") == [(4,)]
+    now = {r["id"]: r["_fragment"] for r in spark.sql(f"SELECT _fragment, id FROM {t}").collect()}
+    kept = {i: f for i, f in fragment_of.items() if f != fragment_of[4]}
+    assert kept and {i: now[i] for i in kept} == kept, "the other fragments were not rewritten"
+
+    spark.sql(f"DELETE FROM {t} WHERE id = 2")  # a Lance delete: a deletion file, no rewrite
+    assert dataset(root, ns).to_table().num_rows == 5
+    assert any(f.metadata.deletion_file is not None for f in dataset(root, ns).get_fragments())
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(5,)]
+
+    assert lancepart.Admin(spark).describe(t.removeprefix("lance."))["partitioned"] is False
+
+
+def test_a_table_pylance_wrote_in_the_namespace_directory_reads_and_takes_writes(spark, root, ns):
+    vectors = pa.FixedSizeListArray.from_arrays(pa.array([0.5, 1.5, 2.5, 3.5], pa.float32()), 2)
+    lance.write_dataset(pa.table({"k": pa.array([1, 2], pa.uint32()), "vec": vectors}), str(root / ns / "dim.lance"))
+    assert [r.tableName for r in spark.sql(f"SHOW TABLES IN lance.{ns}").collect()] == ["dim"]
+    assert [r.namespace for r in spark.sql(f"SHOW NAMESPACES IN lance.{ns}").collect()] == [], \
+        "a dataset directory is no namespace"
+    assert rows(spark, f"SELECT k, vec FROM lance.{ns}.dim") == [(1, [0.5, 1.5]), (2, [2.5, 3.5])]
+
+    spark.sql(f"INSERT INTO lance.{ns}.dim VALUES (3, array(4.5, 5.5))")
+    ds = lance.dataset(str(root / ns / "dim.lance"))
+    assert ds.schema == pa.schema([("k", pa.uint32()), ("vec", pa.list_(pa.float32(), 2))]), "its Arrow types stay"
+    assert ds.to_table().sort_by("k").to_pydict() == {"k": [1, 2, 3], "vec": [[0.5, 1.5], [2.5, 3.5], [4.5, 5.5]]}
+
+
+def test_tables_a_lance_directory_namespace_registered_are_tables_of_the_catalog(spark, tmp_path):
+    root = tmp_path / "dirns"
+    directory = DirectoryNamespace(root=str(root))
+    directory.create_namespace(CreateNamespaceRequest(id=["sales"]))
+    directory.create_table(CreateTableRequest(id=["sales", "orders"]), ipc_bytes(pa.table({"id": [1, 2]})))
+    directory.create_table(CreateTableRequest(id=["top"]), ipc_bytes(pa.table({"x": ["a"]})))
+    lancepart.register_catalog(spark, "dirns", str(root))
+
+    assert [r.namespace for r in spark.sql("SHOW NAMESPACES IN dirns").collect()] == ["sales"], \
+        "a namespace only __manifest declares is listed; V2 table directories are not namespaces"
+    assert [r.tableName for r in spark.sql("SHOW TABLES IN dirns.sales").collect()] == ["orders"]
+    assert [r.tableName for r in spark.sql("SHOW TABLES IN dirns").collect()] == ["top"]
+    spark.sql("INSERT INTO dirns.sales.orders VALUES (3)")
+    assert rows(spark, "SELECT id FROM dirns.sales.orders") == [(1,), (2,), (3,)]
+    location = directory.describe_table(lance.namespace.DescribeTableRequest(id=["sales", "orders"])).location
+    assert lance.dataset(location).to_table().column("id").to_pylist() == [1, 2, 3]
+
+    spark.sql("DROP TABLE dirns.sales.orders")
+    assert directory.list_tables(ListTablesRequest(id=["sales"])).tables == [], "its __manifest entry went too"
+    assert spark.sql("SHOW TABLES IN dirns.sales").collect() == []
+
+
+def test_time_travel_reads_lance_versions(spark, root, ns):
+    t = create(spark, ns)
+    first_insert = dataset(root, ns).version - 1
+    moment = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    spark.sql(f"DELETE FROM {t} WHERE id > 1")
+    assert rows(spark, f"SELECT id FROM {t} VERSION AS OF {first_insert}") == [(1,), (2,), (3,)]
+    assert rows(spark, f"SELECT count(*) FROM {t} TIMESTAMP AS OF '{moment}'") == [(6,)]
+    assert rows(spark, f"SELECT id FROM {t}") == [(1,)]
+    with pytest.raises(Exception, match="VERSION AS OF takes a Lance version number"):
+        spark.sql(f"SELECT * FROM {t} VERSION AS OF 'x'").collect()
+    with pytest.raises(Exception, match=f"no version was committed at or before"):
+        spark.sql(f"SELECT * FROM {t} TIMESTAMP AS OF '2000-01-01'").collect()
+
+
+def test_replace_keeps_older_versions_and_never_changes_the_kind(spark, root, ns):
+    t = f"lance.{ns}.r"
+    spark.sql(f"CREATE TABLE {t} AS SELECT id FROM range(5)")
+    version = dataset(root, ns, "r").version
+    spark.sql(f"CREATE OR REPLACE TABLE {t} AS SELECT 'x' AS name")
+    assert rows(spark, f"SELECT * FROM {t}") == [("x",)]
+    assert rows(spark, f"SELECT count(*) FROM {t} VERSION AS OF {version}") == [(5,)]
+    with pytest.raises(Exception, match="is a plain Lance table; REPLACE with PARTITIONED BY"):
+        spark.sql(f"REPLACE TABLE {t} (id BIGINT, c STRING) PARTITIONED BY (c)")
+    spark.sql(f"CREATE TABLE lance.{ns}.p (id BIGINT, c STRING) PARTITIONED BY (c)")
+    with pytest.raises(Exception, match="is partitioned; REPLACE needs PARTITIONED BY"):
+        spark.sql(f"REPLACE TABLE lance.{ns}.p (id BIGINT)")
+    assert rows(spark, f"SELECT * FROM {t}") == [("x",)]
+
+
+def test_maintenance_procedures_on_a_plain_table(spark, root, ns):
+    admin = lancepart.Admin(spark)
+    t = create(spark, ns)
+    name = t.removeprefix("lance.")
+    spark.sql(f"DELETE FROM {t} WHERE id = 5")
+    fragments = len(dataset(root, ns).get_fragments())
+    assert fragments > 1
+    done = admin.rewrite_data_files(name)
+    assert done["rewritten_data_files_count"] >= fragments and done["added_data_files_count"] == 1
+    ds = dataset(root, ns)
+    assert len(ds.get_fragments()) == 1 and ds.get_fragments()[0].metadata.deletion_file is None
+    assert rows(spark, f"SELECT id FROM {t}") == [(1,), (2,), (3,), (4,), (6,)]
+    with pytest.raises(Exception, match="plain Lance table, which rewrite_data_files compacts whole"):
+        admin.rewrite_data_files(name, where="id > 1")
+
+    compacted = ds.version
+    spark.sql(f"TRUNCATE TABLE {t}")
+    done = admin.rollback_to_version(name, compacted)
+    assert done["restored_version"] == compacted and done["current_version"] == compacted + 2
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(5,)]
+
+    versions = len(dataset(root, ns).versions())
+    done = admin.expire_snapshots(name, older_than=datetime.datetime.now() + datetime.timedelta(minutes=1),
+                                  retain_last=2)
+    assert done["expired_versions_count"] == versions - 2
+    assert [v["version"] for v in dataset(root, ns).versions()] == [compacted + 1, compacted + 2]
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(5,)]
+
+
+def test_an_update_fails_when_a_delete_changed_its_fragment_meanwhile(spark, root, ns, tmp_path):
+    t = create(spark, ns)
+    error = run_while_paused(
+        spark, tmp_path, f"UPDATE {t} SET c = 'z' WHERE id = pause_until_go(1)",
+        lambda: spark.sql(f"DELETE FROM {t} WHERE id = 1"))
+    assert error is not None and "TransactionConflict" in str(error), error
+    assert "UPDATE conflicts with a write that changed fragments" in str(error)
+    assert rows(spark, f"SELECT id, c FROM {t} WHERE id <= 3") == [(2, "b"), (3, "c")], "the UPDATE changed nothing"
+
+
+def test_a_merge_commits_beside_an_append(spark, root, ns, tmp_path):
+    t = create(spark, ns)
+    error = run_while_paused(
+        spark, tmp_path,
+        f"MERGE INTO {t} x USING (SELECT pause_until_go(1L) AS id) s ON x.id = s.id WHEN MATCHED THEN UPDATE SET c = 'm'",
+        lambda: spark.sql(f"INSERT INTO {t} VALUES (7, 'g', NULL)"))
+    assert error is None
+    assert rows(spark, f"SELECT id, c FROM {t} WHERE id IN (1, 7)") == [(1, "m"), (7, "g")]
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(7,)]
+
+
+def test_a_dataframe_kept_across_writes_reads_what_they_wrote(spark, ns):
+    t = create(spark, ns)
+    frame = spark.table(t)
+    spark.sql(f"INSERT INTO {t} VALUES (7, 'g', NULL)")
+    assert frame.count() == 7
+    spark.sql(f"ALTER TABLE {t} ADD COLUMN extra INT")
+    with pytest.raises(Exception, match="its columns changed after this DataFrame or view loaded it"):
+        frame.collect()
+
+
+@pytest.mark.parametrize("statement, message", [
+    ("CREATE TABLE {t}_m (id BIGINT) TBLPROPERTIES ('transaction.mode' = 'strong')",
+     "transaction.mode is a property of partitioned tables"),
+    ("ALTER TABLE {t} SET TBLPROPERTIES ('write.update.isolation-level' = 'serializable')",
+     "cannot be serializable on a plain Lance table"),
+    ("ALTER TABLE {t} ALTER COLUMN id TYPE DECIMAL(30, 0)", "cannot change type on a plain Lance table"),
+    ("ALTER TABLE {t} ADD COLUMN st.z INT", "only top-level columns can be added, not 'st.z'"),
+    ("CREATE TABLE {t} (id BIGINT) PARTITIONED BY (id)", "already exists"),
+    ("CALL lance.system.evolve_partition_spec(table => '{name}', fields => array('c'))",
+     "is a plain Lance table (created without PARTITIONED BY); this needs a partitioned table"),
+])
+def test_bad_statements_are_refused_naming_the_problem(spark, ns, statement, message):
+    t = create(spark, ns)
+    with pytest.raises(Exception, match=message.replace("(", r"\(").replace(")", r"\)")):
+        spark.sql(statement.format(t=t, name=t.removeprefix("lance."))).collect()
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(6,)]

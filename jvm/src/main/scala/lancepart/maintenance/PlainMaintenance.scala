@@ -1,0 +1,65 @@
+// Maintenance of a plain Lance table (one dataset): compaction, rollback and expiry are Lance's own
+// operations on the dataset, with the results the procedures of partitioned tables report.
+package lancepart.maintenance
+
+import lancepart.lance.LanceAccess
+import lancepart.txn.LeafCommits
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
+import org.lance.cleanup.CleanupPolicy
+import org.lance.compaction.{CompactionOptions, RewriteResult}
+
+import scala.jdk.CollectionConverters._
+
+object PlainMaintenance {
+
+  /** The compaction jobs of the dataset at `uri` (its latest version); `table` names it in errors. */
+  def plan(lance: LanceAccess, uri: String, table: String, settings: CompactionOptions): Seq[CompactionJob] =
+    Compaction.planTable(lance, uri, None, table, s"table $table", settings)
+
+  /** Commits the rewritten fragments of `results` (on the main branch: Lance rebases them over
+   * later commits that did not touch them). */
+  def commit(lance: LanceAccess, uri: String, results: Seq[RewriteResult]): CompactionResult =
+    if (results.isEmpty) CompactionResult.Empty
+    else {
+      new LeafCommits(lance, detached = false).rewrite(uri, results)
+      val metrics = results.map(_.getMetrics)
+      CompactionResult(metrics.map(_.getFilesRemoved).sum, metrics.map(_.getFilesAdded).sum, 1)
+    }
+
+  /** Makes Lance version `version` of the dataset the latest again (a new version with its contents). */
+  def rollback(lance: LanceAccess, uri: String, table: String, version: Long): RollbackResult = {
+    val previous = lance.withDataset(uri)(_.version())
+    if (!lance.withDataset(uri)(_.listVersions().asScala.exists(_.getId == version))) {
+      throw new IllegalArgumentException(s"table $table: no version $version (versions kept: " +
+        lance.withDataset(uri)(_.listVersions().asScala.map(_.getId).mkString(", ")) + ")")
+    }
+    val current = if (version == previous) previous
+    else lance.withDataset(uri, Some(version)) { ds => ds.restore(); lance.withDataset(uri)(_.version()) }
+    RollbackResult(previous, version, current)
+  }
+
+  /** The version to roll back to for TIMESTAMP `micros`: the last committed at or before it. */
+  def versionAt(lance: LanceAccess, uri: String, table: String, micros: Long): Long = {
+    val versions = lance.withDataset(uri)(_.listVersions().asScala.toSeq)
+    val at = DateTimeUtils.microsToInstant(micros)
+    versions.filterNot(_.getDataTime.toInstant.isAfter(at)).lastOption.map(_.getId).getOrElse(
+      throw new IllegalArgumentException(s"table $table: no version was committed at or before $at; the first was " +
+        s"committed at ${versions.head.getDataTime.toInstant}"))
+  }
+
+  /** Removes the versions committed before `olderThanMicros` but the newest `retainLast`, and the
+   * files only they used (Lance cleanup). */
+  def expire(lance: LanceAccess, uri: String, olderThanMicros: Long, retainLast: Int): ExpireResult = {
+    val versions = lance.withDataset(uri)(_.listVersions().asScala.toSeq)
+    val cutoff = DateTimeUtils.microsToInstant(olderThanMicros)
+    val kept = versions.takeRight(retainLast).map(_.getId).toSet
+    val expired = versions.filter(v => v.getDataTime.toInstant.isBefore(cutoff) && !kept(v.getId))
+    if (expired.isEmpty) ExpireResult(0, 0, 0)
+    else {
+      val firstKept = versions.map(_.getId).find(id => !expired.exists(_.getId == id)).get
+      val stats =
+        lance.withDataset(uri)(_.cleanupWithPolicy(CleanupPolicy.builder().withBeforeVersion(firstKept).build()))
+      ExpireResult(expired.size, 0, stats.getDataFilesRemoved + stats.getDeletionFilesRemoved)
+    }
+  }
+}

@@ -1,0 +1,118 @@
+// A plain Lance table (one dataset, Directory Namespace spec) as a Spark table: its columns are the
+// dataset's, scans and writes go to the dataset, versions are the dataset's own.
+package lancepart.spark.plain
+
+import java.util
+
+import lancepart.lance.LanceAccess
+import lancepart.prune.V2Predicates
+import lancepart.spark.TableProperties
+import lancepart.txn.LeafCommits
+import org.apache.spark.sql.connector.catalog.{
+  MetadataColumn, SupportsDeleteV2, SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite,
+  Table, TableCapability, TableCatalog
+}
+import org.apache.spark.sql.connector.expressions.filter.Predicate
+import org.apache.spark.sql.connector.read.ScanBuilder
+import org.apache.spark.sql.connector.write.{
+  LogicalWriteInfo, RowLevelOperationBuilder, RowLevelOperationInfo, WriteBuilder
+}
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import scala.jdk.CollectionConverters._
+
+/** The dataset at `uri` as version `version` has it: `columns`, Lance file format `fileVersion`
+ * and Lance config `config` (the user's table properties); `pinned` when time travel chose the
+ * version. `tableName` is the catalog-qualified name used in messages. */
+class PlainTable(
+    val tableName: String,
+    val uri: String,
+    val lance: LanceAccess,
+    val lanceVersion: Long,
+    val plainColumns: PlainColumns,
+    val fileVersion: String,
+    val config: Map[String, String],
+    pinned: Boolean)
+    extends Table with SupportsRead with SupportsWrite with SupportsDeleteV2 with SupportsRowLevelOperations
+    with SupportsMetadataColumns {
+
+  override def name(): String = tableName
+
+  /** This table at its Lance version `older` (VERSION AS OF). */
+  def at(older: Long): PlainTable = PlainTable.load(tableName, uri, lance, Some(older))
+
+  /** This table at the last Lance version committed at or before `micros` (TIMESTAMP AS OF). */
+  def atTime(micros: Long): PlainTable = {
+    val versions = lance.withDataset(uri)(_.listVersions().asScala.toSeq)
+    val instant = java.time.Instant.EPOCH.plus(micros, java.time.temporal.ChronoUnit.MICROS)
+    versions.filterNot(_.getDataTime.toInstant.isAfter(instant)).lastOption.fold(throw new IllegalArgumentException(
+      s"table $tableName: no version was committed at or before $instant; the first was committed at " +
+        versions.head.getDataTime.toInstant))(v => at(v.getId))
+  }
+
+  override def schema(): StructType = plainColumns.sparkSchema
+
+  override def properties(): util.Map[String, String] =
+    (config + (TableCatalog.PROP_LOCATION -> uri) + (TableProperties.FileVersionKey -> fileVersion) +
+      (TableCatalog.PROP_PROVIDER -> TableProperties.Provider)).asJava
+
+  override def capabilities(): util.Set[TableCapability] =
+    util.EnumSet.of(
+      TableCapability.BATCH_READ,
+      TableCapability.BATCH_WRITE,
+      TableCapability.TRUNCATE,
+      TableCapability.OVERWRITE_DYNAMIC)
+
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new PlainScanBuilder(latest, options)
+
+  /** What a scan reads: the latest version unless time travel pinned one (a DataFrame kept across
+   * writes reads what they wrote); refused when the columns changed since. */
+  private def latest: PlainTable = if (pinned) this
+  else {
+    val now = PlainTable.load(tableName, uri, lance, None)
+    if (now.lanceVersion == lanceVersion) this
+    else if (now.schema() != schema()) throw new IllegalStateException(
+      s"table $tableName: its columns changed after this DataFrame or view loaded it; read the table again " +
+        "(spark.table or a new statement)")
+    else now
+  }
+
+  /** INSERT INTO appends; INSERT OVERWRITE (static or dynamic: the table has no partitions) and
+   * TRUNCATE replace every row. */
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new PlainWriteBuilder(this, info)
+
+  override def metadataColumns(): Array[MetadataColumn] = Array(FragmentColumn)
+
+  /** UPDATE, MERGE INTO and a DELETE whose condition Lance cannot evaluate ([[PlainCopyOnWrite]]). */
+  override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder =
+    () => new PlainCopyOnWrite(latest, info)
+
+  override def canDeleteWhere(predicates: Array[Predicate]): Boolean =
+    V2Predicates.toFilters(predicates.toSeq).exists(plainColumns.predicate(_).isExpressible)
+
+  /** DELETE FROM: a Lance delete (deletion files) of the matching rows on the latest version. */
+  override def deleteWhere(predicates: Array[Predicate]): Unit = {
+    val filters = V2Predicates.toFilters(predicates.toSeq).getOrElse(
+      throw new UnsupportedOperationException(s"table $tableName: cannot delete where ${predicates.mkString(" AND ")}"))
+    new LeafCommits(lance, detached = false).update(uri, None, Some(plainColumns.predicate(filters)), Seq.empty)
+  }
+}
+
+object PlainTable {
+
+  /** The dataset at `uri` at `version` (None: its latest). */
+  def load(tableName: String, uri: String, lance: LanceAccess, version: Option[Long]): PlainTable =
+    lance.withDataset(uri, version) { ds =>
+      new PlainTable(
+        tableName,
+        uri,
+        lance,
+        ds.version(),
+        PlainColumns(tableName, ds.getSchema.getFields.asScala.toSeq),
+        ds.getLanceFileFormatVersion,
+        ds.getConfig.asScala.toMap,
+        pinned = version.isDefined
+      )
+    }
+}

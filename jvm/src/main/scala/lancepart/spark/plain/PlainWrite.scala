@@ -1,0 +1,123 @@
+// Writes to a plain Lance table: tasks write fragments in the dataset's column order and Arrow
+// types, the driver commits them in one Lance transaction (Append, or Overwrite for INSERT
+// OVERWRITE, TRUNCATE and a staged CREATE/REPLACE ... AS SELECT).
+package lancepart.spark.plain
+
+import lancepart.lance.{Lance, LanceAccess}
+import lancepart.spark.write.FragmentBuffer
+import org.apache.arrow.vector.types.pojo.Schema
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.write._
+import org.lance.{FragmentMetadata, Transaction}
+import lancepart.txn.TransactionConflict
+import org.lance.operation.{Append, Overwrite, Update}
+
+import scala.collection.mutable
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+class PlainWriteBuilder(table: PlainTable, info: LogicalWriteInfo)
+    extends WriteBuilder with SupportsTruncate with SupportsDynamicOverwrite {
+  private var overwrite = false
+
+  override def truncate(): WriteBuilder = { overwrite = true; this }
+
+  /** The table has no partitions: every row is replaced, as Iceberg does for an unpartitioned table. */
+  override def overwriteDynamicPartitions(): WriteBuilder = truncate()
+
+  override def build(): Write =
+    new PlainWrite(table.tableName, table.uri, table.plainColumns, table.fileVersion, table.lance)(fragments =>
+      if (overwrite)
+        PlainWrite.overwrite(table.lance, table.uri, table.lanceVersion, table.plainColumns.schema, fragments)
+      else PlainWrite.append(table.lance, table.uri, table.lanceVersion, fragments))
+}
+
+/** Writes rows of `columns` as fragments of the dataset at `uri`; `commit` takes them all. */
+class PlainWrite(table: String, uri: String, columns: PlainColumns, fileVersion: String, lance: LanceAccess)(
+    commit: Seq[FragmentMetadata] => Unit) extends Write with BatchWrite {
+  override def toBatch: BatchWrite = this
+
+  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
+    new PlainWriterFactory(table, uri, columns.schema.toJson, fileVersion, lance)
+
+  override def commit(messages: Array[WriterCommitMessage]): Unit =
+    commit(messages.toSeq.flatMap { case m: PlainWriteMessage => m.fragments })
+
+  /** Fragments of an aborted write are in no version; Lance's cleanup removes them. */
+  override def abort(messages: Array[WriterCommitMessage]): Unit = ()
+}
+
+object PlainWrite {
+
+  def append(lance: LanceAccess, uri: String, readVersion: Long, fragments: Seq[FragmentMetadata]): Unit =
+    if (fragments.nonEmpty) commit(lance, uri, readVersion, Append.builder().fragments(fragments.asJava).build())
+
+  /** Replaces every row (and the schema, for REPLACE TABLE), setting `config` in the Lance config
+   * (other keys stay); `readVersion` 0 creates the dataset. */
+  def overwrite(
+      lance: LanceAccess,
+      uri: String,
+      readVersion: Long,
+      schema: Schema,
+      fragments: Seq[FragmentMetadata],
+      config: Map[String, String] = Map.empty): Unit =
+    commit(
+      lance,
+      uri,
+      readVersion,
+      Overwrite.builder().fragments(fragments.asJava).schema(schema).configUpsertValues(config.asJava).build())
+
+  /** Replaces fragments `removed` of `table` (at the version it was loaded at) by `added`: the
+   * commit of a copy-on-write `command`. */
+  def replace(table: PlainTable, command: String, removed: Seq[Int], added: Seq[FragmentMetadata]): Unit =
+    if (removed.nonEmpty || added.nonEmpty) {
+      val update = Update.builder().removedFragmentIds(removed.map(id => java.lang.Long.valueOf(id.toLong)).asJava)
+        .newFragments(added.asJava).build()
+      try commit(table.lance, table.uri, table.lanceVersion, update)
+      catch {
+        case NonFatal(e) if Lance.isConflict(e) =>
+          throw new TransactionConflict(
+            s"table ${table.name()}: $command conflicts with a write that changed fragments " +
+              s"${removed.mkString(", ")} after version ${table.lanceVersion}, which the command read; nothing " +
+              s"was committed, run it again (${e.getMessage})",
+            e
+          )
+      }
+    }
+
+  private def commit(lance: LanceAccess, uri: String, readVersion: Long, op: org.lance.operation.Operation): Unit =
+    Lance.using(new Transaction.Builder().readVersion(readVersion).operation(op).build())(lance.commit(uri, _))
+}
+
+/** `schemaJson`: the dataset's Arrow schema (Arrow fields are not serializable). */
+class PlainWriterFactory(table: String, uri: String, schemaJson: String, fileVersion: String, lance: LanceAccess)
+    extends DataWriterFactory {
+  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = {
+    Lance.loadNative()
+    val columns = PlainColumns(table, Schema.fromJSON(schemaJson).getFields.asScala.toSeq)
+    new PlainDataWriter(new FragmentBuffer(table, s"table $table ($uri)", columns.layout(fileVersion), columns.fields))
+  }
+
+  private class PlainDataWriter(buffer: FragmentBuffer) extends DataWriter[InternalRow] {
+    private val written = mutable.ArrayBuffer.empty[FragmentMetadata]
+
+    override def write(row: InternalRow): Unit = {
+      buffer.write(row)
+      if (buffer.isFull) flush()
+    }
+
+    private def flush(): Unit =
+      if (buffer.rows > 0) written ++= buffer.drain(lance.writeFragments(uri, _, fileVersion))
+
+    override def commit(): WriterCommitMessage = {
+      flush()
+      PlainWriteMessage(written.toSeq)
+    }
+
+    override def abort(): Unit = ()
+
+    override def close(): Unit = buffer.close()
+  }
+}
+
+case class PlainWriteMessage(fragments: Seq[FragmentMetadata]) extends WriterCommitMessage
