@@ -347,3 +347,37 @@ def test_every_stored_type_written_by_the_newest_pylance_reads_and_takes_writes(
     rows = [r.asDict(recursive=True) for r in spark.table(t).orderBy("id").collect()]
     assert rows == expected([*TYPED_ROWS, INSERTED])
     assert lancepart.crosscheck(spark, t) == {"rows": 5, "tables": 2}
+
+
+def test_plain_tables_of_a_directory_namespace_the_newest_pylance_manages(spark, tmp_path):
+    root = tmp_path / "dirns"
+    newest("""
+        import io, sys
+        import pyarrow as pa, pyarrow.ipc as ipc
+        from lance.namespace import CreateNamespaceRequest, CreateTableRequest, DirectoryNamespace
+        table = pa.table({"id": pa.array([1, 2], pa.int64()), "tag": pa.array([3, 4], pa.uint16()),
+                          "emb": pa.FixedSizeListArray.from_arrays(pa.array([0.5, 1.5, 2.5, 3.5], pa.float32()), 2)})
+        data = io.BytesIO()
+        with ipc.new_stream(data, table.schema) as writer:
+            writer.write_table(table)
+        directory = DirectoryNamespace(root=sys.argv[1])
+        directory.create_namespace(CreateNamespaceRequest(id=["app"]))
+        directory.create_table(CreateTableRequest(id=["app", "items"]), data.getvalue())
+    """, root)
+    lancepart.register_catalog(spark, "newestns", str(root))
+    assert [r.tableName for r in spark.sql("SHOW TABLES IN newestns.app").collect()] == ["items"]
+    spark.sql("INSERT INTO newestns.app.items VALUES (3, 5, array(4.5, 5.5))")
+    spark.sql("UPDATE newestns.app.items SET tag = tag + 10 WHERE id = 1")
+    spark.sql("DELETE FROM newestns.app.items WHERE id = 2")
+    read = newest("""
+        import json, sys
+        import lance
+        from lance.namespace import DescribeTableRequest, DirectoryNamespace
+        location = DirectoryNamespace(root=sys.argv[1]).describe_table(DescribeTableRequest(id=["app", "items"])).location
+        ds = lance.dataset(location)
+        print(json.dumps({"rows": ds.to_table().sort_by("id").to_pylist(), "schema": str(ds.schema),
+                          "format": ds.data_storage_version}))
+    """, root)
+    assert read["rows"] == [{"id": 1, "tag": 13, "emb": [0.5, 1.5]}, {"id": 3, "tag": 5, "emb": [4.5, 5.5]}]
+    assert "tag: uint16" in read["schema"] and "emb: fixed_size_list<item: float>[2]" in read["schema"]
+    assert read["format"] == "2.2"

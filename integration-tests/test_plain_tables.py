@@ -98,6 +98,8 @@ def test_tables_a_lance_directory_namespace_registered_are_tables_of_the_catalog
     spark.sql("DROP TABLE dirns.sales.orders")
     assert directory.list_tables(ListTablesRequest(id=["sales"])).tables == [], "its __manifest entry went too"
     assert spark.sql("SHOW TABLES IN dirns.sales").collect() == []
+    with pytest.raises(Exception, match="namespace sales is declared in the __manifest of a Lance directory namespace"):
+        spark.sql("DROP NAMESPACE dirns.sales")
 
 
 def test_time_travel_reads_lance_versions(spark, root, ns):
@@ -205,3 +207,24 @@ def test_bad_statements_are_refused_naming_the_problem(spark, ns, statement, mes
     with pytest.raises(Exception, match=message.replace("(", r"\(").replace(")", r"\)")):
         spark.sql(statement.format(t=t, name=t.removeprefix("lance."))).collect()
     assert rows(spark, f"SELECT count(*) FROM {t}") == [(6,)]
+
+
+def test_snapshots_and_history_list_the_lance_versions(spark, root, ns):
+    t = create(spark, ns)
+    spark.sql(f"UPDATE {t} SET c = 'z' WHERE id = 1")
+    spark.sql(f"DELETE FROM {t} WHERE id = 2")
+    spark.sql(f"CALL lance.system.rewrite_data_files(table => '{t.removeprefix('lance.')}')")
+    spark.sql(f"CALL lance.system.rollback_to_version(table => '{t.removeprefix('lance.')}', version => 3)")
+    snapshots = spark.sql(f"SELECT snapshot_id, parent_id, operation, summary FROM {t}.snapshots "
+                          "ORDER BY snapshot_id").collect()
+    assert [r.snapshot_id for r in snapshots] == [v["version"] for v in dataset(root, ns).versions()]
+    assert [r.operation for r in snapshots] == \
+        ["create", "alter", "append", "append", "overwrite", "delete", "replace", "rollback"]
+    assert snapshots[2].summary == {"added-records": "3", "total-records": "3",
+                                    "total-data-files": snapshots[2].summary["total-data-files"]}
+    assert snapshots[5].summary["deleted-records"] == "1" and snapshots[5].summary["total-records"] == "5"
+    history = {r.snapshot_id: r.is_current_ancestor for r in spark.sql(f"SELECT * FROM {t}.history").collect()}
+    assert [v for v, ancestor in sorted(history.items()) if not ancestor] == [4, 5, 6, 7], \
+        "the versions the rollback to version 3 undid"
+    with pytest.raises(Exception, match="is a plain Lance table .*: it has no partitions"):
+        spark.sql(f"SELECT * FROM {t}.partitions").collect()

@@ -1,15 +1,17 @@
-// The metadata tables `<table>.snapshots` (one row per manifest version: when, on top of which,
-// the operation and a summary of what it changed) and `<table>.history` (each version and whether
-// it is an ancestor of the current one), as Iceberg's tables of those names; see [[ManifestHistory]].
+// The metadata tables `<table>.snapshots` (one row per manifest version, a plain table's Lance
+// version: when, on top of which, the operation and a summary of what it changed) and
+// `<table>.history` (each version and whether it is an ancestor of the current one), as Iceberg's
+// tables of those names; see [[ManifestHistory]] and [[lancepart.spark.plain.PlainHistory]].
 package lancepart.spark
 
-import lancepart.manifest.{ManifestCommit, ManifestHistory}
+import lancepart.manifest.ManifestCommit
+import org.apache.spark.sql.connector.catalog.Table
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.ArrayBasedMapData
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-class SnapshotsTable(table: PartitionedTable) extends MetadataTable(table, SnapshotsTable.Name) {
+class SnapshotsTable(table: Table) extends MetadataTable(table, SnapshotsTable.Name) {
   override protected def rowSchema: StructType = StructType(Seq(
     StructField("committed_at", TimestampType, nullable = false),
     StructField("snapshot_id", LongType, nullable = false),
@@ -18,7 +20,7 @@ class SnapshotsTable(table: PartitionedTable) extends MetadataTable(table, Snaps
     StructField("summary", MapType(StringType, StringType, valueContainsNull = false), nullable = false)
   ))
 
-  override protected def rows(): Array[InternalRow] = ManifestHistory.read(table.store).map { c =>
+  override protected def rows(): Array[InternalRow] = MetadataTable.commits(table).map { c =>
     val summary = c.summary.toSeq.sortBy(_._1)
     InternalRow(
       c.committedAtMicros,
@@ -36,7 +38,7 @@ object SnapshotsTable {
   val Name = "snapshots"
 }
 
-class HistoryTable(table: PartitionedTable) extends MetadataTable(table, HistoryTable.Name) {
+class HistoryTable(table: Table) extends MetadataTable(table, HistoryTable.Name) {
   override protected def rowSchema: StructType = StructType(Seq(
     StructField("made_current_at", TimestampType, nullable = false),
     StructField("snapshot_id", LongType, nullable = false),
@@ -45,7 +47,7 @@ class HistoryTable(table: PartitionedTable) extends MetadataTable(table, History
   ))
 
   override protected def rows(): Array[InternalRow] = {
-    val commits = ManifestHistory.read(table.store)
+    val commits = MetadataTable.commits(table)
     val ancestors = HistoryTable.ancestors(commits)
     commits.map(c =>
       InternalRow(c.committedAtMicros, c.version, c.parent.getOrElse(null), ancestors(c.version))).toArray

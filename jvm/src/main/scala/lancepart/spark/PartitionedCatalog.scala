@@ -128,9 +128,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       case None => plainTables.find(ident) match {
           case Some((uri, _)) => PlainTable.load(qualified(ident), uri, warehouse.lance, None)
           case None if MetadataTable.exists(ident.name()) && ident.namespace().nonEmpty =>
-            MetadataTable.of(
-              ident.name(),
-              loadPartitioned(Identifier.of(ident.namespace().init, ident.namespace().last)))
+            MetadataTable.of(ident.name(), loadTable(Identifier.of(ident.namespace().init, ident.namespace().last)))
           case None => throw new NoSuchTableException(ident)
         }
     }
@@ -557,6 +555,9 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   override def dropNamespace(namespace: Array[String], cascade: Boolean): Boolean = {
     if (!namespaceExists(namespace)) return false
     val uri = warehouse.uri(namespace.toSeq)
+    if (!warehouse.exists(uri)) throw new UnsupportedOperationException(
+      s"namespace ${namespace.mkString(".")} is declared in the __manifest of a Lance directory namespace, not a " +
+        "directory of catalog " + catalogName + "; drop it with a client of that directory namespace (pylance, LanceDB)")
     if (!cascade && warehouse.children(uri).nonEmpty) {
       throw new NonEmptyNamespaceException(namespace)
     }

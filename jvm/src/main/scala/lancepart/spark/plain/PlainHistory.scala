@@ -1,0 +1,59 @@
+// The history of a plain Lance table for `<table>.snapshots` and `<table>.history`: one entry per
+// Lance version the dataset keeps, its operation named from the version's Lance transaction.
+package lancepart.spark.plain
+
+import lancepart.lance.LanceAccess
+import lancepart.manifest.ManifestCommit
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
+import org.lance.operation._
+
+import scala.jdk.CollectionConverters._
+import scala.jdk.OptionConverters._
+import scala.util.Try
+
+object PlainHistory {
+
+  /**
+   * Every version of the dataset at `uri`, oldest first. The operation follows the version's
+   * Lance transaction: `create` (the first version), `append`, `delete`, `overwrite` (an
+   * Overwrite, or an Update: UPDATE and MERGE INTO rewrite fragments), `replace` (a compaction),
+   * `rollback` (a Restore), `alter` (schema or config only), `unknown` (no transaction file). The
+   * summary has the totals after it, and rows added (append) or deleted (delete).
+   */
+  def read(lance: LanceAccess, uri: String): Seq[ManifestCommit] = {
+    val versions = lance.withDataset(uri)(_.listVersions().asScala.toSeq)
+    val first = versions.headOption.map(_.getId)
+    versions.zip(None +: versions.map(Some(_))).map { case (v, before) =>
+      val operation = lance.withDataset(uri, Some(v.getId)) { ds =>
+        Try(ds.readTransaction().toScala).toOption.flatten.map(_.operation())
+      }
+      val rows = v.getManifestSummary.getTotalRows
+      val change = before.fold(0L)(b => rows - b.getManifestSummary.getTotalRows)
+      val name = operation.fold("unknown") {
+        case _ if first.contains(v.getId) => "create"
+        case _: Append => "append"
+        case _: Delete => "delete"
+        case _: Overwrite | _: Update => "overwrite"
+        case _: Rewrite => "replace"
+        case _: Restore => "rollback"
+        case _: Project | _: UpdateConfig | _: Merge => "alter"
+        case _ => "unknown"
+      }
+      val counts = name match {
+        case "append" => Map("added-records" -> change)
+        case "delete" => Map("deleted-records" -> -change)
+        case _ => Map.empty[String, Long]
+      }
+      ManifestCommit(
+        v.getId,
+        DateTimeUtils.instantToMicros(v.getDataTime.toInstant),
+        before.map(_.getId),
+        name,
+        (counts.filter(_._2 != 0) ++ Map(
+          "total-records" -> rows,
+          "total-data-files" -> v.getManifestSummary.getTotalDataFiles)).map { case (k, n) => k -> n.toString },
+        operation.collect { case r: Restore => r.version() }
+      )
+    }
+  }
+}
