@@ -224,15 +224,20 @@ def test_mixed_operations_on_shared_partitions(spark, root, ns, mode):
     assert sum(e["ok"] for e in log) > len(log) // 3, "most operations conflicted: the test shows little"
 
 
+@pytest.mark.parametrize("write_mode", ["copy-on-write", "merge-on-read"])
 @pytest.mark.parametrize("mode", ["weak", "strong"])
-def test_row_level_commands_race_writers(spark, root, ns, mode):
+def test_row_level_commands_race_writers(spark, root, ns, mode, write_mode):
     """DELETE with a subquery, MERGE and UPDATE (copy-on-write: they replace the partition tables
-    they read) while other processes append, overwrite and delete: no write that reported success
-    loses rows to a command that did not remove them, and none comes back after a removal. The
-    commands run at snapshot isolation: serializable ones conflict with nearly every append."""
+    they read; merge-on-read: they delete rows by address and append their new versions) while
+    other processes append, overwrite, delete and (merge-on-read) compact: no write that reported
+    success loses rows to a command that did not remove them, and none comes back after a removal.
+    The commands run at snapshot isolation: serializable ones conflict with nearly every append."""
     t = create_mixed_table(spark, ns, mode)
     spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('write.delete.isolation-level' = 'snapshot', "
-              "'write.update.isolation-level' = 'snapshot', 'write.merge.isolation-level' = 'snapshot')")
+              "'write.update.isolation-level' = 'snapshot', 'write.merge.isolation-level' = 'snapshot', "
+              f"'write.delete.mode' = '{write_mode}', 'write.update.mode' = '{write_mode}', "
+              f"'write.merge.mode' = '{write_mode}')")
+    compact = [{"kind": "compact", "partitions": []}] if write_mode == "merge-on-read" else []
     def op(kind, *partitions, **more):
         return {"kind": kind, "partitions": list(partitions), **more}
     log = run_mixed(spark, root, t, [
@@ -240,8 +245,8 @@ def test_row_level_commands_race_writers(spark, root, ns, mode):
          op("append", "a", "b")],
         [op("update_tag", target="w0-0"), op("rewrite_delete_tag", target="w0-1"), op("update_tag", target="w0-2"),
          op("merge_delete_tag", target="w0-3"), op("update_tag", target="w99-0"), op("merge_delete_tag", target="w2-0")],
-        [op("append", "a"), op("dynamic", "b"), op("delete_tag", target="w0-2"), op("append", "a", "b"),
-         op("update_tag", target="w2-3")]])
+        [op("append", "a"), *compact, op("dynamic", "b"), op("delete_tag", target="w0-2"), op("append", "a", "b"),
+         *compact, op("update_tag", target="w2-3")]])
     check_against_log(spark, t, log, mode)
     commands = [e for e in log if e["kind"] in {"update_tag", "rewrite_delete_tag", "merge_delete_tag"}]
     assert any(e["ok"] for e in commands), commands

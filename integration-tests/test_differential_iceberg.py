@@ -3,6 +3,7 @@ the same session) must give the same rows, and fail or succeed together (differe
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import pytest
@@ -352,6 +353,29 @@ CASES = [
     Case("bucket on double", ("CREATE TABLE {t} (id BIGINT, x DOUBLE) PARTITIONED BY (bucket(4, x))",
                               "INSERT INTO {t} VALUES (1, 0.5)"), known="bucket-on-double"),
 ]
+
+MERGE_ON_READ = ", ".join(f"'write.{c}.mode' = 'merge-on-read'" for c in ("delete", "update", "merge"))
+
+
+def merge_on_read(case: Case) -> Case:
+    """``case`` with its table {t} created with merge-on-read DELETE, UPDATE and MERGE INTO, on
+    both catalogs (Iceberg writes position deletes, lancepart Lance deletion files)."""
+    def step(s):
+        if not (isinstance(s, str) and s.startswith("CREATE TABLE {t}")):
+            return s
+        if "TBLPROPERTIES (" in s:
+            return s.replace("TBLPROPERTIES (", f"TBLPROPERTIES ({MERGE_ON_READ}, ")
+        return f"{s} TBLPROPERTIES ({MERGE_ON_READ})"
+    return dataclasses.replace(case, name=f"merge-on-read: {case.name}", setup=tuple(map(step, case.setup)))
+
+
+CASES += [merge_on_read(c) for c in CASES if c.name in (
+    "delete with a condition Lance cannot evaluate", "delete with a subquery, a function, a nested field", "update",
+    "update moves rows to other partitions", "update nested fields, with a subquery",
+    "update the source columns of bucket and days fields", "merge with every clause",
+    "merge upsert, then insert-only and delete-only merges", "merge where two source rows match one target row",
+    "merge a table with itself, partitioned by days and bucket", "merge into an empty table",
+    "update and merge, strong mode", "update after add column, old partitions lack it")]
 
 
 @pytest.fixture(scope="module", autouse=True)

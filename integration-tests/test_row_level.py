@@ -179,3 +179,83 @@ def test_an_isolation_level_must_be_serializable_or_snapshot(spark, ns):
     with pytest.raises(Exception, match="write.delete.isolation-level 'none' is not an isolation level"):
         spark.sql(f"CREATE TABLE lance.{ns}.u (id BIGINT) PARTITIONED BY (id) "
                   "TBLPROPERTIES ('write.delete.isolation-level' = 'none')")
+
+
+# ---- merge-on-read (write.<command>.mode = merge-on-read) ----
+
+def merge_on_read(spark, t):
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('write.delete.mode' = 'merge-on-read', "
+              "'write.update.mode' = 'merge-on-read', 'write.merge.mode' = 'merge-on-read')")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_merge_on_read_deletes_rows_in_place_and_appends_their_new_versions(spark, root, ns, mode):
+    t = create(spark, ns, mode)
+    merge_on_read(spark, t)
+    before = leaves(root, ns)
+    spark.sql(f"UPDATE {t} SET v = v + 100 WHERE id = 11")
+    spark.sql(f"MERGE INTO {t} x USING (SELECT 21L AS id) s ON x.id = s.id WHEN MATCHED THEN DELETE")
+    spark.sql(f"DELETE FROM {t} WHERE id % 10 = 2 AND upper(c) = 'D'")  # a condition Lance cannot evaluate
+    assert rows(spark, f"SELECT id, v FROM {t} WHERE c IN ('b', 'c', 'd')") == \
+        [(10, 0), (11, 101), (12, 2), (20, 0), (22, 2), (30, 0), (31, 1)]
+    after = leaves(root, ns)
+    assert {c: loc for c, (loc, _) in after.items()} == {c: loc for c, (loc, _) in before.items()}, \
+        "no partition table was replaced"
+    for c, deleted in (("b", 1), ("c", 1), ("d", 1)):
+        location, version = after[c]
+        ds = lance.dataset(str(root / ns / "t" / location), version=version)
+        assert sum(f.metadata.deletion_file.num_deleted_rows for f in ds.get_fragments()
+                   if f.metadata.deletion_file is not None) == deleted, c
+    assert len(lance.dataset(str(root / ns / "t" / after["b"][0]), version=after["b"][1]).get_fragments()) == 2, \
+        "the updated row was appended as a new fragment"
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(13,)]
+
+
+def test_a_merge_on_read_update_fails_when_a_compaction_rewrote_its_rows_meanwhile(spark, root, ns, tmp_path):
+    t = create(spark, ns, "weak")
+    spark.sql(f"INSERT INTO {t} VALUES (3, 'a', 3)")  # a second fragment in partition a, for the compaction
+    merge_on_read(spark, t)
+    # snapshot isolation: only the compaction of the rows the UPDATE deletes makes it fail
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('write.update.isolation-level' = 'snapshot')")
+    error = run_while_paused(
+        spark, tmp_path, f"UPDATE {t} SET v = CAST(pause_until_go(v) + 100 AS INT) WHERE id = 1",
+        lambda: spark.sql(f"CALL lance.system.rewrite_data_files(table => '{t.removeprefix('lance.')}')").collect())
+    assert error is not None and "TransactionConflict" in str(error), error
+    assert "partition (c=a)" in str(error) and "changed the fragments holding rows this write deletes" in str(error)
+    assert rows(spark, f"SELECT id, v FROM {t} WHERE c = 'a'") == [(0, 0), (1, 1), (2, 2), (3, 3)], \
+        "neither the old nor a duplicate row"
+
+
+def test_a_merge_on_read_update_commits_beside_an_append_to_its_partition(spark, root, ns, tmp_path):
+    t = create(spark, ns, "weak")
+    merge_on_read(spark, t)
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('write.update.isolation-level' = 'snapshot')")
+    error = run_while_paused(
+        spark, tmp_path, f"UPDATE {t} SET v = CAST(pause_until_go(v) + 100 AS INT) WHERE id = 1",
+        lambda: spark.sql(f"INSERT INTO {t} VALUES (5, 'a', 5)"))
+    assert error is None
+    assert rows(spark, f"SELECT id, v FROM {t} WHERE c = 'a'") == [(0, 0), (1, 101), (2, 2), (5, 5)]
+
+
+def test_a_write_mode_must_be_copy_on_write_or_merge_on_read(spark, ns):
+    t = create(spark, ns, "weak")
+    with pytest.raises(Exception, match=f"table lance.{ns}.t: property write.merge.mode must be copy-on-write or "
+                                        "merge-on-read, not 'fast'"):
+        spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('write.merge.mode' = 'fast')")
+    spark.sql(f"CREATE TABLE lance.{ns}.plain (id BIGINT)")
+    with pytest.raises(Exception, match="cannot be merge-on-read on a plain Lance table"):
+        spark.sql(f"ALTER TABLE lance.{ns}.plain SET TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')")
+
+
+def test_a_strong_merge_on_read_update_fails_when_its_partition_was_written_meanwhile(spark, root, ns, tmp_path):
+    """Row addresses hold at the partition table version the manifest pinned when the command read
+    it; a strong-mode commit on top of another version fails rather than delete other rows."""
+    t = create(spark, ns, "strong")
+    merge_on_read(spark, t)
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('write.update.isolation-level' = 'snapshot')")
+    error = run_while_paused(
+        spark, tmp_path, f"UPDATE {t} SET v = CAST(pause_until_go(v) + 100 AS INT) WHERE id = 1",
+        lambda: spark.sql(f"INSERT INTO {t} VALUES (5, 'a', 5)"))
+    assert error is not None and "TransactionConflict" in str(error), error
+    assert "partition (c=a)" in str(error) and "after this UPDATE read the rows it deletes" in str(error)
+    assert rows(spark, f"SELECT id, v FROM {t} WHERE c = 'a'") == [(0, 0), (1, 1), (2, 2), (5, 5)]

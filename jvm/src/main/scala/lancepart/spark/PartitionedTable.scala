@@ -6,8 +6,10 @@ import java.util
 import lancepart.lance.LeafSchema
 import lancepart.manifest.{Manifest, ManifestStore, TableFiles}
 import lancepart.prune.V2Predicates
-import lancepart.spark.read.{PartitionTableColumn, PartitionedScanBuilder}
-import lancepart.spark.write.{CopyOnWriteOperation, PartitionedWriteBuilder, RowRemoval}
+import lancepart.spark.read.{PartitionTableColumn, PartitionedScanBuilder, RowAddressColumn}
+import lancepart.spark.write.{
+  CopyOnWriteOperation, MergeOnReadOperation, PartitionedWriteBuilder, RowLevelMode, RowRemoval
+}
 import lancepart.spec.TransactionMode
 import lancepart.txn.{Committer, PartitionDirectory, TableWrite}
 import org.apache.spark.sql.connector.catalog.{
@@ -77,7 +79,7 @@ class PartitionedTable(
       TableCapability.OVERWRITE_DYNAMIC
     )
 
-  override def metadataColumns(): Array[MetadataColumn] = Array(PartitionTableColumn)
+  override def metadataColumns(): Array[MetadataColumn] = Array(PartitionTableColumn, RowAddressColumn)
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
     new PartitionedScanBuilder(latest, options)
@@ -105,9 +107,16 @@ class PartitionedTable(
     new Committer(store, files, LeafSchema.arrow(manifest.meta.schema), commitAttempts)
 
   /** DELETE (with a condition [[deleteWhere]] does not take), UPDATE and MERGE INTO: Spark
-   * rewrites the partition tables the condition may reach ([[CopyOnWriteOperation]]). */
-  override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder =
-    () => new CopyOnWriteOperation(latest, info)
+   * rewrites the partition tables the condition may reach ([[CopyOnWriteOperation]]), or, when
+   * the command's `write.<command>.mode` is merge-on-read, deletes and appends the rows it
+   * changes ([[MergeOnReadOperation]]). */
+  override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = () => {
+    val table = latest
+    RowLevelMode.of(tableName, info.command(), table.manifest.meta.tableProperties) match {
+      case RowLevelMode.CopyOnWrite => new CopyOnWriteOperation(table, info)
+      case RowLevelMode.MergeOnRead => new MergeOnReadOperation(table, info)
+    }
+  }
 
   override def canDeleteWhere(predicates: Array[Predicate]): Boolean =
     V2Predicates.toFilters(predicates.toSeq).exists(RowRemoval.supports(this, _))

@@ -4,7 +4,7 @@
 package lancepart.spark
 
 import lancepart.spark.read.SplitSizing
-import lancepart.spark.write.IsolationLevel
+import lancepart.spark.write.{IsolationLevel, RowLevelMode}
 import lancepart.spec.{ArrowJsonType, PartitionSpec, TableMetadata, TransactionMode}
 import org.apache.spark.sql.connector.catalog.TableCatalog
 import org.apache.spark.sql.internal.SQLConf
@@ -95,6 +95,7 @@ object TableProperties {
   def checkValue(table: String, key: String, value: String): Unit =
     if (SplitSizing.Properties(key)) SplitSizing.bytes(table, key, value)
     else if (IsolationLevel.Properties(key)) IsolationLevel.parse(table, key, value)
+    else if (RowLevelMode.Properties(key)) RowLevelMode.parse(table, key, value)
 
   /** A LOCATION is accepted only when it is where the catalog keeps the table. */
   def checkLocation(table: String, tableUri: String, location: String): Unit = {

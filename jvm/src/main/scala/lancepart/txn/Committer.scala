@@ -8,7 +8,6 @@ import java.util.concurrent.ThreadLocalRandom
 
 import lancepart.lance.{Lance, LeafStats}
 import lancepart.manifest.{Manifest, ManifestConflict, ManifestQuery, ManifestRow, ManifestStore, Naming, TableFiles}
-import lancepart.prune.RowPredicate
 import lancepart.spec.TransactionMode
 import org.apache.arrow.vector.types.pojo.Schema
 
@@ -91,7 +90,7 @@ class Committer(
         throw new TransactionConflict(s"table ${store.table}: its schema, partition specs or transaction mode " +
           "changed while this write ran; nothing was committed")
       val appendedTo = tx.writes.map(_.target).filterNot(_.isNew).map(_.objectId)
-      val touched = appendedTo ++ tx.removed.keys ++ tx.deletes.keys ++ tx.rewrites.keys
+      val touched = appendedTo ++ tx.removed.keys ++ tx.deletes.keys ++ tx.rewrites.keys ++ tx.addressDeletes.keys
       // The rows this write changes as they are at S1, and the `v<N>` row every commit rewrites
       // (as it is: other writers' metadata stays).
       val read =
@@ -121,7 +120,17 @@ class Committer(
         }
       }
       // Deletes run on the leaf's current version; nothing to do when it is gone.
-      for ((id, (_, predicate)) <- tx.deletes; row <- now.get(id)) existing(row).deletePredicate = Some(predicate)
+      for ((id, (_, predicate)) <- tx.deletes; row <- now.get(id))
+        existing(row).deletion = Some(RowDeletion.Matching(predicate))
+      // Row addresses hold at the leaf version the command read: in strong mode the manifest must
+      // still read it; in weak mode Lance rebases the Delete over appends and refuses it over
+      // commits that changed the same fragments (see [[commitLeaf]]).
+      for ((id, d) <- tx.addressDeletes) now.get(id) match {
+        case Some(row) if (if (strong) sameLeaf(d.before, row) else row.location == d.before.location) =>
+          existing(row).deletion = Some(RowDeletion.At(d.version, d.addresses))
+        case _ => conflict(s"partition ${describe(id, d.before.values)} was written by a concurrent write after this " +
+            s"${d.command} read the rows it deletes")
+      }
       // A compaction rewrote fragments of the leaf version it planned at: in strong mode that must
       // still be the version the manifest reads; in weak mode Lance rebases it on the main branch.
       for ((id, rewrite) <- tx.rewrites) now.get(id) match {
@@ -164,7 +173,8 @@ class Committer(
           (before, after) match {
             case (Some(b), Some(a)) if sameLeaf(b, a) =>
               // A rewrite (a leaf replaced with its rows and new ones) has copied the rows a delete would remove.
-              if (tx.deletes.contains(a.objectId)) throw new UnsupportedOperationException(s"table ${store.table}: " +
+              if (tx.deletes.contains(a.objectId) || tx.addressDeletes.contains(
+                  a.objectId)) throw new UnsupportedOperationException(s"table ${store.table}: " +
                 s"partition ${describe(a.objectId, a.values)} must be rewritten (a column widened or, in strong mode, " +
                 "added or renamed since it was written), which this write cannot combine with deleting rows from it; " +
                 "DELETE the rows first, then write the new ones; this write did not change __manifest")
@@ -252,7 +262,7 @@ class Committer(
         else updated.getOrElseUpdate(
           (location, if (strong) base else None),
           if (p.rewrites.nonEmpty) rewrite(p, uri)
-          else leaves.update(uri, if (strong) base else None, p.deletePredicate, p.fragments.toSeq)
+          else update(p, uri, if (strong) base else None)
         )
       val version = stats.version
       val leaf = if (strong) p.leaf.copy(readVersion = Some(version), stats = Some(stats))
@@ -260,6 +270,19 @@ class Committer(
       val changed = p.isNew || !base.contains(version)
       p.namespaces ++ Seq(leaf) ++ (if (strong && changed) Seq(leaf.versionRecord(version, record)) else Seq.empty)
     }
+
+    /** Applies `p`'s deletion and appends to the leaf at `uri` on top of `base`; Lance refusing
+     * a merge-on-read Delete (another commit changed its fragments since the command read them)
+     * is a conflict. */
+    private def update(p: LeafPlan, uri: String, base: Option[Long]): LeafStats =
+      try leaves.update(uri, base, p.deletion, p.fragments.toSeq)
+      catch {
+        case e: Exception
+            if p.deletion.exists(_.isInstanceOf[RowDeletion.At]) &&
+              (e.isInstanceOf[TransactionConflict] || Lance.isConflict(e)) =>
+          conflict(s"partition ${describe(p.leaf.objectId, p.leaf.values)}: a concurrent write changed the " +
+            s"fragments holding rows this write deletes (${e.getMessage})")
+      }
 
     /** Commits a compaction of `p`'s leaf at `uri`; Lance refusing it (a concurrent DELETE or
      * compaction changed the fragments it rewrote) is a conflict. */
@@ -290,7 +313,7 @@ class Committer(
  * and what to apply. */
 private case class LeafPlan(leaf: ManifestRow, isNew: Boolean, namespaces: Seq[ManifestRow] = Seq.empty) {
   val fragments: mutable.ArrayBuffer[org.lance.FragmentMetadata] = mutable.ArrayBuffer.empty
-  var deletePredicate: Option[RowPredicate] = None
+  var deletion: Option[RowDeletion] = None
   var rewrites: Seq[org.lance.compaction.RewriteResult] = Seq.empty
 }
 

@@ -1,4 +1,5 @@
-// Lance commits on one partition table: create it, append fragments, delete rows, commit a compaction.
+// Lance commits on one partition table: create it, append fragments, delete rows (by predicate or
+// row address), commit a compaction.
 // Strong mode commits detached on top of the manifest's read_version (spec: Multi-Partition
 // Transaction (Strong)); weak mode commits on the main branch (Lance rebases concurrent appends).
 package lancepart.txn
@@ -25,24 +26,28 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
   }
 
   /**
-   * Applies to the leaf at `uri`, on top of `base` (None: the latest main version), first the
-   * deletion of rows matching `deletePredicate`, then `fragments` as an append. Returns what the
-   * resulting version holds (`base`'s when nothing changed).
+   * Applies to the leaf at `uri`, on top of `base` (None: the latest main version), first
+   * `deletion` of rows, then `fragments` as an append. Returns what the resulting version holds
+   * (`base`'s when nothing changed).
    */
-  def update(
-      uri: String,
-      base: Option[Long],
-      deletePredicate: Option[RowPredicate],
-      fragments: Seq[FragmentMetadata]): LeafStats = {
-    val append = Option.when(fragments.nonEmpty)(Append.builder().fragments(fragments.asJava).build())
-    lance.withDataset(uri, base) { ds =>
-      deletePredicate.flatMap(p => deleteOperation(ds, p.sql(LeafSchema.columns(ds)))) match {
-        case Some(delete) if append.isDefined =>
-          val deleted = commit(ds, delete)(_.version())
-          lance.withDataset(uri, Some(deleted))(commit(_, append.get)(LeafStats.of))
-        case Some(delete) => commit(ds, delete)(LeafStats.of)
-        case None => append.fold(LeafStats.of(ds))(commit(ds, _)(LeafStats.of))
-      }
+  def update(uri: String, base: Option[Long], deletion: Option[RowDeletion], fragments: Seq[FragmentMetadata])
+      : LeafStats = {
+    val deleted: Option[Long] = deletion.flatMap {
+      case RowDeletion.Matching(predicate) =>
+        lance.withDataset(uri, base) { ds =>
+          val sql = predicate.sql(LeafSchema.columns(ds))
+          deleteOperation(ds, scanOffsets(ds, sql), sql).map(commit(ds, _)(_.version()))
+        }
+      case RowDeletion.At(version, addresses) =>
+        val offsets = addresses.groupMap(a => (a >>> 32).toInt)(a => Integer.valueOf((a & 0xffffffffL).toInt))
+        lance.withDataset(uri, if (detached) Some(version) else base) { ds =>
+          if (!detached) requireSameRows(uri, version, ds, offsets.keySet)
+          deleteOperation(ds, offsets, s"_rowaddr IN (${addresses.mkString(", ")})").map(commit(ds, _)(_.version()))
+        }
+    }
+    lance.withDataset(uri, deleted.orElse(base)) { ds =>
+      if (fragments.isEmpty) LeafStats.of(ds)
+      else commit(ds, Append.builder().fragments(fragments.asJava).build())(LeafStats.of)
     }
   }
 
@@ -70,9 +75,24 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
   def fields(uri: String, version: Option[Long]): Seq[LeafField] =
     lance.withDataset(uri, version)(ds => LeafField.all(ds.getLanceSchema.fields()))
 
-  /** A Delete of the rows matching `predicate` (deletion files per fragment, whole fragments
-   * dropped), or None when no row matches. */
-  private def deleteOperation(ds: Dataset, predicate: String): Option[Operation] = {
+  /**
+   * Row addresses read at `version` still name the same rows in `latest` when each fragment they
+   * are in is there with the same rows and deletions: a commit that only added columns (a write
+   * aligning the leaf) or fragments keeps them; a compaction, an update or a delete of those
+   * fragments does not, and the deletion is refused.
+   */
+  private def requireSameRows(uri: String, version: Long, latest: Dataset, fragments: Set[Int]): Unit = {
+    def state(ds: Dataset) = ds.getFragments.asScala.collect {
+      case f if fragments(f.getId) => f.getId -> (f.metadata().getPhysicalRows, f.metadata().getDeletionFile)
+    }.toMap
+    if (latest.version() != version && lance.withDataset(uri, Some(version))(state) != state(latest)) {
+      throw new TransactionConflict(s"partition table $uri: fragments ${fragments.toSeq.sorted.mkString(", ")} " +
+        s"were compacted, updated or had rows deleted after version $version, at which the rows to delete were read")
+    }
+  }
+
+  /** The row offsets, by fragment id, of the rows of `ds` matching `predicate`. */
+  private def scanOffsets(ds: Dataset, predicate: String): Map[Int, Seq[Integer]] = {
     val offsets = mutable.LinkedHashMap.empty[Int, mutable.ArrayBuffer[Integer]]
     val options =
       new ScanOptions.Builder().columns(Seq.empty[String].asJava).filter(predicate).withRowAddress(true).build()
@@ -89,6 +109,12 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
         }
       }
     }
+    offsets.view.mapValues(_.toSeq).toMap
+  }
+
+  /** A Delete of the rows at `offsets` (by fragment id; deletion files per fragment, whole
+   * fragments dropped) described by `predicate`, or None when there are none. */
+  private def deleteOperation(ds: Dataset, offsets: Map[Int, Seq[Integer]], predicate: String): Option[Operation] =
     Option.when(offsets.nonEmpty) {
       val results = offsets.toSeq.map { case (id, rows) => id -> Option(new Fragment(ds, id).deleteRows(rows.asJava)) }
       Delete.builder()
@@ -96,5 +122,13 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
         .deletedFragmentIds(results.collect { case (id, None) => java.lang.Long.valueOf(id.toLong) }.asJava)
         .predicate(predicate).build()
     }
-  }
+}
+
+/** Rows a change deletes from one leaf: those matching a predicate (evaluated on the version the
+ * change applies to), or those at row addresses read at leaf version `version` (merge-on-read). */
+sealed trait RowDeletion
+
+object RowDeletion {
+  case class Matching(predicate: RowPredicate) extends RowDeletion
+  case class At(version: Long, addresses: Seq[Long]) extends RowDeletion
 }

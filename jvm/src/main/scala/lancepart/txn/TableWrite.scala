@@ -16,7 +16,9 @@ import org.lance.compaction.RewriteResult
  *  - `reads`: what a serializable row-level command read (see [[CommandRead]]);
  *  - `versionsRead`: the main-branch version a weak-mode row-level command read of each leaf it
  *    replaces (object id to version); the command conflicts when one moved since;
- *  - `rewrites`: existing leaves (object id to [[LeafRewrite]]) a compaction rewrote.
+ *  - `rewrites`: existing leaves (object id to [[LeafRewrite]]) a compaction rewrote;
+ *  - `addressDeletes`: existing leaves (object id to [[RowAddresses]]) and the rows a
+ *    merge-on-read command deletes from them.
  */
 case class TableWrite(
     base: Manifest,
@@ -26,9 +28,15 @@ case class TableWrite(
     deletes: Map[String, (ManifestRow, RowPredicate)] = Map.empty,
     reads: Option[CommandRead] = None,
     versionsRead: Map[String, Long] = Map.empty,
-    rewrites: Map[String, LeafRewrite] = Map.empty) {
-  def isEmpty: Boolean = writes.isEmpty && removed.isEmpty && deletes.isEmpty && rewrites.isEmpty
+    rewrites: Map[String, LeafRewrite] = Map.empty,
+    addressDeletes: Map[String, RowAddresses] = Map.empty) {
+  def isEmpty: Boolean =
+    writes.isEmpty && removed.isEmpty && deletes.isEmpty && rewrites.isEmpty && addressDeletes.isEmpty
 }
+
+/** Rows of the leaf whose S0 row is `before`, at Lance row `addresses` of leaf version `version`
+ * (the one the command read), that a merge-on-read `command` deletes. */
+case class RowAddresses(before: ManifestRow, version: Long, addresses: Seq[Long], command: String)
 
 /** A compaction of the leaf whose S0 row is `before`: Lance's rewrites of its fragments, all
  * planned at one leaf version (each result's read version). */

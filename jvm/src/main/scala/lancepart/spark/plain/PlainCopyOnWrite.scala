@@ -3,7 +3,7 @@
 // Update replaces exactly the fragments read.
 package lancepart.spark.plain
 
-import lancepart.spark.write.IsolationLevel
+import lancepart.spark.write.{IsolationLevel, RowLevelMode}
 import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder}
 import org.apache.spark.sql.connector.write.{
@@ -55,12 +55,19 @@ class PlainCopyOnWrite(table: PlainTable, info: RowLevelOperationInfo) extends R
 
 object PlainCopyOnWrite {
 
-  /** Refuses a serializable isolation level: a plain table's commands run at snapshot isolation
-   * (Lance has no conditional commit that would fail on any write since the command read). */
-  def checkProperty(table: String, key: String, value: String): Unit =
+  /** Refuses a serializable isolation level (a plain table's commands run at snapshot isolation:
+   * Lance has no conditional commit that would fail on any write since the command read) and
+   * merge-on-read (they rewrite fragments). */
+  def checkProperty(table: String, key: String, value: String): Unit = {
     if (IsolationLevel.Properties(key) && IsolationLevel.parse(table, key, value) == IsolationLevel.Serializable) {
       throw new IllegalArgumentException(
         s"table $table: $key cannot be serializable on a plain Lance table: DELETE, UPDATE and MERGE INTO commit " +
           "as a Lance Update, which fails only when a fragment it rewrites changed meanwhile (snapshot isolation)")
     }
+    if (RowLevelMode.Properties(key) && RowLevelMode.parse(table, key, value) == RowLevelMode.MergeOnRead) {
+      throw new IllegalArgumentException(
+        s"table $table: $key cannot be merge-on-read on a plain Lance table: its DELETE, UPDATE and MERGE INTO " +
+          "rewrite the fragments holding changed rows (copy-on-write)")
+    }
+  }
 }

@@ -7,7 +7,7 @@ import java.util
 import lancepart.lance.LanceAccess
 import lancepart.prune.V2Predicates
 import lancepart.spark.TableProperties
-import lancepart.txn.LeafCommits
+import lancepart.txn.{LeafCommits, RowDeletion}
 import org.apache.spark.sql.connector.catalog.{
   MetadataColumn, SupportsDeleteV2, SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite,
   Table, TableCapability, TableCatalog
@@ -95,7 +95,8 @@ class PlainTable(
   override def deleteWhere(predicates: Array[Predicate]): Unit = {
     val filters = V2Predicates.toFilters(predicates.toSeq).getOrElse(
       throw new UnsupportedOperationException(s"table $tableName: cannot delete where ${predicates.mkString(" AND ")}"))
-    new LeafCommits(lance, detached = false).update(uri, None, Some(plainColumns.predicate(filters)), Seq.empty)
+    new LeafCommits(lance, detached = false)
+      .update(uri, None, Some(RowDeletion.Matching(plainColumns.predicate(filters))), Seq.empty)
   }
 }
 

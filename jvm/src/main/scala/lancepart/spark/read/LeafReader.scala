@@ -8,8 +8,9 @@ import org.apache.arrow.vector.types.pojo.Field
 import org.apache.arrow.vector.ipc.ArrowReader
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
-import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantColumnVector}
-import org.apache.spark.sql.types.DataType
+import org.apache.arrow.vector.UInt8Vector
+import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantColumnVector, OnHeapColumnVector}
+import org.apache.spark.sql.types.{DataType, LongType}
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 import org.lance.Dataset
 import org.lance.ipc.{LanceScanner, ScanOptions}
@@ -17,7 +18,8 @@ import org.lance.ipc.{LanceScanner, ScanOptions}
 import scala.jdk.CollectionConverters._
 
 /**
- * Reads a leaf at its pinned version, following the schema consistency rules: a column is found
+ * Reads a leaf at its pinned version (with each row's Lance row address after the columns when
+ * `rowAddress`), following the schema consistency rules: a column is found
  * as [[LeafSchema.find]] says (by the field id lancepart tagged it with, else by name, else by its
  * Lance field id; renames are followed before and after they reach the leaf) among the columns
  * of `namespace`, the whole namespace schema; it is read as the scan's
@@ -37,7 +39,8 @@ class LeafReader(
     columns: Seq[SchemaField],
     namespace: Seq[SchemaField],
     filters: Seq[LeafFilter],
-    lance: LanceAccess) extends PartitionReader[ColumnarBatch] {
+    lance: LanceAccess,
+    rowAddress: Boolean = false) extends PartitionReader[ColumnarBatch] {
   private val dataset: Dataset = lance.open(part.uri, part.readVersion)
   private val stored: Seq[Option[(Field, DataType)]] =
     try {
@@ -64,6 +67,7 @@ class LeafReader(
     val options = new ScanOptions.Builder().columns(names.asJava).batchSize(LeafReader.BatchRows)
     if (applicable.nonEmpty) options.filter(applicable.mkString(" AND "))
     if (names.isEmpty) options.withRowId(true)
+    if (rowAddress) options.withRowAddress(true)
     part.fragments.foreach(ids => options.fragmentIds(ids.map(Int.box).asJava))
     dataset.newScan(options.build())
   }
@@ -81,11 +85,21 @@ class LeafReader(
         ColumnVectorUtils.populate(constant, InternalRow(part.identityValues.getOrElse(c.name, null)), 0)
         constant
     }.toArray
-    batch = new LeafBatch(vectors, rows)
+    batch = new LeafBatch(
+      if (rowAddress) vectors :+ addresses(root.getVector(LeafReader.RowAddress), rows) else vectors,
+      rows)
     true
   }
 
   override def get(): ColumnarBatch = batch
+
+  /** Lance's unsigned row addresses as LONG (they stay below 2^63: fragment ids are 32-bit). */
+  private def addresses(vector: org.apache.arrow.vector.FieldVector, rows: Int): ColumnVector = {
+    val source = vector.asInstanceOf[UInt8Vector]
+    val column = new OnHeapColumnVector(rows, LongType)
+    for (i <- 0 until rows) column.putLong(i, source.get(i))
+    column
+  }
 
   override def close(): Unit = {
     reader.close()
@@ -103,4 +117,7 @@ class LeafBatch(vectors: Array[ColumnVector], rows: Int) extends ColumnarBatch(v
 
 object LeafReader {
   val BatchRows = 8192L
+
+  /** The column Lance adds for `withRowAddress`. */
+  val RowAddress = "_rowaddr"
 }

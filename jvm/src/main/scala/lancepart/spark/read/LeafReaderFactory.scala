@@ -12,13 +12,14 @@ import org.apache.spark.unsafe.types.UTF8String
 
 /** `columns` are the namespace columns to read, in the scan's order, each with the type the scan
  * reads (Spark may have pruned nested fields); `namespace` is every column of the namespace schema;
- * `tableColumn`: [[PartitionTableColumn]] follows them. */
+ * `rowAddress`: [[RowAddressColumn]] follows them; `tableColumn`: [[PartitionTableColumn]] follows those. */
 class LeafReaderFactory(
     columns: Seq[SchemaField],
     namespace: Seq[SchemaField],
     filters: Seq[LeafFilter],
     tableColumn: Boolean,
-    lance: LanceAccess) extends PartitionReaderFactory {
+    lance: LanceAccess,
+    rowAddress: Boolean = false) extends PartitionReaderFactory {
   override def supportColumnarReads(partition: InputPartition): Boolean = true
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
@@ -37,7 +38,7 @@ class LeafReaderFactory(
         close()
         if (!remaining.hasNext) return false
         val leaf = remaining.next()
-        current = Some(new LeafReader(leaf, columns, namespace, filters, lance) -> leaf)
+        current = Some(new LeafReader(leaf, columns, namespace, filters, lance, rowAddress) -> leaf)
       }
       true
     }

@@ -38,10 +38,12 @@ class PartitionedScan(
     wholeTables: Boolean = false)
     extends Scan with Batch with SupportsReportPartitioning with SupportsRuntimeV2Filtering {
   private val meta = table.manifest.meta
-  private val tableColumn = required.exists(_.name == PartitionTableColumn.Name) &&
-    meta.schema.byName(PartitionTableColumn.Name, caseSensitive = false).isEmpty
-  private val dataSchema = if (tableColumn) StructType(required.filterNot(_.name == PartitionTableColumn.Name))
-  else required
+  private def metadata(name: String) =
+    required.exists(_.name == name) && meta.schema.byName(name, caseSensitive = false).isEmpty
+  private val tableColumn = metadata(PartitionTableColumn.Name)
+  private val rowAddressColumn = metadata(RowAddressColumn.Name)
+  private val dataSchema = StructType(required.filterNot(f =>
+    (tableColumn && f.name == PartitionTableColumn.Name) || (rowAddressColumn && f.name == RowAddressColumn.Name)))
 
   /** The `__manifest` filter that selects the partition tables read. */
   val manifestFilter: String = ManifestFilter.tables(meta, if (pruning) filters else Seq.empty)
@@ -64,7 +66,11 @@ class PartitionedScan(
       .map(sql => LeafFilter(sql, f.references.toSeq))
   }
 
-  override def readSchema(): StructType = if (tableColumn) dataSchema.add(PartitionTableColumn.field) else dataSchema
+  override def readSchema(): StructType = {
+    val withAddress = if (rowAddressColumn) dataSchema.add(RowAddressColumn.Name, LongType, nullable = false)
+    else dataSchema
+    if (tableColumn) withAddress.add(PartitionTableColumn.field) else withAddress
+  }
 
   /** A row-level operation's scan takes the partition tables holding the rows it changes. */
   override def filterAttributes(): Array[NamedReference] =
@@ -176,9 +182,10 @@ class PartitionedScan(
 
   /**
    * For a row-level command's scan of a weak-mode table, the main-branch version each table is
-   * read at (its latest when planned; the manifest does not pin one): the command conflicts when
-   * one moved before it commits, since in weak mode writers (other clients too) append to a
-   * partition table's main branch without a `__manifest` change.
+   * read at (its latest when planned; the manifest does not pin one): a copy-on-write command
+   * conflicts when one moved before it commits, since in weak mode writers (other clients too)
+   * append to a partition table's main branch without a `__manifest` change; a merge-on-read
+   * command deletes the row addresses it read at that version.
    */
   def versionsRead: Map[String, Long] = planDone.pins
 
@@ -190,7 +197,7 @@ class PartitionedScan(
     val leaves = this.leaves
     // A table pinned by an earlier plan (before the runtime filter) keeps that version: one open per table.
     val known = plan.fold(Map.empty[String, Long])(_.pins)
-    val pins = if (!wholeTables || meta.mode != TransactionMode.Weak) Map.empty[String, Long]
+    val pins = if (!(wholeTables || rowAddressColumn) || meta.mode != TransactionMode.Weak) Map.empty[String, Long]
     else {
       val (pinned, unpinned) = leaves.filter(_.readVersion.isEmpty).partition(r => known.contains(r.objectId))
       pinned.map(r => r.objectId -> known(r.objectId)).toMap ++
@@ -239,7 +246,8 @@ class PartitionedScan(
       meta.schema.fields,
       leafFilters,
       tableColumn,
-      table.store.lance
+      table.store.lance,
+      rowAddressColumn
     )
 }
 

@@ -6,7 +6,9 @@ import lancepart.lance.{ExpressionException, Lance, LanceAccess, PartitionValues
 import lancepart.spec.{TableMetadata, TransactionMode}
 import lancepart.txn.{PartitionDirectory, PartitionKey}
 import org.apache.spark.sql.catalyst.InternalRow
+import lancepart.spark.PartitionedTable
 import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory}
+import org.apache.spark.sql.types.StructType
 
 /**
  * `properties` are the table's metadata, re-read on the executor; `sourceOrdinals` give, per partition field of the current spec,
@@ -56,5 +58,24 @@ class LeafWriterFactory(
       lance,
       fileVersion,
       meta.mode == TransactionMode.Strong)
+  }
+}
+
+object LeafWriterFactory {
+
+  /** The factory of tasks writing rows of `input`'s columns into `table`'s partitions of `directory`. */
+  def of(table: PartitionedTable, input: StructType, directory: PartitionDirectory): LeafWriterFactory = {
+    val meta = table.manifest.meta
+    val sourceOrdinals = meta.currentSpec.fields.map(_.sources.map(_.flatMap { s =>
+      input.fields.indexWhere(_.name.equalsIgnoreCase(s.name)) match { case -1 => None; case i => Some(i) }
+    }))
+    new LeafWriterFactory(
+      table.name(),
+      meta.properties,
+      table.store.tableUri,
+      sourceOrdinals,
+      directory,
+      table.store.lance,
+      table.manifest.fileVersion)
   }
 }

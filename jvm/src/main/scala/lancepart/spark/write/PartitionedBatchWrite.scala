@@ -21,20 +21,8 @@ class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, mod
     PartitionDirectory.load(table.store, table.manifest, meta.currentSpec, Naming.randomName())
       .replacingFor(replaceAll = mode == OverwritePartitions, replacing = removal.removed.keySet)
 
-  override def createBatchWriterFactory(physical: PhysicalWriteInfo): DataWriterFactory = {
-    val input = info.schema()
-    val sourceOrdinals = meta.currentSpec.fields.map(_.sources.map(_.flatMap { s =>
-      input.fields.indexWhere(_.name.equalsIgnoreCase(s.name)) match { case -1 => None; case i => Some(i) }
-    }))
-    new LeafWriterFactory(
-      table.name(),
-      meta.properties,
-      table.store.tableUri,
-      sourceOrdinals,
-      directory,
-      table.store.lance,
-      table.manifest.fileVersion)
-  }
+  override def createBatchWriterFactory(physical: PhysicalWriteInfo): DataWriterFactory =
+    LeafWriterFactory.of(table, info.schema(), directory)
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     val writes: Seq[LeafWrite] = messages.toSeq.flatMap { case m: LeafWriteMessage => m.writes }
