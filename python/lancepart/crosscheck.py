@@ -63,6 +63,12 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
     import lance  # imported here: lance warns when imported before pyspark forks its JVM
 
     table_dir, storage = table_uri(spark, table)
+    if not _partitioned(spark, table):
+        ds = lance.dataset(table_dir, storage_options=storage)  # a plain Lance table
+        data = ds.to_table(filter=where) if where else ds.to_table()
+        if as_read is not None:
+            data = pa.Table.from_arrays([_as_read(data.column(f.name), f.type) for f in as_read], schema=as_read)
+        return data, 1
     manifest = lance.dataset(f"{table_dir}/__manifest", storage_options=storage)
     meta = manifest.metadata
     schema_fields = json.loads(meta["schema"])["fields"]
@@ -98,6 +104,11 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
     empty = as_read.empty_table() if as_read is not None else pa.table(
         {f["name"]: pa.array([], pa.null()) for f in schema_fields})
     return empty, 0
+
+
+def _partitioned(spark: SparkSession, table: str) -> bool:
+    """True for a partitioned table, which (unlike a plain Lance table) has a transaction mode."""
+    return any(r.key == "transaction.mode" for r in spark.sql(f"SHOW TBLPROPERTIES {table}").collect())
 
 
 def _foreign(row: dict) -> bool:
@@ -160,12 +171,17 @@ def _identity_sources(meta: dict, names_by_id: dict[int, str]) -> dict[int, dict
 
 def table_uri(spark: SparkSession, table: str) -> tuple[str, dict[str, str]]:
     """The URI of ``table`` (``catalog.ns...name``) and its catalog's Lance storage options, read
-    from the session's ``spark.sql.catalog.<catalog>.*`` settings; for opening ``__manifest`` or a
-    partition table with pylance."""
+    from the session's ``spark.sql.catalog.<catalog>.*`` settings: a partitioned table's directory
+    (for opening ``__manifest`` or a partition table with pylance), or a plain Lance table's
+    dataset (its ``Location`` in ``DESCRIBE TABLE EXTENDED``: it may be a directory namespace's)."""
     catalog, *path = table.split(".")
     if not path:
         raise ValueError(f"{table}: name the table as catalog.namespace.table")
     root, storage = _catalog_root(spark, catalog)
+    if not _partitioned(spark, table):
+        [location] = [r.data_type for r in spark.sql(f"DESCRIBE TABLE EXTENDED {table}").collect()
+                      if r.col_name == "Location"]
+        return location, storage
     return "/".join([root, *path]), storage
 
 

@@ -31,6 +31,7 @@ object ArrowTypes {
     def unsupported(reason: String) =
       throw new UnsupportedArrowType(
         s"$what has Arrow type ${name(field.getType)}, which lancepart cannot read: $reason")
+    if (field.getDictionary != null) unsupported("it is dictionary-encoded, which Spark has no type for")
     field.getType match {
       case _: ArrowType.Bool => BooleanType
       case i: ArrowType.Int => (i.getIsSigned, i.getBitWidth) match {
@@ -64,6 +65,19 @@ object ArrowTypes {
         MapType(toSpark(key, s"$what, key"), toSpark(value, s"$what, value"), value.isNullable)
       case _ => unsupported("it has no Spark type (supported: see docs/format.md, \"Types\")")
     }
+  }
+
+  /** The first field in `f` (itself or nested) whose values are finer than Spark holds them
+   * (nanosecond timestamps, times and durations: Spark reads microseconds), with its path. */
+  def finerThanSpark(f: Field, path: String = ""): Option[(String, Field)] = {
+    val here = if (path.isEmpty) f.getName else s"$path.${f.getName}"
+    val nanos = f.getType match {
+      case t: ArrowType.Timestamp => t.getUnit == TimeUnit.NANOSECOND
+      case t: ArrowType.Time => t.getUnit == TimeUnit.NANOSECOND
+      case t: ArrowType.Duration => t.getUnit == TimeUnit.NANOSECOND
+      case _ => false
+    }
+    if (nanos) Some(here -> f) else f.getChildren.asScala.iterator.flatMap(finerThanSpark(_, here)).nextOption()
   }
 
   /** `t` as pyarrow names it (`uint8`, `timestamp[ns, tz=UTC]`, `fixed_size_list[3]`), for messages. */

@@ -29,10 +29,10 @@ object PlainMaintenance {
   /** Makes Lance version `version` of the dataset the latest again (a new version with its contents). */
   def rollback(lance: LanceAccess, uri: String, table: String, version: Long): RollbackResult = {
     val previous = lance.withDataset(uri)(_.version())
-    if (!lance.withDataset(uri)(_.listVersions().asScala.exists(_.getId == version))) {
-      throw new IllegalArgumentException(s"table $table: no version $version (versions kept: " +
-        lance.withDataset(uri)(_.listVersions().asScala.map(_.getId).mkString(", ")) + ")")
-    }
+    val kept = lance.withDataset(uri)(_.listVersions().asScala.map(_.getId).toSeq)
+    if (!kept.contains(version))
+      throw new IllegalArgumentException(
+        s"table $table has no version $version (versions kept: ${kept.mkString(", ")})")
     val current = if (version == previous) previous
     else lance.withDataset(uri, Some(version)) { ds => ds.restore(); lance.withDataset(uri)(_.version()) }
     RollbackResult(previous, version, current)

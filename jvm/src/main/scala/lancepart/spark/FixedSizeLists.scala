@@ -40,13 +40,16 @@ object FixedSizeLists {
   }
 
   /** The properties declaring the fixed-size lists of `schema` (SHOW CREATE TABLE takes them back). */
-  def properties(schema: NamespaceSchema): Map[String, String] = {
+  def properties(schema: NamespaceSchema): Map[String, String] = properties(schema.fields.map(schema.arrow))
+
+  /** The properties declaring the fixed-size lists of top-level columns `columns`. */
+  def properties(columns: Seq[Field]): Map[String, String] = {
     def of(path: String, f: Field): Seq[(String, String)] = f.getType match {
       case l: ArrowType.FixedSizeList => Seq(Prefix + path -> l.getListSize.toString)
       case _: ArrowType.Struct => f.getChildren.asScala.toSeq.flatMap(c => of(s"$path.${c.getName}", c))
       case _ => Seq.empty
     }
-    schema.fields.flatMap(c => of(c.name, schema.arrow(c))).toMap
+    columns.flatMap(c => of(c.getName, c)).toMap
   }
 
   /** Spark field `f` from a CREATE column with its field metadata (JSON, as Spark passes it). */

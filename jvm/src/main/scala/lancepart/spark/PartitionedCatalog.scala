@@ -138,11 +138,12 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
    * table is refused, saying so. */
   def loadPartitioned(ident: Identifier): PartitionedTable = loadTable(ident) match {
     case t: PartitionedTable => t
-    case _: PlainTable => throw new UnsupportedOperationException(
-        s"table ${qualified(ident)} is a plain Lance table (created without PARTITIONED BY); this needs a " +
-          "partitioned table")
+    case _: PlainTable => throw plainRefused(ident)
     case _ => throw new NoSuchTableException(ident)
   }
+
+  private def plainRefused(ident: Identifier) = new UnsupportedOperationException(
+    s"table ${qualified(ident)} is a plain Lance table (created without PARTITIONED BY); this needs a partitioned table")
 
   override def createTable(
       ident: Identifier,
@@ -153,8 +154,10 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     val fileVersion = newFileVersion(ident, columns, properties)
     if (plain(partitions, properties)) {
       val uri = plainTables.newUri(ident)
-      warehouse.lance.create(uri, plainColumns(ident, columns, properties, fileVersion).schema, Some(fileVersion))
-      PlainTables.setConfig(warehouse.lance, uri, plainConfig(ident, uri, properties))
+      val (schema, config) =
+        (plainColumns(ident, columns, properties, fileVersion).schema, plainConfig(ident, uri, properties))
+      warehouse.lance.create(uri, schema, Some(fileVersion))
+      PlainTables.setConfig(warehouse.lance, uri, config)
     } else {
       val meta =
         tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty, fileVersion)
@@ -456,7 +459,10 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   /** The `__manifest` store of table `ident`, without loading the table: a repair
    * (`lancepart.maintenance.ManifestRepair`) fixes one that does not load. */
   def manifestStore(ident: Identifier): ManifestStore = {
-    if (!warehouse.isTable(warehouse.tableUri(ident))) throw new NoSuchTableException(ident)
+    if (!warehouse.isTable(warehouse.tableUri(ident))) {
+      if (plainTables.find(ident).isDefined) throw plainRefused(ident)
+      throw new NoSuchTableException(ident)
+    }
     warehouse.store(ident, qualified(ident))
   }
 

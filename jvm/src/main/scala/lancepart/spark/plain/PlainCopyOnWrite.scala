@@ -3,7 +3,7 @@
 // Update replaces exactly the fragments read.
 package lancepart.spark.plain
 
-import lancepart.spark.write.{IsolationLevel, RowLevelMode}
+import lancepart.spark.write.{IsolationLevel, RowLevelMode, RowRewrite}
 import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder}
 import org.apache.spark.sql.connector.write.{
@@ -33,6 +33,7 @@ class PlainCopyOnWrite(table: PlainTable, info: RowLevelOperationInfo) extends R
         s"table ${table.name()}: cannot ${command()} rows: its column '${FragmentColumn.Name}' hides the metadata " +
           "column of that name, which tells the command which fragments to rewrite; rename the column")
     }
+    RowRewrite.requireExact(table.name(), command(), table.plainColumns.arrow)
     new PlainScanBuilder(table, options, wholeFragments = true) {
       override def build(): Scan = {
         val built = plainScan()

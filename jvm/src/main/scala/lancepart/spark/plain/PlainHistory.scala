@@ -15,22 +15,24 @@ object PlainHistory {
 
   /**
    * Every version of the dataset at `uri`, oldest first. The operation follows the version's
-   * Lance transaction: `create` (the first version), `append`, `delete`, `overwrite` (an
+   * Lance transaction: `create` (version 1), `unknown` (the oldest version an expiry kept, or
+   * one without a transaction file), `append`, `delete`, `overwrite` (an
    * Overwrite, or an Update: UPDATE and MERGE INTO rewrite fragments), `replace` (a compaction),
-   * `rollback` (a Restore), `alter` (schema or config only), `unknown` (no transaction file). The
+   * `rollback` (a Restore), `alter` (schema or config only). The
    * summary has the totals after it, and rows added (append) or deleted (delete).
    */
   def read(lance: LanceAccess, uri: String): Seq[ManifestCommit] = {
     val versions = lance.withDataset(uri)(_.listVersions().asScala.toSeq)
-    val first = versions.headOption.map(_.getId)
     versions.zip(None +: versions.map(Some(_))).map { case (v, before) =>
+      // the oldest version an expiry kept: the one before it is gone, nothing to compare with
+      val oldestKept = before.isEmpty && v.getId != 1
       val operation = lance.withDataset(uri, Some(v.getId)) { ds =>
         Try(ds.readTransaction().toScala).toOption.flatten.map(_.operation())
       }
       val rows = v.getManifestSummary.getTotalRows
       val change = before.fold(0L)(b => rows - b.getManifestSummary.getTotalRows)
-      val name = operation.fold("unknown") {
-        case _ if first.contains(v.getId) => "create"
+      val name = operation.filterNot(_ => oldestKept).fold("unknown") {
+        case _ if v.getId == 1 => "create"
         case _: Append => "append"
         case _: Delete => "delete"
         case _: Overwrite | _: Update => "overwrite"
@@ -47,7 +49,7 @@ object PlainHistory {
       ManifestCommit(
         v.getId,
         DateTimeUtils.instantToMicros(v.getDataTime.toInstant),
-        before.map(_.getId),
+        before.map(_.getId).orElse(Option.when(oldestKept)(v.getId - 1)),
         name,
         (counts.filter(_._2 != 0) ++ Map(
           "total-records" -> rows,

@@ -4,9 +4,10 @@ package lancepart.spark.plain
 
 import java.util
 
-import lancepart.lance.LanceAccess
+import lancepart.arrow.UnsupportedArrowType
+import lancepart.lance.{Lance, LanceAccess}
 import lancepart.prune.V2Predicates
-import lancepart.spark.TableProperties
+import lancepart.spark.{FixedSizeLists, TableProperties}
 import lancepart.txn.{LeafCommits, RowDeletion}
 import org.apache.spark.sql.connector.catalog.{
   MetadataColumn, SupportsDeleteV2, SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite,
@@ -20,7 +21,11 @@ import org.apache.spark.sql.connector.write.{
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import org.lance.Dataset
+import org.lance.ipc.ScanOptions
+
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 
 /** The dataset at `uri` as version `version` has it: `columns`, Lance file format `fileVersion`
  * and Lance config `config` (the user's table properties); `pinned` when time travel chose the
@@ -40,7 +45,12 @@ class PlainTable(
   override def name(): String = tableName
 
   /** This table at its Lance version `older` (VERSION AS OF). */
-  def at(older: Long): PlainTable = PlainTable.load(tableName, uri, lance, Some(older))
+  def at(older: Long): PlainTable = {
+    val kept = lance.withDataset(uri)(_.listVersions().asScala.map(_.getId).toSeq)
+    if (!kept.contains(older)) throw new IllegalArgumentException(
+      s"table $tableName has no version $older (versions kept: ${kept.mkString(", ")})")
+    PlainTable.load(tableName, uri, lance, Some(older))
+  }
 
   /** This table at the last Lance version committed at or before `micros` (TIMESTAMP AS OF). */
   def atTime(micros: Long): PlainTable = {
@@ -55,7 +65,7 @@ class PlainTable(
 
   override def properties(): util.Map[String, String] =
     (config + (TableCatalog.PROP_LOCATION -> uri) + (TableProperties.FileVersionKey -> fileVersion) +
-      (TableCatalog.PROP_PROVIDER -> TableProperties.Provider)).asJava
+      (TableCatalog.PROP_PROVIDER -> TableProperties.Provider) ++ FixedSizeLists.properties(plainColumns.arrow)).asJava
 
   override def capabilities(): util.Set[TableCapability] =
     util.EnumSet.of(
@@ -64,7 +74,13 @@ class PlainTable(
       TableCapability.TRUNCATE,
       TableCapability.OVERWRITE_DYNAMIC)
 
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new PlainScanBuilder(latest, options)
+  /** The version a row-level command on this table reads: every scan of the statement (the
+   * command's own, and the one Spark runs to find the fragments holding changed rows, whose
+   * fragment ids only mean something at that version) reads it. */
+  @volatile private var commandVersion: Option[PlainTable] = None
+
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
+    new PlainScanBuilder(commandVersion.getOrElse(latest), options)
 
   /** What a scan reads: the latest version unless time travel pinned one (a DataFrame kept across
    * writes reads what they wrote); refused when the columns changed since. */
@@ -85,8 +101,11 @@ class PlainTable(
   override def metadataColumns(): Array[MetadataColumn] = Array(FragmentColumn)
 
   /** UPDATE, MERGE INTO and a DELETE whose condition Lance cannot evaluate ([[PlainCopyOnWrite]]). */
-  override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder =
-    () => new PlainCopyOnWrite(latest, info)
+  override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = () => {
+    val read = commandVersion.getOrElse(latest)
+    commandVersion = Some(read)
+    new PlainCopyOnWrite(read, info)
+  }
 
   override def canDeleteWhere(predicates: Array[Predicate]): Boolean =
     V2Predicates.toFilters(predicates.toSeq).exists(plainColumns.predicate(_).isExpressible)
@@ -102,9 +121,23 @@ class PlainTable(
 
 object PlainTable {
 
+  /** Lance's Arrow schema gives a dictionary-encoded column its index type (and lance-core 7.0.0
+   * cannot give its own schema of such a table); the batches a scan reads say what it is. */
+  private def requireNoDictionary(tableName: String, ds: Dataset): Unit =
+    if (Try(ds.getLanceSchema).isFailure) {
+      val options = new ScanOptions.Builder().batchSize(1).limit(1).build()
+      val fields = Lance.using(ds.newScan(options))(scanner =>
+        Lance.using(scanner.scanBatches())(_.getVectorSchemaRoot.getSchema.getFields.asScala.toSeq))
+      fields.find(_.getDictionary != null).foreach { f =>
+        throw new UnsupportedArrowType(s"table $tableName: column '${f.getName}' is dictionary-encoded, which " +
+          "Spark has no type for (its indices would be read, not its values)")
+      }
+    }
+
   /** The dataset at `uri` at `version` (None: its latest). */
   def load(tableName: String, uri: String, lance: LanceAccess, version: Option[Long]): PlainTable =
     lance.withDataset(uri, version) { ds =>
+      requireNoDictionary(tableName, ds)
       new PlainTable(
         tableName,
         uri,

@@ -37,6 +37,10 @@ class CopyOnWriteOperation(table: PartitionedTable, info: RowLevelOperationInfo)
         s"table ${table.name()}: cannot ${command()} rows: its column '${PartitionTableColumn.Name}' hides the " +
           "metadata column of that name, which tells the command which partition tables to rewrite; rename the column")
     }
+    RowRewrite.requireExact(
+      table.name(),
+      command(),
+      table.manifest.meta.schema.fields.map(table.manifest.meta.schema.arrow))
     new PartitionedScanBuilder(table, options, wholeTables = true) {
       override def build(): Scan = {
         val built = partitionedScan()

@@ -42,6 +42,10 @@ class MergeOnReadOperation(table: PartitionedTable, info: RowLevelOperationInfo)
           s"table ${table.name()}: cannot ${command()} rows in merge-on-read mode: its column '$c' hides the " +
             "metadata column of that name, which identifies the rows to delete; rename the column")
       }
+    RowRewrite.requireExact(
+      table.name(),
+      command(),
+      table.manifest.meta.schema.fields.map(table.manifest.meta.schema.arrow))
     new PartitionedScanBuilder(table, options) {
       override def build(): Scan = {
         val built = partitionedScan()
