@@ -239,8 +239,8 @@ def test_a_merge_on_read_update_commits_beside_an_append_to_its_partition(spark,
 
 def test_a_write_mode_must_be_copy_on_write_or_merge_on_read(spark, ns):
     t = create(spark, ns, "weak")
-    with pytest.raises(Exception, match=f"table lance.{ns}.t: property write.merge.mode must be copy-on-write or "
-                                        "merge-on-read, not 'fast'"):
+    with pytest.raises(Exception, match=f"table lance.{ns}.t: write.merge.mode 'fast' is not a write mode; expected "
+                                        "copy-on-write or merge-on-read"):
         spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('write.merge.mode' = 'fast')")
     spark.sql(f"CREATE TABLE lance.{ns}.plain (id BIGINT)")
     with pytest.raises(Exception, match="cannot be merge-on-read on a plain Lance table"):

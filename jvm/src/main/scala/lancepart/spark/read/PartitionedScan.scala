@@ -67,7 +67,7 @@ class PartitionedScan(
   }
 
   override def readSchema(): StructType = {
-    val withAddress = if (rowAddressColumn) dataSchema.add(RowAddressColumn.Name, LongType, nullable = false)
+    val withAddress = if (rowAddressColumn) dataSchema.add(RowAddressColumn.field)
     else dataSchema
     if (tableColumn) withAddress.add(PartitionTableColumn.field) else withAddress
   }

@@ -2,8 +2,6 @@
 // command under Iceberg's table property names (write.<command>.isolation-level).
 package lancepart.spark.write
 
-import org.apache.spark.sql.connector.write.RowLevelOperation.Command
-
 /**
  * `Serializable` (the default, as in Iceberg): the command fails when any partition table its
  * condition selects was created or written since it read the table, since those rows might have
@@ -11,23 +9,11 @@ import org.apache.spark.sql.connector.write.RowLevelOperation.Command
  */
 sealed trait IsolationLevel
 
-object IsolationLevel {
+object IsolationLevel
+    extends CommandProperty[IsolationLevel]("isolation-level", "an isolation level") {
   case object Serializable extends IsolationLevel
   case object Snapshot extends IsolationLevel
-
-  def property(command: Command): String = s"write.${command.name().toLowerCase}.isolation-level"
-
-  /** The table properties read here; their values are checked when they are set. */
-  val Properties: Set[String] = Command.values().map(property).toSet
-
-  /** The level of `command` on `table`, from its `properties`. */
-  def of(table: String, command: Command, properties: Map[String, String]): IsolationLevel =
-    properties.get(property(command)).fold[IsolationLevel](Serializable)(parse(table, property(command), _))
-
-  def parse(table: String, key: String, value: String): IsolationLevel = value.trim.toLowerCase match {
-    case "serializable" => Serializable
-    case "snapshot" => Snapshot
-    case _ => throw new IllegalArgumentException(
-        s"table $table: $key '$value' is not an isolation level; expected serializable or snapshot")
-  }
+  override protected def values: Seq[(String, IsolationLevel)] =
+    Seq("serializable" -> Serializable, "snapshot" -> Snapshot)
+  override protected def default: IsolationLevel = Serializable
 }

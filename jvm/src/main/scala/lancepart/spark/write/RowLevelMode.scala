@@ -2,8 +2,6 @@
 // Iceberg's table property names (write.<command>.mode).
 package lancepart.spark.write
 
-import org.apache.spark.sql.connector.write.RowLevelOperation.Command
-
 /**
  * `CopyOnWrite` (the default, as in Iceberg): the partition tables holding changed rows are
  * rewritten whole. `MergeOnRead`: the changed rows are deleted where they are (Lance deletion
@@ -12,23 +10,11 @@ import org.apache.spark.sql.connector.write.RowLevelOperation.Command
  */
 sealed trait RowLevelMode
 
-object RowLevelMode {
+object RowLevelMode
+    extends CommandProperty[RowLevelMode]("mode", "a write mode") {
   case object CopyOnWrite extends RowLevelMode
   case object MergeOnRead extends RowLevelMode
-
-  def property(command: Command): String = s"write.${command.name().toLowerCase}.mode"
-
-  /** The table properties read here; their values are checked when they are set. */
-  val Properties: Set[String] = Command.values().map(property).toSet
-
-  /** The mode of `command` on `table`, from its `properties`. */
-  def of(table: String, command: Command, properties: Map[String, String]): RowLevelMode =
-    properties.get(property(command)).fold[RowLevelMode](CopyOnWrite)(parse(table, property(command), _))
-
-  def parse(table: String, key: String, value: String): RowLevelMode = value.trim.toLowerCase match {
-    case "copy-on-write" => CopyOnWrite
-    case "merge-on-read" => MergeOnRead
-    case _ => throw new IllegalArgumentException(
-        s"table $table: property $key must be copy-on-write or merge-on-read, not '$value'")
-  }
+  override protected def values: Seq[(String, RowLevelMode)] =
+    Seq("copy-on-write" -> CopyOnWrite, "merge-on-read" -> MergeOnRead)
+  override protected def default: RowLevelMode = CopyOnWrite
 }
