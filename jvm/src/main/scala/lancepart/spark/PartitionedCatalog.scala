@@ -22,7 +22,7 @@ import org.apache.spark.sql.connector.catalog._
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
 import lancepart.spark.procedures.Procedures
-import lancepart.spark.plain.{PlainAlter, PlainColumns, PlainCopyOnWrite, PlainTable, PlainTables, StagedPlainTable}
+import lancepart.spark.plain.{PlainAlter, PlainDdl, PlainTable, PlainTables}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.{DataType, StructField, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -37,6 +37,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   private var catalogName: String = _
   private var warehouse: Warehouse = _
   private var plainTables: PlainTables = _
+  private var plainDdl: PlainDdl = _
   private var spjMaxKeys: Int = PartitionedCatalog.DefaultSpjMaxKeys
   private var commitAttempts: Int = Committer.DefaultAttempts
 
@@ -66,6 +67,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
     val directories = Directories.forRoot(normalized, lance, SparkSession.active.sessionState.newHadoopConf())
     warehouse = new Warehouse(normalized, lance, directories)
     plainTables = new PlainTables(warehouse)
+    plainDdl = new PlainDdl(warehouse, plainTables, qualified)
   }
 
   // ---- tables ----
@@ -152,13 +154,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       properties: util.Map[String, String]): Table = {
     requireCreatable(ident)
     val fileVersion = newFileVersion(ident, columns, properties)
-    if (plain(partitions, properties)) {
-      val uri = plainTables.newUri(ident)
-      val (schema, config) =
-        (plainColumns(ident, columns, properties, fileVersion).schema, plainConfig(ident, uri, properties))
-      warehouse.lance.create(uri, schema, Some(fileVersion))
-      PlainTables.setConfig(warehouse.lance, uri, config)
-    } else {
+    if (plain(partitions, properties)) plainDdl.create(ident, columns, properties, fileVersion)
+    else {
       val meta =
         tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty, fileVersion)
       warehouse.store(ident, qualified(ident)).create(meta, Some(fileVersion))
@@ -169,24 +166,6 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   /** CREATE without PARTITIONED BY (and without expression fields) makes a plain Lance table. */
   private def plain(partitions: Array[Transform], properties: util.Map[String, String]): Boolean =
     partitions.isEmpty && !properties.containsKey(DdlPartitioning.ExpressionsProperty)
-
-  private def plainColumns(
-      ident: Identifier,
-      columns: Array[Column],
-      properties: util.Map[String, String],
-      fileVersion: String): PlainColumns =
-    PlainColumns.create(qualified(ident), columns, properties.asScala.toMap, fileVersion)
-
-  /** The user's properties of a new plain table, kept in its Lance config; the transaction mode
-   * is refused (a plain table's writes are single Lance commits). */
-  private def plainConfig(ident: Identifier, uri: String, properties: util.Map[String, String]): Map[String, String] = {
-    if (properties.containsKey(TransactionMode.Key)) throw new IllegalArgumentException(
-      s"table ${qualified(ident)}: ${TransactionMode.Key} is a property of partitioned tables; a plain Lance table " +
-        "(no PARTITIONED BY) commits each write as one Lance transaction")
-    val config = TableProperties.atCreate(qualified(ident), uri, properties.asScala.toMap)
-    config.foreach { case (k, v) => PlainCopyOnWrite.checkProperty(qualified(ident), k, v) }
-    config
-  }
 
   /** The Lance file format of a new table's datasets ([[TableProperties.fileVersion]]). */
   private def newFileVersion(ident: Identifier, columns: Array[Column], properties: util.Map[String, String]): String =
@@ -249,19 +228,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       properties: util.Map[String, String]): StagedTable = {
     requireCreatable(ident)
     val fileVersion = newFileVersion(ident, columns, properties)
-    if (plain(partitions, properties)) {
-      val uri = plainTables.newUri(ident)
-      new StagedPlainTable(
-        qualified(ident),
-        uri,
-        warehouse.lance,
-        plainColumns(ident, columns, properties, fileVersion),
-        fileVersion,
-        plainConfig(ident, uri, properties),
-        replacing = None,
-        () => warehouse.delete(uri)
-      )
-    } else {
+    if (plain(partitions, properties)) plainDdl.stageCreate(ident, columns, properties, fileVersion)
+    else {
       val meta =
         tableMetadata(ident, columns, partitions, properties, specId = 1, TransactionMode.Weak, Map.empty, fileVersion)
       val store = warehouse.store(ident, qualified(ident))
@@ -277,23 +245,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       columns: Array[Column],
       partitions: Array[Transform],
       properties: util.Map[String, String]): StagedTable = loadTable(ident) match {
-    case plain: PlainTable if this.plain(partitions, properties) =>
-      val fileVersion = properties.asScala.get(TableProperties.FileVersionKey).fold(plain.fileVersion) { v =>
-        if (v != plain.fileVersion) throw new IllegalArgumentException(
-          s"table ${plain.name()}: REPLACE cannot change ${TableProperties.FileVersionKey} from ${plain.fileVersion} " +
-            s"to $v: the dataset keeps its Lance file format")
-        v
-      }
-      new StagedPlainTable(
-        plain.name(),
-        plain.uri,
-        warehouse.lance,
-        plainColumns(ident, columns, properties, fileVersion),
-        fileVersion,
-        plainConfig(ident, plain.uri, properties),
-        replacing = Some(plain.lanceVersion),
-        () => ()
-      )
+    case current: PlainTable if plain(partitions, properties) =>
+      plainDdl.stageReplace(ident, current, columns, properties)
     case _: PlainTable => throw new UnsupportedOperationException(
         s"table ${qualified(ident)} is a plain Lance table; REPLACE with PARTITIONED BY cannot make it partitioned " +
           "(DROP it and CREATE the partitioned table)")
