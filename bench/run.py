@@ -7,7 +7,8 @@ one partition; range query over 5% of partitions; COUNT(*) without and with a pa
 planning time (EXPLAIN) of a point query, on the real tables and on metadata-only lancepart
 tables of 10 to 100,000 partitions; a join of tables bucketed 16 and 8 ways on the key, with and
 without storage-partitioned joins; (issue 18) MERGE INTO of 1% of the rows into the events table
-of the first variant, the rows spread over every partition or all in 1% of the partitions; a
+of the first variant, the rows spread over every partition or all in 1% of the partitions,
+copy-on-write then merge-on-read, then a full scan of the merged table; a
 table of --compaction-partitions partitions after 20 small INSERTs into every partition: full
 scan, rewrite_data_files, full scan again. Each number is the median of --repeats runs after one warm-up
 (writes warm up on a tenth of the rows). Writes bench/results/latest.json, latest.png and the
@@ -138,14 +139,19 @@ def merge(run: Run, rows: int, partitions: int, tables: dict[str, str]) -> None:
         "merge_1pct_of_partitions": f"SELECT * FROM ({events_query(rows, partitions)}) "
                                     f"WHERE event_date = DATE'{day(0)}' AND country < 'C{countries:02d}'",
     }
-    for workload, source in sources.items():
-        for system, t in tables.items():
-            if system == PARQUET.name:
-                continue
-            sql = (f"MERGE INTO {t} t USING ({source}) s ON t.id = s.id "
-                   "WHEN MATCHED THEN UPDATE SET amount = s.amount + 1 WHEN NOT MATCHED THEN INSERT *")
-            run.add(workload, system, run.query(sql), rows, partitions,
-                    notes="copy-on-write on both; the first run (warm-up) inserts the new half")
+    merging = {system: t for system, t in tables.items() if system != PARQUET.name}
+    for mode, suffix in (("copy-on-write", ""), ("merge-on-read", "_merge_on_read")):
+        for t in merging.values():
+            run.spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('write.merge.mode' = '{mode}')")
+        for workload, source in sources.items():
+            for system, t in merging.items():
+                sql = (f"MERGE INTO {t} t USING ({source}) s ON t.id = s.id "
+                       "WHEN MATCHED THEN UPDATE SET amount = s.amount + 1 WHEN NOT MATCHED THEN INSERT *")
+                run.add(workload + suffix, system, run.query(sql), rows, partitions,
+                        notes=f"{mode} on both; the first run (warm-up) inserts the new half")
+    for system, t in merging.items():
+        run.add("full_scan_after_merges", system, run.query(read_queries(t, partitions)["full_scan_aggregate"]), rows,
+                partitions, notes="after the copy-on-write and merge-on-read merges (deletion files, appended rows)")
 
 
 def compaction(run: Run, partitions: int, appends: int, rows: int, systems: list[System]) -> None:
