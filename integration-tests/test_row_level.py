@@ -237,6 +237,15 @@ def test_a_merge_on_read_update_commits_beside_an_append_to_its_partition(spark,
     assert rows(spark, f"SELECT id, v FROM {t} WHERE c = 'a'") == [(0, 0), (1, 101), (2, 2), (5, 5)]
 
 
+def test_merge_on_read_refuses_a_table_whose_column_hides_a_row_id_column(spark, ns):
+    """Regression: Spark's own check failed first, with an error that did not say why."""
+    t = f"lance.{ns}.hiding"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, _partition_table STRING) PARTITIONED BY (id)")
+    merge_on_read(spark, t)
+    with pytest.raises(Exception, match="its column '_partition_table' hides the metadata column of that name"):
+        spark.sql(f"UPDATE {t} SET _partition_table = 'x' WHERE id = 1")
+
+
 def test_a_write_mode_must_be_copy_on_write_or_merge_on_read(spark, ns):
     t = create(spark, ns, "weak")
     with pytest.raises(Exception, match=f"table lance.{ns}.t: write.merge.mode 'fast' is not a write mode; expected "

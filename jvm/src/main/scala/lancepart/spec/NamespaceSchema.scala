@@ -99,9 +99,15 @@ object NamespaceSchema {
   /** Refuses a top-level column name that partition tables cannot hold: Lance refuses a `.` in
    * a top-level field name, and lance-core's Java API cannot scan a column whose name holds a
    * character outside the Basic Multilingual Plane (its JNI passes names as modified UTF-8). */
+  /** Columns Lance adds to scans (row ids and addresses, row versions). */
+  private val LanceSystemColumns =
+    Set("_rowid", "_rowaddr", "_rowoffset", "_row_created_at_version", "_row_last_updated_at_version")
+
   def checkColumnName(table: String, name: String): Unit = {
     val reason =
       if (name.contains('.')) Some("Lance does not allow '.' in a top-level column name (use a struct field)")
+      else if (LanceSystemColumns(name.toLowerCase)) Some(
+        "Lance reserves it for the column it adds to scans that ask for it (a table with it cannot be read)")
       else if (name.codePoints().anyMatch(Character.isSupplementaryCodePoint)) Some(
         "lance-core cannot read a column whose name holds a character outside the Basic Multilingual Plane (such as an emoji)")
       else None

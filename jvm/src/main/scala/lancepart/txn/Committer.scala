@@ -109,14 +109,18 @@ class Committer(
         directory.newNamespaces(t.key))
 
       // Appends rebase onto the leaf's current version; a removed leaf is a conflict, a replaced
-      // one (a new leaf at a new location) takes the fragments into its directory.
+      // one (a new leaf at a new location) takes the fragments into its directory. In weak mode a
+      // leaf an earlier attempt committed to is done: readers see that change, and a write that
+      // replaced or removed the leaf since came after it.
       for ((location, group) <- tx.writes.filterNot(_.target.isNew).groupBy(_.target.location)) {
         val w = group.head.target
         now.get(w.objectId) match {
-          case Some(row) =>
+          case Some(row)
+              if !committedBefore(current.getOrElse(location, location)) || row.location.contains(location) =>
             rehome(location, group, row)
             existing(row).fragments ++= group.flatMap(_.fragments)
-          case None => conflict(s"partition ${describe(w.objectId, w.key.byFieldId)} was removed by a concurrent write")
+          case _ if committedBefore(current.getOrElse(location, location)) =>
+          case _ => conflict(s"partition ${describe(w.objectId, w.key.byFieldId)} was removed by a concurrent write")
         }
       }
       // Deletes run on the leaf's current version; nothing to do when it is gone.
@@ -128,6 +132,7 @@ class Committer(
       for ((id, d) <- tx.addressDeletes) now.get(id) match {
         case Some(row) if (if (strong) sameLeaf(d.before, row) else row.location == d.before.location) =>
           existing(row).deletion = Some(RowDeletion.At(d.version, d.addresses))
+        case _ if committedBefore(d.before.location.get) =>
         case _ => conflict(s"partition ${describe(id, d.before.values)} was written by a concurrent write after this " +
             s"${d.command} read the rows it deletes")
       }
@@ -173,11 +178,15 @@ class Committer(
           (before, after) match {
             case (Some(b), Some(a)) if sameLeaf(b, a) =>
               // A rewrite (a leaf replaced with its rows and new ones) has copied the rows a delete would remove.
-              if (tx.deletes.contains(a.objectId) || tx.addressDeletes.contains(
-                  a.objectId)) throw new UnsupportedOperationException(s"table ${store.table}: " +
-                s"partition ${describe(a.objectId, a.values)} must be rewritten (a column widened or, in strong mode, " +
-                "added or renamed since it was written), which this write cannot combine with deleting rows from it; " +
-                "DELETE the rows first, then write the new ones; this write did not change __manifest")
+              if (tx.deletes.contains(a.objectId) || tx.addressDeletes.contains(a.objectId)) {
+                val instead = if (tx.addressDeletes.contains(a.objectId))
+                  "run the command copy-on-write (table property write.<command>.mode), which rewrites the partition"
+                else "DELETE the rows first, then write the new ones"
+                throw new UnsupportedOperationException(s"table ${store.table}: partition " +
+                  s"${describe(a.objectId, a.values)} must be rewritten (a column widened or, in strong mode, added " +
+                  s"since it was written), which this write cannot combine with deleting rows from it; $instead; " +
+                  "this write did not change __manifest")
+              }
               replacedIds += a.objectId
               LeafPlan(
                 a.copy(location = Some(w.location), readVersion = None, writtenVersion = None, stats = None),
@@ -201,6 +210,9 @@ class Committer(
       val removed = replacedIds.toSeq.filterNot(plans.contains)
       store.commit(latest.version, guard +: rows, removed)
     }
+
+    /** In weak mode, whether an earlier attempt committed this transaction's change to the leaf at `location`. */
+    private def committedBefore(location: String): Boolean = !strong && updated.contains((location, None))
 
     private def sameLeaf(a: ManifestRow, b: ManifestRow): Boolean =
       a.objectId == b.objectId && a.location == b.location && a.readVersion == b.readVersion &&

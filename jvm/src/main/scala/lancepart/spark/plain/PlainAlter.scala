@@ -48,6 +48,7 @@ object PlainAlter {
           ArrowJsonType.requireWritable(name, path.head, c.dataType(), table.fileVersion)
           ds.addColumns(Seq(NamespaceSchema.stored(name, StructField(path.head, c.dataType(), nullable = true))).asJava)
         case c: TableChange.RenameColumn =>
+          NamespaceSchema.checkColumnName(name, c.newName())
           ds.alterColumns(Seq(new org.lance.schema.ColumnAlteration.Builder(column(c.fieldNames())).rename(
             c.newName()).build()).asJava)
         case c: TableChange.DeleteColumn => ds.dropColumns(Seq(column(c.fieldNames())).asJava)

@@ -35,13 +35,15 @@ class MergeOnReadOperation(table: PartitionedTable, info: RowLevelOperationInfo)
 
   override def representUpdateAsDeleteAndInsert(): Boolean = true
 
+  // Spark checks the row id columns before it asks for a scan: refuse here, naming the column.
+  Seq(PartitionTableColumn.Name, RowAddressColumn.Name)
+    .find(c => table.manifest.meta.schema.byName(c, caseSensitive = false).isDefined).foreach { c =>
+      throw new UnsupportedOperationException(
+        s"table ${table.name()}: cannot ${command()} rows in merge-on-read mode: its column '$c' hides the " +
+          "metadata column of that name, which identifies the rows to delete; rename the column")
+    }
+
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    Seq(PartitionTableColumn.Name, RowAddressColumn.Name)
-      .find(c => table.manifest.meta.schema.byName(c, caseSensitive = false).isDefined).foreach { c =>
-        throw new UnsupportedOperationException(
-          s"table ${table.name()}: cannot ${command()} rows in merge-on-read mode: its column '$c' hides the " +
-            "metadata column of that name, which identifies the rows to delete; rename the column")
-      }
     RowRewrite.requireExact(
       table.name(),
       command(),
