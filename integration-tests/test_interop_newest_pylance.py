@@ -197,7 +197,7 @@ def test_the_file_format_is_chosen_at_create_and_kept(spark, root, ns):
         spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('data_storage_version' = '2.1')")
     with pytest.raises(Exception, match=rf"table lance.{ns}.events: REPLACE cannot change data_storage_version "
                                         "from 2.2 to 2.1"):
-        spark.sql(f"REPLACE TABLE {t} (id INT) TBLPROPERTIES ('data_storage_version' = '2.1')")
+        spark.sql(f"REPLACE TABLE {t} (id INT) PARTITIONED BY (id) TBLPROPERTIES ('data_storage_version' = '2.1')")
     with pytest.raises(Exception, match=rf"table lance.{ns}.other: data_storage_version '3.0' is not a Lance file "
                                         "format version; expected one of 2.0, 2.1, 2.2"):
         spark.sql(f"CREATE TABLE lance.{ns}.other (id INT) PARTITIONED BY (id) TBLPROPERTIES ('data_storage_version' = '3.0')")

@@ -199,6 +199,8 @@ def test_a_dataframe_kept_across_writes_reads_what_they_wrote(spark, ns):
      "cannot be serializable on a plain Lance table"),
     ("CREATE TABLE {t}_l (id BIGINT) LOCATION '/elsewhere'", "LOCATION 'file:/elsewhere' is not supported"),
     ("SELECT * FROM {t} VERSION AS OF 99", "has no version 99 (versions kept: 1, 2, 3, 4)"),
+    ("REPLACE TABLE {t} (id BIGINT) TBLPROPERTIES ('data_storage_version' = '2.2')",
+     "REPLACE cannot change data_storage_version from 2.1 to 2.2"),
     ("CREATE TABLE {t}_r (id BIGINT, _rowaddr BIGINT)", "column name '_rowaddr' is not supported: Lance reserves it"),
     ("ALTER TABLE {t} RENAME COLUMN c TO _rowid", "column name '_rowid' is not supported: Lance reserves it"),
     ("ALTER TABLE {t} SET TBLPROPERTIES ('write.update.isolation-level' = 'serializable')",

@@ -38,7 +38,7 @@ object PlainMaintenance {
     RollbackResult(previous, version, current)
   }
 
-  /** The version to roll back to for TIMESTAMP `micros`: the last committed at or before it. */
+  /** The last version committed at or before `micros` (TIMESTAMP AS OF, rollback_to_timestamp). */
   def versionAt(lance: LanceAccess, uri: String, table: String, micros: Long): Long = {
     val versions = lance.withDataset(uri)(_.listVersions().asScala.toSeq)
     val at = DateTimeUtils.microsToInstant(micros)

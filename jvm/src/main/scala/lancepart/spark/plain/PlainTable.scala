@@ -6,6 +6,7 @@ import java.util
 
 import lancepart.arrow.UnsupportedArrowType
 import lancepart.lance.{Lance, LanceAccess}
+import lancepart.maintenance.PlainMaintenance
 import lancepart.prune.V2Predicates
 import lancepart.spark.{FixedSizeLists, TableProperties}
 import lancepart.txn.{LeafCommits, RowDeletion}
@@ -53,13 +54,7 @@ class PlainTable(
   }
 
   /** This table at the last Lance version committed at or before `micros` (TIMESTAMP AS OF). */
-  def atTime(micros: Long): PlainTable = {
-    val versions = lance.withDataset(uri)(_.listVersions().asScala.toSeq)
-    val instant = java.time.Instant.EPOCH.plus(micros, java.time.temporal.ChronoUnit.MICROS)
-    versions.filterNot(_.getDataTime.toInstant.isAfter(instant)).lastOption.fold(throw new IllegalArgumentException(
-      s"table $tableName: no version was committed at or before $instant; the first was committed at " +
-        versions.head.getDataTime.toInstant))(v => at(v.getId))
-  }
+  def atTime(micros: Long): PlainTable = at(PlainMaintenance.versionAt(lance, uri, tableName, micros))
 
   override def schema(): StructType = plainColumns.sparkSchema
 
