@@ -109,18 +109,14 @@ class Committer(
         directory.newNamespaces(t.key))
 
       // Appends rebase onto the leaf's current version; a removed leaf is a conflict, a replaced
-      // one (a new leaf at a new location) takes the fragments into its directory. In weak mode a
-      // leaf an earlier attempt committed to is done: readers see that change, and a write that
-      // replaced or removed the leaf since came after it.
+      // one (a new leaf at a new location) takes the fragments into its directory.
       for ((location, group) <- tx.writes.filterNot(_.target.isNew).groupBy(_.target.location)) {
         val w = group.head.target
         now.get(w.objectId) match {
-          case Some(row)
-              if !committedBefore(current.getOrElse(location, location)) || row.location.contains(location) =>
+          case Some(row) =>
             rehome(location, group, row)
             existing(row).fragments ++= group.flatMap(_.fragments)
-          case _ if committedBefore(current.getOrElse(location, location)) =>
-          case _ => conflict(s"partition ${describe(w.objectId, w.key.byFieldId)} was removed by a concurrent write")
+          case None => conflict(s"partition ${describe(w.objectId, w.key.byFieldId)} was removed by a concurrent write")
         }
       }
       // Deletes run on the leaf's current version; nothing to do when it is gone.
@@ -132,7 +128,6 @@ class Committer(
       for ((id, d) <- tx.addressDeletes) now.get(id) match {
         case Some(row) if (if (strong) sameLeaf(d.before, row) else row.location == d.before.location) =>
           existing(row).deletion = Some(RowDeletion.At(d.version, d.addresses))
-        case _ if committedBefore(d.before.location.get) =>
         case _ => conflict(s"partition ${describe(id, d.before.values)} was written by a concurrent write after this " +
             s"${d.command} read the rows it deletes")
       }
@@ -210,9 +205,6 @@ class Committer(
       val removed = replacedIds.toSeq.filterNot(plans.contains)
       store.commit(latest.version, guard +: rows, removed)
     }
-
-    /** In weak mode, whether an earlier attempt committed this transaction's change to the leaf at `location`. */
-    private def committedBefore(location: String): Boolean = !strong && updated.contains((location, None))
 
     private def sameLeaf(a: ManifestRow, b: ManifestRow): Boolean =
       a.objectId == b.objectId && a.location == b.location && a.readVersion == b.readVersion &&

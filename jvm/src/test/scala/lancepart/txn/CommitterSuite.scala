@@ -287,39 +287,6 @@ class CommitterSuite extends AnyFunSuite {
     events.toSeq
   }
 
-  // Regression: a weak-mode merge-on-read UPDATE whose first manifest commit lost the race had
-  // already changed its partition tables (visible on their main branches); when an overwrite
-  // replaced one of them before the second attempt, it failed as if it had changed nothing, and
-  // running it again applied it twice.
-  test("weak: a change committed to a partition table in an earlier attempt is kept when the table is replaced since") {
-    val t = new Table(TransactionMode.Weak)
-    val d0 = t.directory(t.latest)
-    t.commit(t.latest, d0, t.write(d0, "US", Seq(1, 2)), t.write(d0, "FR", Seq(3, 4)))
-    val base = t.latest
-    val fr = t.leaves().find(_.values.values.exists(_.toString == "FR")).get
-    val d1 = t.directory(base)
-    // an UPDATE of row 3: deleted from FR by row address, its new version appended to US
-    val update = TableWrite(
-      base,
-      d1,
-      Seq(t.write(d1, "US", Seq(30))),
-      addressDeletes = Map(fr.objectId -> RowAddresses(fr, t.store.leafVersion(fr), Seq(0L), "UPDATE")))
-    val raced = new ManifestStore(t.dir.toString, "t", LanceAccess(Map.empty)) {
-      private var first = true
-      override def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long = {
-        if (first) { // a dynamic overwrite of FR commits first
-          first = false
-          val d = t.directory(t.latest, replaceAll = true)
-          t.commit(t.latest, d, t.write(d, "FR", Seq(5)))
-        }
-        super.commit(expected, rows, removed)
-      }
-    }
-    new Committer(raced, t.files, leafSchema).commit(update)
-    val byPartition = t.leaves().map(r => r.values.values.head.toString -> t.ids(r).sorted).toMap
-    assert(byPartition == Map("US" -> Seq(1L, 2L, 30L), "FR" -> Seq(5L)))
-  }
-
   test("a lost commit race is logged with table, attempt and the manifest version seen; giving up is a warning") {
     val t = new Table(TransactionMode.Weak)
     val d0 = t.directory(t.latest)
