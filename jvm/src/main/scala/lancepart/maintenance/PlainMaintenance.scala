@@ -28,15 +28,21 @@ object PlainMaintenance {
 
   /** Makes Lance version `version` of the dataset the latest again (a new version with its contents). */
   def rollback(lance: LanceAccess, uri: String, table: String, version: Long): RollbackResult = {
-    val previous = lance.withDataset(uri)(_.version())
-    val kept = lance.withDataset(uri)(_.listVersions().asScala.map(_.getId).toSeq)
-    if (!kept.contains(version))
-      throw new IllegalArgumentException(
-        s"table $table has no version $version (versions kept: ${kept.mkString(", ")})")
+    val previous = requireVersion(lance, uri, table, version)
     val current = if (version == previous) previous
     else lance.withDataset(uri, Some(version)) { ds => ds.restore(); lance.withDataset(uri)(_.version()) }
     RollbackResult(previous, version, current)
   }
+
+  /** Refuses `version` unless the dataset at `uri` keeps it; returns the latest version. */
+  def requireVersion(lance: LanceAccess, uri: String, table: String, version: Long): Long =
+    lance.withDataset(uri) { ds =>
+      val kept = ds.listVersions().asScala.map(_.getId).toSeq
+      if (!kept.contains(version))
+        throw new IllegalArgumentException(
+          s"table $table has no version $version (versions kept: ${kept.mkString(", ")})")
+      ds.version()
+    }
 
   /** The last version committed at or before `micros` (TIMESTAMP AS OF, rollback_to_timestamp). */
   def versionAt(lance: LanceAccess, uri: String, table: String, micros: Long): Long = {

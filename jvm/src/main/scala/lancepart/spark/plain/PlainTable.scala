@@ -47,9 +47,7 @@ class PlainTable(
 
   /** This table at its Lance version `older` (VERSION AS OF). */
   def at(older: Long): PlainTable = {
-    val kept = lance.withDataset(uri)(_.listVersions().asScala.map(_.getId).toSeq)
-    if (!kept.contains(older)) throw new IllegalArgumentException(
-      s"table $tableName has no version $older (versions kept: ${kept.mkString(", ")})")
+    PlainMaintenance.requireVersion(lance, uri, tableName, older)
     PlainTable.load(tableName, uri, lance, Some(older))
   }
 
