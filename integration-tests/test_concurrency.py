@@ -126,6 +126,43 @@ def run_mixed(spark, root, table: str, plans: list[list[dict]]) -> list[dict]:
 
 
 def check_against_log(spark, table: str, log: list[dict], mode: str) -> None:
+    """Checks the table against the log (``check_log``); on a failure, prints what each manifest
+    version and each partition table version held, to find the commit that went wrong."""
+    try:
+        check_log(spark, table, log, mode)
+    except AssertionError:
+        print(table_history(spark, table))
+        raise
+
+
+def table_history(spark, table: str) -> str:
+    """Per __manifest version the partition tables added and removed; per partition table its
+    versions with the Lance operation, the rows per write tag and the fragment ids."""
+    uri, _ = lancepart.table_uri(spark, table)
+    lines, before = [], {}
+    manifest = lance.dataset(f"{uri}/__manifest")
+    for v in manifest.versions():
+        rows = {r["object_id"]: r["location"] for r in
+                lance.dataset(f"{uri}/__manifest", version=v["version"]).to_table().to_pylist()
+                if r["object_type"] == "table"}
+        lines.append(f"__manifest v{v['version']} {v['timestamp']}: added "
+                     f"{ {k: l for k, l in rows.items() if before.get(k) != l} } removed {sorted(set(before) - set(rows))}")
+        before = rows
+    datasets = {p.name for p in Path(uri).iterdir() if p.name != "__manifest" and (p / "_versions").exists()}
+    for location in sorted(set(before.values()) | datasets):
+        leaf = lance.dataset(f"{uri}/{location}")
+        lines.append(f"{location} ({'in' if location in before.values() else 'not in'} the manifest)")
+        for v in leaf.versions():
+            at = lance.dataset(f"{uri}/{location}", version=v["version"])
+            tags = collections.Counter(at.to_table(columns=["tag"]).column("tag").to_pylist())
+            operation = type(leaf.read_transaction(v["version"]).operation).__name__
+            fragments = [f.fragment_id for f in at.get_fragments()]
+            lines.append(f"  v{v['version']} {v['timestamp']} {operation}: {dict(sorted(tags.items()))} "
+                         f"fragments {fragments}")
+    return "\n".join(lines)
+
+
+def check_log(spark, table: str, log: list[dict], mode: str) -> None:
     """The table reads, crosscheck passes, and per (write, partition) its rows are all there or
     none; a write that reported success is there unless an overwrite or delete that may have
     committed after it replaced it, and is gone when one that started after it ended succeeded

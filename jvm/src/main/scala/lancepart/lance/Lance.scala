@@ -7,6 +7,9 @@ import java.util.concurrent.{ExecutionException, Executors}
 import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
 import org.lance.JniLoader
 
+import scala.annotation.tailrec
+import scala.util.control.NonFatal
+
 object Lance {
 
   /** The class lance-core's native dispatcher thread looks up when the library loads. */
@@ -54,6 +57,25 @@ object Lance {
       val m = String.valueOf(t.getMessage)
       m.contains("concurrent") || m.contains("onflict")
     }
+
+  /** How many times [[replanned]] runs a change. */
+  val ReplanAttempts = 20
+
+  /**
+   * `change` (planned on the latest version of a dataset's main branch, then committed there), run
+   * again while Lance refuses its commit for one that landed first and that it cannot rebase the
+   * change over (a Delete of the same fragments, a compaction, a column added: Lance's retryable
+   * conflicts), at most `attempts` times.
+   */
+  @tailrec def replanned[A](change: => A, attempts: Int = ReplanAttempts): A = {
+    val outcome =
+      try Right(change)
+      catch { case NonFatal(e) if attempts > 1 && isConflict(e) => Left(e) }
+    outcome match {
+      case Right(result) => result
+      case Left(_) => replanned(change, attempts - 1)
+    }
+  }
 
   /** `f` of every item on up to [[Threads]] threads, results in order; the first failure is thrown. */
   def parallel[A, B](items: Seq[A])(f: A => B): Seq[B] =

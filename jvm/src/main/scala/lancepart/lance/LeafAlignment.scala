@@ -49,20 +49,28 @@ object LeafAlignment {
           !same
         }
       }
-      val missing = found.collect { case (c, None) => LeafSchema.tagged(schema, c) }
+      val missing = missingFields(leaf, schema)
       val unchanged = LeafSchema.aligned(leaf, schema.fields).isEmpty && missing.isEmpty
       if (narrower || !missing.forall(addable) || (pinned.isDefined && !unchanged)) None
       else if (unchanged) Some(layout(ds, schema))
       else {
         LeafProject.commit(lance, uri, base = None, before)(LeafSchema.aligned(_, schema.fields))
-        if (missing.nonEmpty) lance.withDataset(uri) { latest =>
-          before()
-          latest.addColumns(missing.asJava)
-        }
+        // planned again when another commit lands first (another writer may have added them)
+        if (missing.nonEmpty) Lance.replanned(lance.withDataset(uri) { latest =>
+          val stillMissing = missingFields(LeafSchema.columns(latest), schema)
+          if (stillMissing.nonEmpty) {
+            before()
+            latest.addColumns(stillMissing.asJava)
+          }
+        })
         Some(lance.withDataset(uri)(layout(_, schema)))
       }
     }
   }
+
+  /** The namespace columns a leaf of columns `leaf` lacks, as the fields to add. */
+  private def missingFields(leaf: Seq[LeafColumn], schema: NamespaceSchema): Seq[Field] =
+    schema.fields.filter(c => LeafSchema.find(leaf, c, schema.fields).isEmpty).map(LeafSchema.tagged(schema, _))
 
   /** Whether Lance can add `f` to existing rows, as NULL: every field in it is nullable. */
   private def addable(f: Field): Boolean = f.isNullable && f.getChildren.asScala.forall(addable)

@@ -8,9 +8,7 @@ import org.lance.{CommitBuilder, Dataset, Transaction}
 import org.lance.operation.Project
 import org.lance.schema.LanceField
 
-import scala.annotation.tailrec
 import scala.jdk.CollectionConverters._
-import scala.util.control.NonFatal
 
 /** Top-level columns (by current name) to rename, and to tag with a namespace field id. */
 case class LeafChange(renames: Map[String, String], tags: Map[String, Int]) {
@@ -22,7 +20,6 @@ object LeafProject {
   /** Lance's key for a field id in a Project's schema (lance-core: SchemaOperation). */
   private val LanceFieldIdKey = "lance:field_id"
   private val PrimaryKeyPositionKey = "lance-schema:unenforced-primary-key:position"
-  private val MainAttempts = 20
 
   /**
    * Applies `plan`'s change for the leaf's columns to the leaf at `uri`: on top of `base` as a
@@ -32,22 +29,14 @@ object LeafProject {
    */
   def commit(lance: LanceAccess, uri: String, base: Option[Long], before: () => Unit = () => ())(
       plan: Seq[LeafColumn] => LeafChange): Option[Long] = {
-    @tailrec def attempt(n: Int): Option[Long] = {
-      val outcome =
-        try Right(lance.withDataset(uri, base) { ds =>
-            val change = plan(LeafSchema.columns(ds))
-            Option.when(!change.isEmpty) {
-              before()
-              apply(ds, uri, change, detached = base.isDefined)
-            }
-          })
-        catch { case NonFatal(e) if base.isEmpty && n < MainAttempts && Lance.isConflict(e) => Left(e) }
-      outcome match {
-        case Right(version) => version
-        case Left(_) => attempt(n + 1)
+    def attempt(): Option[Long] = lance.withDataset(uri, base) { ds =>
+      val change = plan(LeafSchema.columns(ds))
+      Option.when(!change.isEmpty) {
+        before()
+        apply(ds, uri, change, detached = base.isDefined)
       }
     }
-    attempt(1)
+    if (base.isDefined) attempt() else Lance.replanned(attempt())
   }
 
   private def apply(ds: Dataset, uri: String, change: LeafChange, detached: Boolean): Long = {

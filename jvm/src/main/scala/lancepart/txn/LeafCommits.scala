@@ -32,23 +32,28 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
    */
   def update(uri: String, base: Option[Long], deletion: Option[RowDeletion], fragments: Seq[FragmentMetadata])
       : LeafStats = {
-    val deleted: Option[Long] = deletion.flatMap {
-      case RowDeletion.Matching(predicate) =>
-        lance.withDataset(uri, base) { ds =>
-          val sql = predicate.sql(LeafSchema.columns(ds))
-          deleteOperation(ds, scanOffsets(ds, sql), sql).map(commit(ds, _)(_.version()))
-        }
-      case RowDeletion.At(version, addresses) =>
-        val offsets = addresses.groupMap(a => (a >>> 32).toInt)(a => Integer.valueOf((a & 0xffffffffL).toInt))
-        lance.withDataset(uri, if (detached) Some(version) else base) { ds =>
-          if (!detached) requireSameRows(uri, version, ds, offsets.keySet)
-          deleteOperation(ds, offsets, s"_rowaddr IN (${addresses.mkString(", ")})").map(commit(ds, _)(_.version()))
-        }
-    }
+    val deleted: Option[Long] =
+      deletion.flatMap(d => if (detached) delete(uri, base, d) else Lance.replanned(delete(uri, None, d)))
     lance.withDataset(uri, deleted.orElse(base)) { ds =>
       if (fragments.isEmpty) LeafStats.of(ds)
       else commit(ds, Append.builder().fragments(fragments.asJava).build())(LeafStats.of)
     }
+  }
+
+  /** Commits `deletion` on top of `base` (None: the latest main version); the new version, or
+   * None when no row matches. */
+  private def delete(uri: String, base: Option[Long], deletion: RowDeletion): Option[Long] = deletion match {
+    case RowDeletion.Matching(predicate) =>
+      lance.withDataset(uri, base) { ds =>
+        val sql = predicate.sql(LeafSchema.columns(ds))
+        deleteOperation(ds, scanOffsets(ds, sql), sql).map(commit(ds, _)(_.version()))
+      }
+    case RowDeletion.At(version, addresses) =>
+      val offsets = addresses.groupMap(a => (a >>> 32).toInt)(a => Integer.valueOf((a & 0xffffffffL).toInt))
+      lance.withDataset(uri, if (detached) Some(version) else base) { ds =>
+        if (!detached) requireSameRows(uri, version, ds, offsets.keySet)
+        deleteOperation(ds, offsets, s"_rowaddr IN (${addresses.mkString(", ")})").map(commit(ds, _)(_.version()))
+      }
   }
 
   /**

@@ -11,6 +11,7 @@ import lancepart.spec._
 import lancepart.storage.HadoopDirectories
 import lancepart.transform.Transform
 import org.apache.arrow.vector.{BigIntVector, VarCharVector, VectorSchemaRoot}
+import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 import org.apache.hadoop.conf.Configuration
 import org.apache.logging.log4j.{Level, LogManager}
 import org.apache.logging.log4j.core.LogEvent
@@ -185,6 +186,39 @@ class CommitterSuite extends AnyFunSuite {
       assert(e.getMessage.contains("table t: partition (c=US)"), e.getMessage)
       assert(t.latest.version == before)
       assert(t.ids(t.leaves().head).sorted == Seq(1L, 3L), "the deleted row stays deleted")
+    }
+
+    // Regression (weak): a DELETE's Lance commit lost to a commit Lance cannot rebase it over (here
+    // another writer adding a column to the partition table, a Merge) and the DELETE failed with
+    // Lance's "Retryable commit conflict", after deleting from its other partition tables.
+    test(s"$mode: a DELETE planned before a concurrent column add on its partition table deletes its rows") {
+      val t = new Table(mode)
+      val d0 = t.directory(t.latest)
+      t.commit(t.latest, d0, t.write(d0, "US", Seq(1, 2)))
+      val s1 = t.latest
+      val leaf = t.leaves().head
+      val uri = t.store.leafUri(leaf)
+      var added = false
+      // the predicate is rendered with the partition table open: another writer adds a column then
+      val columns = (c: String) => {
+        if (!added) {
+          added = true
+          t.store.lance.withDataset(uri)(_.addColumns(Seq(Field.nullable("other", ArrowType.Utf8.INSTANCE)).asJava))
+        }
+        Some(s"`$c`" -> LongType)
+      }
+      t.committer.commit(TableWrite(
+        s1,
+        PartitionDirectory.empty(s1.meta.currentSpec),
+        Seq.empty,
+        deletes = Map(leaf.objectId -> (leaf, RowPredicate(Seq(EqualTo("id", 1L)), columns, schema.fields)))
+      ))
+      assert(added)
+      val now = t.leaves().head
+      assert(t.ids(now) == Seq(2L))
+      // strong mode deleted on top of the version the manifest pinned, beside the column add
+      val columnsRead = t.store.lance.withDataset(uri, now.readVersion)(ds => LeafSchema.columns(ds).map(_.name))
+      assert(columnsRead.contains("other") == (mode == TransactionMode.Weak), columnsRead)
     }
 
     test(s"$mode: replacing a partition another writer appended to fails naming it, and changes nothing") {
