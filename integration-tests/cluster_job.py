@@ -19,7 +19,9 @@ builder = (SparkSession.builder.master(master).appName("lancepart cluster test")
            .config("spark.jars", lancepart.jar_path())
            .config("spark.executor.memory", "1g").config("spark.executor.cores", "1").config("spark.cores.max", "2")
            .config("spark.driver.memory", "1g").config("spark.ui.port", "0")
-           .config("spark.sql.shuffle.partitions", "4"))
+           .config("spark.sql.shuffle.partitions", "4")
+           # its tables are small: report their partitioning for storage-partitioned joins anyway
+           .config("spark.sql.catalog.lance.spj.min-bytes-per-partition-key", "0"))
 for key, value in {**lancepart.session.catalog_conf("lance", root, storage), **lancepart.session.SPJ_CONF}.items():
     builder = builder.config(key, value)
 spark = builder.getOrCreate()

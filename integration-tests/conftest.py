@@ -42,6 +42,8 @@ def spark(root, tmp_path_factory):
             "spark.ui.enabled": "false",
             "spark.sql.shuffle.partitions": "4",
             "spark.sql.session.timeZone": "UTC",
+            # the tests' tables are small: report their partitioning for storage-partitioned joins anyway
+            "spark.sql.catalog.lance.spj.min-bytes-per-partition-key": "0",
             "spark.driver.memory": os.environ.get("LANCEPART_TEST_DRIVER_MEMORY", "2g"),
             **iceberg_conf(tmp_path_factory.mktemp("iceberg")),
         },

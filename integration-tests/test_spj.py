@@ -152,6 +152,32 @@ def test_a_scan_over_more_keys_than_the_bound_packs_partition_tables(spark, root
     assert sorted(r.v for r in filtered.collect()) == [v for v in range(300) if v % 40 in (3, 17)]
 
 
+def test_a_scan_whose_keys_hold_little_data_packs_partition_tables(spark, root, ns):
+    # catalog option spj.min-bytes-per-partition-key (default 2 MB; this suite's catalog `lance`
+    # sets 0 for its small tables): keys holding fewer data bytes on average, by the sizes commits
+    # recorded, are not worth a task each (regression: a range query over 50 small partition
+    # tables ran 50 tasks)
+    lancepart.register_catalog(spark, "lance_default_spj", str(root))
+    lancepart.register_catalog(spark, "lance_small_keys", str(root))
+    spark.conf.set("spark.sql.catalog.lance_small_keys.spj.min-bytes-per-partition-key", str(16 << 10))
+    for name in ("keyed", "keyed2"):  # 4 keys of at most 0.3 MB of hashes each
+        spark.sql(f"CREATE TABLE lance.{ns}.{name} (k BIGINT, payload STRING) PARTITIONED BY (k)")
+        spark.sql(f"INSERT INTO lance.{ns}.{name} SELECT id % 4, sha2(CAST(id AS STRING), 512) FROM range(10000)")
+    query = "SELECT count(*) FROM {0}.{1}.keyed l JOIN {0}.{1}.keyed2 r ON l.k = r.k AND l.payload = r.payload"
+    packed, reported = (spark.sql(query.format(catalog, ns)) for catalog in ("lance_default_spj", "lance_small_keys"))
+    # (the global count exchanges to one partition either way)
+    assert "Exchange hashpartitioning" in plan_of(packed)
+    assert "Exchange hashpartitioning" not in plan_of(reported)
+    assert spark.table(f"lance_default_spj.{ns}.keyed").rdd.getNumPartitions() < 4
+    assert spark.table(f"lance_small_keys.{ns}.keyed").rdd.getNumPartitions() == 4
+    assert packed.collect() == reported.collect() == [(10000,)]
+    with pytest.raises(Exception, match="catalog lance_bad_spj: option spj.min-bytes-per-partition-key must be a "
+                                        "byte count of at least 0, not '4MB'"):
+        lancepart.register_catalog(spark, "lance_bad_spj", str(root))
+        spark.conf.set("spark.sql.catalog.lance_bad_spj.spj.min-bytes-per-partition-key", "4MB")
+        spark.sql("SHOW NAMESPACES IN lance_bad_spj").collect()
+
+
 def test_packing_weighs_partition_tables_by_the_size_their_commit_recorded(spark, root, ns):
     # a split takes partition tables up to its target size of data bytes, as each table's last
     # commit recorded them, plus an open cost each: a large table gets a split of its own

@@ -8,6 +8,7 @@ import java.util
 import lancepart.lance.{LanceAccess, PartitionValues}
 import lancepart.manifest.{ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.spark.functions.PartitionFunctions
+import lancepart.spark.read.SpjPolicy
 import lancepart.spec.{
   ArrowJsonType, FormatException, NamespaceSchema, SchemaEvolution, SpecEvolution, TableMetadata, TransactionMode
 }
@@ -38,7 +39,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   private var warehouse: Warehouse = _
   private var plainTables: PlainTables = _
   private var plainDdl: PlainDdl = _
-  private var spjMaxKeys: Int = PartitionedCatalog.DefaultSpjMaxKeys
+  private var spj: SpjPolicy = _
   private var commitAttempts: Int = Committer.DefaultAttempts
 
   override def name(): String = catalogName
@@ -55,10 +56,16 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       Option(options.get(key)).fold(default)(v =>
         parse(v.trim).getOrElse(throw new IllegalArgumentException(
           s"catalog $name: option $key must be $expected, not '$v'")))
-    val spj = setting(PartitionedCatalog.SpjOption, true, "true or false")(_.toBooleanOption)
-    spjMaxKeys = if (!spj) 0
-    else setting(PartitionedCatalog.SpjMaxKeysOption, PartitionedCatalog.DefaultSpjMaxKeys, "an integer of at least 0")(
-      _.toIntOption.filter(_ >= 0))
+    spj = if (!setting(PartitionedCatalog.SpjOption, true, "true or false")(_.toBooleanOption)) SpjPolicy.Off
+    else SpjPolicy(
+      setting(PartitionedCatalog.SpjMaxKeysOption, PartitionedCatalog.DefaultSpjMaxKeys, "an integer of at least 0")(
+        _.toIntOption.filter(_ >= 0)),
+      setting(
+        PartitionedCatalog.SpjMinKeyBytesOption,
+        PartitionedCatalog.DefaultSpjMinKeyBytes,
+        "a byte count of at least 0")(
+        _.toLongOption.filter(_ >= 0))
+    )
     commitAttempts = setting(
       PartitionedCatalog.CommitAttemptsOption,
       Committer.DefaultAttempts,
@@ -125,7 +132,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
           store,
           warehouse.files(store.tableUri),
           m,
-          spjMaxKeys,
+          spj,
           commitAttempts)
       case None => plainTables.find(ident) match {
           case Some((uri, _)) => PlainTable.load(qualified(ident), uri, warehouse.lance, None)
@@ -323,7 +330,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       view,
       warehouse.files(store.tableUri),
       view.load(),
-      spjMaxKeys,
+      spj,
       commitAttempts)
     new StagedPartitionedTable(table, replaced, () => warehouse.delete(store.tableUri))
   }
@@ -570,6 +577,13 @@ object PartitionedCatalog {
    * partitions: a join that uses the reported keys runs no more tasks than the shuffle it saves. */
   val SpjMaxKeysOption = "spj.max-partition-keys"
   val DefaultSpjMaxKeys = 200
+
+  /** `spark.sql.catalog.<name>.spj.min-bytes-per-partition-key` (default 2 MB): a scan reports
+   * its partitioning only when its partition keys hold at least this many data bytes on average;
+   * a scan of smaller keys packs partition tables instead, since a task per key would cost more
+   * than the shuffle it saves (measured: docs/benchmarks.md). */
+  val SpjMinKeyBytesOption = "spj.min-bytes-per-partition-key"
+  val DefaultSpjMinKeyBytes: Long = 2L << 20
 
   /** `spark.sql.catalog.<name>.commit.attempts` (default 30): how often a write tries to commit
    * to `__manifest` while other writers commit first. */

@@ -6,7 +6,7 @@ import java.util
 import lancepart.lance.LeafSchema
 import lancepart.manifest.{Manifest, ManifestStore, TableFiles}
 import lancepart.prune.V2Predicates
-import lancepart.spark.read.{PartitionTableColumn, PartitionedScanBuilder, RowAddressColumn}
+import lancepart.spark.read.{PartitionTableColumn, PartitionedScanBuilder, RowAddressColumn, SpjPolicy}
 import lancepart.spark.write.{
   CopyOnWriteOperation, MergeOnReadOperation, PartitionedWriteBuilder, RowLevelMode, RowRemoval
 }
@@ -28,8 +28,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import scala.jdk.CollectionConverters._
 
 /** `name` is the catalog-qualified name used in messages; `manifest` is the version it loaded;
- * `spjMaxKeys` is the most partition keys a scan reports for storage-partitioned joins, 0 for
- * none (catalog options `spj.enabled`, `spj.max-partition-keys`);
+ * `spj` says when a scan reports its partitioning for storage-partitioned joins (catalog
+ * options `spj.*`);
  * `commitAttempts` bounds a write's commit attempts (catalog option `commit.attempts`);
  * `pinned` when time travel chose `manifest`. */
 class PartitionedTable(
@@ -37,7 +37,7 @@ class PartitionedTable(
     val store: ManifestStore,
     val files: TableFiles,
     val manifest: Manifest,
-    val spjMaxKeys: Int,
+    val spj: SpjPolicy,
     commitAttempts: Int,
     pinned: Boolean = false)
     extends Table with SupportsRead with SupportsWrite with SupportsDeleteV2 with SupportsRowLevelOperations
@@ -49,7 +49,7 @@ class PartitionedTable(
   def at(older: Manifest): PartitionedTable = withManifest(older, pinned = true)
 
   private def withManifest(m: Manifest, pinned: Boolean): PartitionedTable =
-    new PartitionedTable(tableName, store, files, m, spjMaxKeys, commitAttempts, pinned)
+    new PartitionedTable(tableName, store, files, m, spj, commitAttempts, pinned)
 
   override def schema(): StructType = manifest.meta.schema.sparkSchema
 

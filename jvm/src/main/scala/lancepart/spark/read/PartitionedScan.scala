@@ -102,7 +102,7 @@ class PartitionedScan(
    * reported, nor are fields over float or double columns. Empty when reporting is off or a
    * table read has no partition values.
    */
-  private lazy val keys: Seq[Seq[BoundField]] = if (table.spjMaxKeys == 0 || unpartitioned.nonEmpty) Seq.empty
+  private lazy val keys: Seq[Seq[BoundField]] = if (!table.spj.enabled || unpartitioned.nonEmpty) Seq.empty
   else {
     val read = tablesSelected.flatMap(_.specVersion).distinct.flatMap(v => meta.specs.find(_.id == v))
     val common = read.headOption.toSeq.flatMap(_.fields).filter { f =>
@@ -127,11 +127,19 @@ class PartitionedScan(
   /** How many distinct partition keys the tables read have (0 when no key can be reported). */
   private lazy val keyCount: Int = if (keys.isEmpty) 0 else tablesSelected.map(keyOf).distinct.size
 
-  /** Spark runs one task per reported key, so keys are reported only up to the catalog's bound.
-   * A row-level command's scan reports none: Spark checks the keys its runtime filter leaves
-   * against those reported in the join's projection of them, and fails (ClassCastException)
-   * when the command joins the table with itself on some of its partition fields. */
-  private lazy val reporting: Boolean = !wholeTables && keyCount > 0 && keyCount <= table.spjMaxKeys
+  /** The data bytes the tables read hold per partition key on average, by the sizes their
+   * commits recorded; None when a table has no recorded size. */
+  private lazy val bytesPerKey: Option[Long] =
+    Option.when(keyCount > 0 && tablesSelected.forall(_.stats.isDefined))(
+      tablesSelected.map(_.stats.get.bytes).sum / keyCount)
+
+  /** Spark runs one task per reported key, so keys are reported only up to the catalog's bound,
+   * and only when they hold enough data for a task each ([[SpjPolicy]]). A row-level command's
+   * scan reports none: Spark checks the keys its runtime filter leaves against those reported in
+   * the join's projection of them, and fails (ClassCastException) when the command joins the
+   * table with itself on some of its partition fields. */
+  private lazy val reporting: Boolean = !wholeTables && keyCount > 0 && keyCount <= table.spj.maxKeys &&
+    bytesPerKey.forall(_ >= table.spj.minKeyBytes)
 
   override def outputPartitioning(): Partitioning =
     if (reporting) new KeyGroupedPartitioning(keys.map(keyExpression).toArray, keyCount)
@@ -153,14 +161,17 @@ class PartitionedScan(
   /** What [[outputPartitioning]] reports for storage-partitioned joins, or why it reports nothing. */
   private def reportedPartitioning(splits: Int): String =
     if (wholeTables) "none (the scan of a DELETE, UPDATE or MERGE INTO, which Spark narrows at run time)"
-    else if (table.spjMaxKeys == 0) s"none (catalog option ${PartitionedCatalog.SpjOption} is false)"
+    else if (!table.spj.enabled) s"none (catalog option ${PartitionedCatalog.SpjOption} is false)"
     else if (tablesSelected.isEmpty) "none (no partition table is read)"
     else if (unpartitioned.nonEmpty) s"none (partition tables without partition values are read: " +
       s"${unpartitioned.mkString(", ")})"
     else if (keys.isEmpty) "none (the spec versions read share no identity, bucket or calendar field of one column)"
-    else if (!reporting) s"none ($keyCount partition keys, more than catalog option " +
-      s"${PartitionedCatalog.SpjMaxKeysOption} = ${table.spjMaxKeys}; partition tables packed into " +
+    else if (keyCount > table.spj.maxKeys) s"none ($keyCount partition keys, more than catalog option " +
+      s"${PartitionedCatalog.SpjMaxKeysOption} = ${table.spj.maxKeys}; partition tables packed into " +
       s"$splits input partitions)"
+    else if (!reporting) s"none ($keyCount partition keys holding ${bytesPerKey.get} data bytes each on average, " +
+      s"fewer than catalog option ${PartitionedCatalog.SpjMinKeyBytesOption} = ${table.spj.minKeyBytes}; " +
+      s"partition tables packed into $splits input partitions)"
     else keys.map(keyExpression(_).describe()).mkString(", ")
 
   override def planInputPartitions(): Array[InputPartition] = planned
