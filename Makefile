@@ -1,13 +1,15 @@
 # Two entry points for a fresh machine (JDK 17+, Maven 3.8+, Python 3.10+):
 #   make demo   builds the plugin, installs the Python package in .venv, runs demo/demo.py
-#   make test   checks the Scala formatting, builds, runs the Scala tests, then the Python unit and
-#               integration tests (with the differential suite against Iceberg, whose runtime jar it fetches)
+#   make test   checks the Scala formatting, builds the jar and the wheel, runs the Scala tests, then the
+#               Python unit and integration tests (with the differential suite against Iceberg, whose runtime
+#               jar it fetches, and the wheel installed into a fresh environment)
 #   make format formats the Scala sources (scalafmt through Maven; the rules are in .scalafmt.conf)
 #   make differential-sweep   the differential suite's random part over DIFF_SEEDS seeds (default 200)
 # and the benchmarks against peers (about 40 minutes on 2 cores):
 #   make bench  also fetches the Iceberg runtime, writes bench/results/ and docs/benchmarks.md
 #   make bench-quick   the 1,000-partition scans of lancepart and Iceberg (a few minutes), into target/bench-quick
 #   make docs   builds the documentation site (mkdocs) into target/site
+#   make wheel  builds target/wheel/lancepart-*.whl: the Python package with the plugin's classes
 VENV := .venv
 PY := $(VENV)/bin/python
 JAR := target/lancepart-spark-4.1_2.13-0.1.0-SNAPSHOT.jar
@@ -20,13 +22,14 @@ NEWEST_PYLANCE := 14.0.2
 NEWEST_VENV := .venv-newest-pylance
 DIFF_SEEDS := 200
 
-.PHONY: demo test format differential-sweep jar bench bench-quick docs
+.PHONY: demo test format differential-sweep jar wheel bench bench-quick docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
 
 test: $(VENV)/.installed $(NEWEST_VENV)/.installed $(ICEBERG_JAR)
 	$(MVN) spotless:check package
+	$(MAKE) --no-print-directory wheel
 	$(PY) -m pytest -q -p no:cacheprovider python/tests integration-tests
 
 format:
@@ -37,6 +40,16 @@ differential-sweep: $(VENV)/.installed $(JAR) $(ICEBERG_JAR)
 		integration-tests/test_differential_iceberg.py -k test_random_tables_same_as_iceberg
 
 jar: $(JAR)
+
+# The package is staged under target/ so that the checkout's own package (installed editable
+# in .venv) keeps using the jar Maven builds, which carries lance-core.
+wheel: $(VENV)/.installed $(JAR)
+	rm -rf target/wheel-src target/wheel
+	cp -r python target/wheel-src
+	rm -rf target/wheel-src/build target/wheel-src/*.egg-info
+	mkdir -p target/wheel-src/lancepart/jars
+	cp target/original-$(notdir $(JAR)) target/wheel-src/lancepart/jars/$(notdir $(JAR))
+	$(PY) -m pip wheel -q --no-deps -w target/wheel target/wheel-src
 
 docs: $(VENV)/.installed
 	$(PY) -m mkdocs build --strict

@@ -1,7 +1,7 @@
 """lancepart: Lance Partitioned Namespaces as Spark tables.
 
 ``spark_session``/``configure`` register the catalog (``register_catalog`` adds one to a running
-session), ``Admin`` wraps the JVM's admin operations,
+session; ``plugin_conf`` gives the settings that load the plugin), ``Admin`` wraps the JVM's admin operations,
 ``crosscheck`` compares Spark's answer with an independent pylance read (``table_uri`` gives
 what pylance needs to open a table's files).
 """
@@ -9,7 +9,7 @@ what pylance needs to open a table's files).
 from lancepart.admin import Admin
 from lancepart.crosscheck import CrosscheckError, crosscheck, table_uri
 from lancepart.errors import LancepartError
-from lancepart.jar import jar_path
+from lancepart.jar import jar_path, plugin_conf
 from lancepart.session import configure, register_catalog, spark_session
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "configure",
     "crosscheck",
     "jar_path",
+    "plugin_conf",
     "register_catalog",
     "spark_session",
     "table_uri",

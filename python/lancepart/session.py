@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pyspark.sql import SparkSession
 
-from lancepart.jar import jar_path
+from lancepart.jar import plugin_conf
 
 CATALOG_CLASS = "lancepart.spark.PartitionedCatalog"
 
@@ -22,18 +22,13 @@ SPJ_CONF = {
 
 def configure(builder: SparkSession.Builder, root: str, catalog: str = "lance",
               storage: dict[str, str] | None = None) -> SparkSession.Builder:
-    """Adds the jar and the catalog ``catalog`` rooted at ``root`` to ``builder``.
-
-    ``storage`` entries become ``spark.sql.catalog.<catalog>.storage.<key>`` (Lance object-store
-    options). The jar also goes on the driver and executor class paths: Lance's native code looks
-    up Java classes from its own threads, which only see the JVM's class path. ``SPJ_CONF`` is
-    set too (settings given later on the builder override it).
+    """Adds the plugin (``plugin_conf``: the jar, on the driver and executor class paths too, or
+    with the Maven packages a wheel's jar needs) and the catalog ``catalog`` rooted at ``root`` to
+    ``builder``. ``storage`` entries become ``spark.sql.catalog.<catalog>.storage.<key>`` (Lance
+    object-store options). ``SPJ_CONF`` is set too (settings given later on the builder override
+    it).
     """
-    jar = jar_path()
-    builder = (builder.config("spark.jars", jar)
-               .config("spark.driver.extraClassPath", jar)
-               .config("spark.executor.extraClassPath", jar))
-    for key, value in {**catalog_conf(catalog, root, storage), **SPJ_CONF}.items():
+    for key, value in {**plugin_conf(), **catalog_conf(catalog, root, storage), **SPJ_CONF}.items():
         builder = builder.config(key, value)
     return builder
 

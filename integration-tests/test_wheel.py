@@ -1,0 +1,43 @@
+"""The wheel `make wheel` builds, installed into a fresh virtual environment outside the checkout,
+runs a write, a pruned read and a crosscheck with `lancepart.spark_session(root)` and no other
+step: Spark resolves lance-core and the AWS SDK from Maven (a fresh Ivy cache here)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+SCRIPT = textwrap.dedent("""
+    import sys
+    import lancepart
+    spark = lancepart.spark_session(sys.argv[1], **{"spark.ui.enabled": "false", "spark.jars.ivy": sys.argv[2]})
+    spark.sql("CREATE NAMESPACE lance.ns")
+    spark.sql("CREATE TABLE lance.ns.t (id BIGINT, p STRING) PARTITIONED BY (p)")
+    spark.sql("INSERT INTO lance.ns.t SELECT id, CAST(id % 3 AS STRING) FROM range(100)")
+    print("RESULT", tuple(spark.sql("SELECT count(*), sum(id) FROM lance.ns.t WHERE p = '1'").collect()[0]))
+    print("JAR", lancepart.jar_path())
+    print("CROSSCHECK", lancepart.crosscheck(spark, "lance.ns.t"))
+""")
+
+
+def test_the_wheel_works_in_a_fresh_environment(tmp_path):
+    wheels = sorted((REPO / "target" / "wheel").glob("lancepart-*.whl"))
+    assert len(wheels) == 1, f"expected one wheel in target/wheel (run `make wheel`), found {wheels}"
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = str(venv / "bin" / "python")
+    # nothing of the checkout's: no package on the path, no jar named
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LANCEPART_JAR")}
+    install = subprocess.run([python, "-m", "pip", "install", "-q", str(wheels[0])], env=env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=900)
+    assert install.returncode == 0, install.stderr[-3000:]
+    out = subprocess.run([python, "-c", SCRIPT, str(tmp_path / "warehouse"), str(tmp_path / "ivy")],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    ids = [i for i in range(100) if i % 3 == 1]
+    assert f"RESULT ({len(ids)}, {sum(ids)})" in out.stdout, \
+        f"exit {out.returncode}; stderr ends:\n{out.stderr[-4000:]}"
+    assert f"JAR {venv}" in out.stdout, out.stdout  # the wheel's own jar, not the checkout's
+    assert "CROSSCHECK {'rows': 100, 'tables': 3}" in out.stdout, out.stdout
