@@ -45,6 +45,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   override def name(): String = catalogName
 
   override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
+    SparkVersion.require(org.apache.spark.SPARK_VERSION, name)
     catalogName = name
     val root = Option(options.get("root")).filter(_.nonEmpty).getOrElse(
       throw new IllegalArgumentException(s"catalog $name: set spark.sql.catalog.$name.root to a directory or URI"))
