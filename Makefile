@@ -17,7 +17,10 @@ SOURCES := pom.xml $(shell find jvm -name '*.scala')
 MVN := mvn -q -B
 
 ICEBERG_JAR := target/bench/iceberg-spark-runtime-4.1_2.13-1.12.0.jar
-# The newest pylance, apart from the package's pinned one: integration-tests/test_interop_newest_pylance.py
+# The package takes pylance 7 to 14: the development environment has the oldest; the newest is in
+# its own environment (integration-tests/test_interop_newest_pylance.py) and in the one test_wheel.py
+# installs the wheel into
+OLDEST_PYLANCE := 7.0.0
 NEWEST_PYLANCE := 14.0.2
 NEWEST_VENV := .venv-newest-pylance
 DIFF_SEEDS := 200
@@ -78,5 +81,5 @@ $(JAR): $(SOURCES)
 
 $(VENV)/.installed: python/pyproject.toml
 	python3 -m venv $(VENV)
-	$(PY) -m pip install -q -e 'python[test]'
+	$(PY) -m pip install -q -e 'python[test]' pylance==$(OLDEST_PYLANCE)
 	touch $@

@@ -1,12 +1,15 @@
-"""The wheel `make wheel` builds, installed into a fresh virtual environment outside the checkout,
-runs a write, a pruned read and a crosscheck with `lancepart.spark_session(root)` and no other
-step: Spark resolves lance-core and the AWS SDK from Maven (a fresh Ivy cache here)."""
+"""The wheel `make wheel` builds, installed into a fresh virtual environment outside the checkout
+with the newest pylance the package takes, runs a write, a pruned read and a crosscheck with
+`lancepart.spark_session(root)` and no other step: Spark resolves lance-core and the AWS SDK from
+Maven (a fresh Ivy cache here)."""
 
 import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+from test_interop_newest_pylance import NEWEST_PYTHON
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -19,6 +22,8 @@ SCRIPT = textwrap.dedent("""
     spark.sql("INSERT INTO lance.ns.t SELECT id, CAST(id % 3 AS STRING) FROM range(100)")
     print("RESULT", tuple(spark.sql("SELECT count(*), sum(id) FROM lance.ns.t WHERE p = '1'").collect()[0]))
     print("JAR", lancepart.jar_path())
+    import lance
+    print("PYLANCE", lance.__version__)
     print("CROSSCHECK", lancepart.crosscheck(spark, "lance.ns.t"))
 """)
 
@@ -31,8 +36,11 @@ def test_the_wheel_works_in_a_fresh_environment(tmp_path):
     python = str(venv / "bin" / "python")
     # nothing of the checkout's: no package on the path, no jar named
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LANCEPART_JAR")}
-    install = subprocess.run([python, "-m", "pip", "install", "-q", str(wheels[0])], env=env, cwd=tmp_path,
-                             capture_output=True, text=True, timeout=900)
+    # with the newest pylance the package takes (that of the environment test_interop_newest_pylance uses)
+    newest = subprocess.run([str(NEWEST_PYTHON), "-c", "import lance; print(lance.__version__)"], capture_output=True,
+                            text=True, check=True, timeout=300).stdout.strip()
+    install = subprocess.run([python, "-m", "pip", "install", "-q", str(wheels[0]), f"pylance=={newest}"], env=env,
+                             cwd=tmp_path, capture_output=True, text=True, timeout=900)
     assert install.returncode == 0, install.stderr[-3000:]
     out = subprocess.run([python, "-c", SCRIPT, str(tmp_path / "warehouse"), str(tmp_path / "ivy")],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
@@ -41,3 +49,4 @@ def test_the_wheel_works_in_a_fresh_environment(tmp_path):
         f"exit {out.returncode}; stderr ends:\n{out.stderr[-4000:]}"
     assert f"JAR {venv}" in out.stdout, out.stdout  # the wheel's own jar, not the checkout's
     assert "CROSSCHECK {'rows': 100, 'tables': 3}" in out.stdout, out.stdout
+    assert f"PYLANCE {newest}" in out.stdout, out.stdout
