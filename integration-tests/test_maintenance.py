@@ -344,13 +344,36 @@ def test_vacuum_refuses_an_older_than_that_reaches_running_writes(spark, admin, 
     t = create(spark, ns, "strong", appends=1)
     stray = root / ns / "t" / leaf_rows(root, ns)["a"]["location"] / "data" / "failed-write.lance"
     stray.write_bytes(b"left by a failed write")
-    with pytest.raises(lancepart.LancepartError, match=r"vacuum with older_than 0\.0 s would remove the files of "
-                                                       r"writes still running .* retention_check=False"):
+    with pytest.raises(lancepart.LancepartError, match=r"vacuum with older_than \S+, less than 1 hour ago, would remove the files of "
+                                                       r"writes still running .* turn retention_check off"):
         admin.vacuum(f"{ns}.t", older_than=datetime.timedelta(0))
-    with pytest.raises(lancepart.LancepartError, match="older_than 3599.0 s"):
+    with pytest.raises(lancepart.LancepartError, match="less than 1 hour ago"):
         admin.vacuum(f"{ns}.t", older_than=datetime.timedelta(minutes=59, seconds=59))
     assert stray.exists()
     assert admin.vacuum(f"{ns}.t", older_than=datetime.timedelta(hours=1))["removed_files"] == []
     removed = admin.vacuum(f"{ns}.t", older_than=datetime.timedelta(0), retention_check=False)["removed_files"]
     assert removed == [f"{leaf_rows(root, ns)['a']['location']}/data/failed-write.lance"]
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(9,)]
+
+
+def test_vacuum_repair_and_progress_are_procedures(spark, root, ns):
+    """SQL-first administration (a Spark Connect session has no py4j): vacuum and repair as CALL
+    procedures, and the progress of either read with CALL system.progress under its progress_id."""
+    t = create(spark, ns, "strong", appends=1)
+    stray = root / ns / "t" / leaf_rows(root, ns)["a"]["location"] / "data" / "failed-write.lance"
+    stray.write_bytes(b"left by a failed write")
+    recent = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=59)
+    vacuum = f"CALL lance.system.vacuum(table => '{ns}.t', older_than => "
+    with pytest.raises(Exception, match=rf"table lance.{ns}.t: vacuum with older_than \S+, less than 1 hour ago, "
+                                        r"would remove the files of writes still running .* turn retention_check off"):
+        spark.sql(vacuum + f"TIMESTAMP '{recent:%Y-%m-%d %H:%M:%S}')").collect()  # the session's time zone is UTC
+    assert stray.exists()
+    [done] = spark.sql(vacuum + "current_timestamp(), retention_check => false, progress_id => 'v-1')").collect()
+    assert done.removed_files == [f"{leaf_rows(root, ns)['a']['location']}/data/failed-write.lance"]
+    assert done.removed_directories == [] and not stray.exists()
+    # the counter of an ended operation is read once more (3 partition-table directories), then gone
+    assert [tuple(r) for r in spark.sql("CALL lance.system.progress(id => 'v-1')").collect()] == [(3, 3, True)]
+    assert spark.sql("CALL lance.system.progress(id => 'v-1')").collect() == []
+    [repaired] = spark.sql(f"CALL lance.system.repair(table => '{ns}.t')").collect()
+    assert tuple(repaired) == (0, [], [])
     assert rows(spark, f"SELECT count(*) FROM {t}") == [(9,)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
+import uuid
 import warnings
 from typing import Any
 
@@ -14,7 +15,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType, _parse_datatype_string
 
 from lancepart.errors import jvm_errors
-from lancepart.progress import run_jvm
+from lancepart.progress import run_polled
 from lancepart.session import CATALOG_CLASS
 
 
@@ -95,8 +96,7 @@ class Admin:
         another client created with rows have none, so every scan reads them and Spark evaluates
         partition filters on their rows; a warning names both kinds. Run it again after removing
         such a table to make partition filters exact again. ``progress``: see ``lancepart.progress``."""
-        result = json.loads(run_jvm(lambda counter: self._api.repair(*self._target(name), counter),
-                                    self._spark._jvm, f"repair {name}", progress, unit="row"))
+        result = self._call_tracked("repair", name, progress, unit="row")
         if result["declared_without_values"]:
             warnings.warn(f"table {name}: repair left the partition values of tables declared and never created "
                           f"NULL (they read as empty): {', '.join(result['declared_without_values'])}", stacklevel=3)
@@ -115,10 +115,9 @@ class Admin:
         does not read) unless ``retention_check=False``, for when no write runs on the table.
         Returns ``{"removed_directories": [...], "removed_files": [...]}``, paths relative to the
         table. ``progress`` (a bar over partition-table directories): see ``lancepart.progress``."""
-        result = run_jvm(lambda counter: self._api.vacuum(
-            *self._target(name), older_than.total_seconds(), retention_check, counter),
-            self._spark._jvm, f"vacuum {name}", progress, unit="table")
-        return json.loads(result)
+        cutoff = dt.datetime.now(dt.timezone.utc) - older_than
+        return self._call_tracked("vacuum", name, progress, unit="table", older_than=cutoff,
+                                  retention_check=retention_check)
 
     def rewrite_data_files(self, name: str, where: str | None = None, options: dict[str, str] | None = None) -> dict:
         """Compacts the partition tables that may hold rows matching the SQL condition ``where``
@@ -144,6 +143,20 @@ class Admin:
         the newest ``retain_last`` (default 1), and the files only they used:
         ``CALL <catalog>.system.expire_snapshots``."""
         return self._call("expire_snapshots", name, older_than=older_than, retain_last=retain_last)
+
+    def _call_tracked(self, procedure: str, name: str, progress: bool | None, unit: str, **arguments: Any) -> dict:
+        """``_call`` with a progress bar: the procedure counts under a new ``progress_id``, which
+        ``CALL <catalog>.system.progress`` reads while it runs (on a classic or a Spark Connect
+        session alike)."""
+        progress_id = uuid.uuid4().hex
+        _, catalog, _ = self._target(name)
+
+        def poll() -> tuple[int, int] | None:
+            rows = self._spark.sql(f"CALL {catalog}.system.progress(id => :id)", args={"id": progress_id}).collect()
+            return (rows[0].done, rows[0].total) if rows else None
+
+        return run_polled(lambda: self._call(procedure, name, progress_id=progress_id, **arguments), poll,
+                          f"{procedure} {name}", progress, unit)
 
     @jvm_errors
     def _call(self, procedure: str, name: str, **arguments: Any) -> dict:

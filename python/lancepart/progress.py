@@ -25,28 +25,29 @@ def iterate(items: Iterable[T], description: str, total: int, progress: bool | N
             b.update(1)
 
 
-def run_jvm(call: Callable[[object], T], jvm, description: str, progress: bool | None, unit: str) -> T:
-    """Runs ``call(counter)`` with a new JVM ``lancepart.maintenance.Progress`` counter on a worker
-    thread and draws the counter's progress until the call returns; its exception is re-raised."""
-    counter = jvm.lancepart.maintenance.Progress()
+def run_polled(call: Callable[[], T], poll: Callable[[], tuple[int, int] | None], description: str,
+               progress: bool | None, unit: str) -> T:
+    """Runs ``call()`` on a worker thread and, while it runs and once after, draws the (done, total)
+    that ``poll()`` reports (None: nothing counted); ``call``'s exception is re-raised."""
     outcome: dict[str, object] = {}
 
     def work() -> None:
         try:
-            outcome["value"] = call(counter)
+            outcome["value"] = call()
         except BaseException as e:  # re-raised on the caller's thread
             outcome["error"] = e
 
     worker = threading.Thread(target=work, name=f"lancepart {description}", daemon=True)
     with bar(description, None, progress, unit) as b:
         worker.start()
-        while worker.is_alive():
+        running = True
+        while running:
             worker.join(_POLL_SECONDS)
-            if not b.disable:
-                total, done = counter.total(), counter.done()
-                if total:
-                    b.total = total
-                    b.update(done - b.n)
+            running = worker.is_alive()  # a last poll after the end shows the final count
+            counted = None if b.disable else poll()
+            if counted and counted[1]:
+                b.total = counted[1]
+                b.update(counted[0] - b.n)
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     return outcome["value"]  # type: ignore[return-value]

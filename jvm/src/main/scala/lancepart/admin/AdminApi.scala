@@ -4,7 +4,6 @@ package lancepart.admin
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ArrayNode
 import lancepart.lance.ExpressionEval
-import lancepart.maintenance.{ManifestRepair, Progress, Vacuum}
 import lancepart.manifest.{JsonValues, ManifestQuery, Naming}
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable, PartitionsTable}
 import lancepart.spark.procedures.BaseProcedure
@@ -172,46 +171,6 @@ object AdminApi {
     catalogOf(spark, catalog).dropTable(identifier(catalog, name))
   }
 
-  /** Restores `partition_field_*` / `read_version` columns another client dropped (see
-   * [[ManifestRepair]]; the table need not load); JSON `{"restored_rows": n, "declared_without_values": [object ids],
-   * "unpartitioned_tables": [object ids]}`. */
-  def repair(spark: SparkSession, catalog: String, name: String, progress: Progress): String = inSession(spark) {
-    val tables = catalogOf(spark, catalog)
-    val ident = identifier(catalog, name)
-    val result = ManifestRepair.run(tables.manifestStore(ident), tables.tableFiles(ident), progress)
-    val out = Json.obj()
-    out.put("restored_rows", result.restoredRows)
-    val declared = out.putArray("declared_without_values")
-    result.declaredWithoutValues.foreach(id => declared.add(id))
-    val unpartitioned = out.putArray("unpartitioned_tables")
-    result.unpartitioned.foreach(id => unpartitioned.add(id))
-    Json.write(out)
-  }
-
-  /** Removes files failed writes left, last modified more than `olderThanSeconds` ago (see [[Vacuum]];
-   * less than an hour only without `retentionCheck`); JSON
-   * `{"removed_directories": [...], "removed_files": [...]}` (paths relative to the table). */
-  def vacuum(
-      spark: SparkSession,
-      catalog: String,
-      name: String,
-      olderThanSeconds: Double,
-      retentionCheck: Boolean,
-      progress: Progress): String =
-    inSession(spark) {
-      val olderThan = (olderThanSeconds * 1000).toLong
-      val table = load(spark, catalog, name)
-      Vacuum.checkRetention(table.name(), olderThan, retentionCheck)
-      val cutoff = System.currentTimeMillis() - olderThan
-      val result = Vacuum.run(table.store, table.files, cutoff, progress)
-      val out = Json.obj()
-      val directories = out.putArray("removed_directories")
-      result.directories.foreach(d => directories.add(d))
-      val files = out.putArray("removed_files")
-      result.files.foreach(f => files.add(f))
-      Json.write(out)
-    }
-
   /** Partitioned table `name` (not a metadata table such as `<table>.partitions`). */
   private def load(spark: SparkSession, catalog: String, name: String): PartitionedTable =
     catalogOf(spark, catalog).loadPartitioned(identifier(catalog, name))
@@ -219,8 +178,9 @@ object AdminApi {
   /**
    * Runs `body` with `spark` as the thread's active session, restoring the thread's own after.
    * Spark reads settings through the active session (SQLConf.get), its catalog manager too when it
-   * loads a catalog on first use; a py4j call may come on a thread that has none (the Python Admin
-   * runs repair and vacuum on a worker thread), where every `spark.sql.catalog.*` setting is unset.
+   * loads a catalog on first use; a py4j call may come on a thread that has none (py4j serves
+   * calls from Python threads on JVM threads of its own), where every `spark.sql.catalog.*` setting
+   * is unset.
    */
   private def inSession[T](spark: SparkSession)(body: => T): T = {
     val previous = SparkSession.getActiveSession

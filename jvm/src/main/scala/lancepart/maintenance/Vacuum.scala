@@ -17,13 +17,16 @@ object Vacuum {
    * files it removed would commit a version without them, and the table would not read. */
   val MinimumRetentionMillis: Long = 60 * 60 * 1000L
 
-  /** Refuses an `olderThanMillis` shorter than [[MinimumRetentionMillis]] unless `retentionCheck` is off. */
-  def checkRetention(table: String, olderThanMillis: Long, retentionCheck: Boolean): Unit =
-    if (retentionCheck && olderThanMillis < MinimumRetentionMillis) throw new IllegalArgumentException(
-      s"table $table: vacuum with older_than ${olderThanMillis / 1000.0} s would remove the files of writes still " +
-        "running (any that started less than that ago), and such a write would commit a table version without " +
-        "them, which no reader could read; use an older_than of at least 1 hour, or stop every writer of the " +
-        "table and pass retention_check=False")
+  /** Refuses a `cutoffMillis` (epoch ms) less than [[MinimumRetentionMillis]] before now unless
+   * `retentionCheck` is off. */
+  def checkRetention(table: String, cutoffMillis: Long, retentionCheck: Boolean): Unit =
+    if (retentionCheck && System.currentTimeMillis() - cutoffMillis < MinimumRetentionMillis) {
+      throw new IllegalArgumentException(
+        s"table $table: vacuum with older_than ${java.time.Instant.ofEpochMilli(cutoffMillis)}, less than 1 hour " +
+          "ago, would remove the files of writes still running (any that started after it), and such a write " +
+          "would commit a table version without them, which no reader could read; use an older_than at least 1 " +
+          "hour ago, or stop every writer of the table and turn retention_check off")
+    }
 
   /** Removes unreferenced leaf directories and files last modified before `cutoffMillis`
    * (epoch ms): younger ones may belong to a write still running. Referenced leaves are

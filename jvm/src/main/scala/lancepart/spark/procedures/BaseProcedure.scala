@@ -7,7 +7,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.util.quoteIfNeeded
 import org.apache.spark.sql.connector.catalog.{Identifier, Table}
-import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, UnboundProcedure}
+import org.apache.spark.sql.catalyst.util.ArrayData
+import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, ProcedureParameter, UnboundProcedure}
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
 import org.apache.spark.sql.types.{StringType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
@@ -41,6 +42,14 @@ abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedu
       .zip(map.valueArray().toSeq[UTF8String](StringType).map(v => String.valueOf(v))).toMap
   }
 
+  /** Argument `ordinal`, a string or NULL. */
+  protected def optionalString(input: InternalRow, ordinal: Int): Option[String] =
+    Option.when(!input.isNullAt(ordinal))(input.getUTF8String(ordinal).toString)
+
+  /** `values` as a result column of type ARRAY<STRING>. */
+  protected def stringArray(values: Seq[String]): ArrayData =
+    ArrayData.toArrayData(values.map(UTF8String.fromString).toArray)
+
   /** Argument `ordinal`, an array of strings. */
   protected def stringsArgument(input: InternalRow, ordinal: Int): Seq[String] =
     input.getArray(ordinal).toSeq[UTF8String](StringType).map(_.toString)
@@ -56,6 +65,10 @@ abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedu
 }
 
 object BaseProcedure {
+
+  /** The argument of a long operation that names its progress for `CALL system.progress` ([[Progress]]). */
+  def progressParameter: ProcedureParameter =
+    ProcedureParameter.in("progress_id", StringType).defaultValue("NULL").build()
 
   /** `ns.table` or `catalog.ns.table` (backticks quote parts) as an identifier in catalog `catalogName`. */
   def identifier(catalogName: String, name: String): Identifier = {

@@ -8,10 +8,13 @@ object Procedures {
   private val byName: Map[String, PartitionedCatalog => UnboundProcedure] = Map(
     EvolvePartitionSpec.Name -> (new EvolvePartitionSpec(_)),
     ExpireSnapshots.Name -> (new ExpireSnapshots(_)),
+    ProgressOf.Name -> (new ProgressOf(_)),
+    Repair.Name -> (new Repair(_)),
     RewriteDataFiles.Name -> (new RewriteDataFiles(_)),
     RewriteManifests.Name -> (new RewriteManifests(_)),
     RollbackToVersion.VersionName -> RollbackToVersion.toVersion,
-    RollbackToVersion.TimestampName -> RollbackToVersion.toTimestamp
+    RollbackToVersion.TimestampName -> RollbackToVersion.toTimestamp,
+    Vacuum.Name -> (new Vacuum(_))
   )
 
   /** Names of every procedure, sorted. */
