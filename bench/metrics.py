@@ -1,9 +1,13 @@
-"""Measuring: the median time of repeats after a warm-up, and the shuffle bytes a query wrote."""
+"""Measuring: the median time of repeats after a warm-up, the shuffle bytes a query wrote, and
+the records of a focused measurement as JSON."""
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
 import time
+from pathlib import Path
 from typing import Callable
 
 
@@ -37,3 +41,9 @@ def shuffle_bytes(df) -> int:
         children = node.children()
         nodes.extend(children.apply(i) for i in range(children.size()))
     return total
+
+
+def write_records(path: Path, repeats: int, records: list[dict]) -> None:
+    """Writes the records of a focused measurement, with the machine's core count, as JSON."""
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"cores": os.cpu_count(), "repeats": repeats, "records": records}, indent=1) + "\n")

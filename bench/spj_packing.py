@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import time
 from pathlib import Path
 
 import run as bench
+from metrics import write_records
 from systems import ICEBERG, LANCEPART
 
 RESULTS = Path(__file__).parent / "results"
@@ -63,9 +63,7 @@ def main() -> None:
                             "scan_tasks": tasks, "seconds": round(statistics.median(times[label]), 4)})
             print(json.dumps(records[-1]), flush=True)
     spark.stop()
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "spj-packing.json").write_text(json.dumps({"cores": os.cpu_count(), "repeats": args.repeats,
-                                                         "records": records}, indent=1) + "\n")
+    write_records(RESULTS / "spj-packing.json", args.repeats, records)
 
 
 if __name__ == "__main__":

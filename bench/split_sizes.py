@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 
 import lancepart
-from metrics import median_seconds
+from metrics import median_seconds, write_records
 
 RESULTS = Path(__file__).parent / "results"
 OPEN_COSTS = [4 << 20, 1 << 20, 256 << 10, 64 << 10]
@@ -44,9 +43,7 @@ def main() -> None:
                             "seconds": round(seconds, 4)})
             print(json.dumps(records[-1]), flush=True)
     spark.stop()
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "split-sizes.json").write_text(json.dumps({"cores": os.cpu_count(), "repeats": args.repeats,
-                                                         "records": records}, indent=1) + "\n")
+    write_records(RESULTS / "split-sizes.json", args.repeats, records)
 
 
 if __name__ == "__main__":
