@@ -27,14 +27,22 @@ class Admin:
     def __init__(self, spark: SparkSession, catalog: str = "lance"):
         self._spark = spark
         self._catalog = catalog
-        self._api = spark._jvm.lancepart.admin.AdminApi
 
-    def _target(self, name: str) -> tuple[Any, str, str]:
-        """The session, catalog and name the JVM call for ``name`` takes."""
+    @property
+    def _api(self):
+        """The JVM's AdminApi (a classic session only: Spark Connect has no py4j)."""
+        return self._spark._jvm.lancepart.admin.AdminApi
+
+    def _names(self, name: str) -> tuple[str, str]:
+        """The catalog and the table name in it that ``name`` means."""
         head, _, rest = name.partition(".")
         other = head != self._catalog and "." in rest and \
             self._spark.conf.get(f"spark.sql.catalog.{head}", None) == CATALOG_CLASS
-        return self._spark._jsparkSession, head if other else self._catalog, rest if other else name
+        return (head, rest) if other else (self._catalog, name)
+
+    def _target(self, name: str) -> tuple[Any, str, str]:
+        """The session, catalog and name the JVM call for ``name`` takes."""
+        return (self._spark._jsparkSession, *self._names(name))
 
     @jvm_errors
     def create_table(self, name: str, schema: StructType | str, partition_by: list[str | dict],
@@ -149,7 +157,7 @@ class Admin:
         ``CALL <catalog>.system.progress`` reads while it runs (on a classic or a Spark Connect
         session alike)."""
         progress_id = uuid.uuid4().hex
-        _, catalog, _ = self._target(name)
+        catalog, _ = self._names(name)
 
         def poll() -> tuple[int, int] | None:
             rows = self._spark.sql(f"CALL {catalog}.system.progress(id => :id)", args={"id": progress_id}).collect()
@@ -162,7 +170,7 @@ class Admin:
     def _call(self, procedure: str, name: str, **arguments: Any) -> dict:
         """The one result row of ``CALL <catalog>.system.<procedure>(table => name, ...)``, as a
         dict; arguments that are None take the procedure's default."""
-        _, catalog, table = self._target(name)
+        catalog, table = self._names(name)
         given = {k: _sql_argument(v) for k, v in arguments.items() if v is not None}
         named = "".join(f", {k} => :{k}" for k in given)
         [row] = self._spark.sql(f"CALL {catalog}.system.{procedure}(table => :table{named})",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 
 from py4j.protocol import Py4JJavaError
-from pyspark.errors.exceptions.captured import CapturedException
+from pyspark.errors import PySparkException
 
 
 class LancepartError(Exception):
@@ -14,13 +14,14 @@ class LancepartError(Exception):
 
 def jvm_errors(fn):
     """Re-raise a JVM exception from ``fn`` as LancepartError carrying the JVM message (pyspark
-    already converts some JVM exception classes; the rest arrive as Py4JJavaError)."""
+    converts some JVM exception classes, and Spark Connect every server error, to PySparkException;
+    the rest arrive as Py4JJavaError)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except CapturedException as e:
+        except PySparkException as e:
             raise LancepartError(f"{type(e).__name__}: {e}") from None
         except Py4JJavaError as e:
             java = e.java_exception
