@@ -1,5 +1,6 @@
-"""Admin operations on partitioned tables, run in the JVM over py4j (JSON in, JSON out), and the
-catalog's maintenance procedures (CALL <catalog>.system.*) as methods."""
+"""Admin operations on partitioned tables: the catalog's procedures (CALL <catalog>.system.*: repair,
+vacuum and the maintenance procedures) as methods, which work on classic and Spark Connect sessions,
+and the others run in the JVM over py4j (JSON in, JSON out; classic sessions only)."""
 
 from __future__ import annotations
 
