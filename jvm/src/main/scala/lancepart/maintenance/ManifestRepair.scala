@@ -91,7 +91,7 @@ object ManifestRepair {
     if (restored.nonEmpty) {
       store.updateMetadata(Map(RepairInProgressKey -> "true"))
       record(store, meta.unpartitioned, recorded)
-      if (missing.nonEmpty) store.lance.withDataset(store.uri)(_.addColumns(missing.asJava))
+      store.addColumns(missing)
       store.upsert(rows, c => c == ObjectId || c == ObjectType || restored.contains(c))
       store.removeMetadata(RepairInProgressKey)
     } else record(store, meta.unpartitioned, recorded)

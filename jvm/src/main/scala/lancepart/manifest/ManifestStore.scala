@@ -61,7 +61,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    */
   def evolve(current: TableMetadata, next: TableMetadata): Unit = {
     val spec = next.currentSpec
-    addColumns(next.allFields)
+    addColumns(next.allFields.map(_.arrowField))
     val stored = properties()
     if (stored.contains(
         spec.spec.key) || stored.get(TableMetadata.SchemaKey) != current.properties.get(TableMetadata.SchemaKey)) {
@@ -71,13 +71,13 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
     upsert(Seq(ManifestRow(spec.namespace, Naming.NamespaceType, None, None, Map.empty)))
   }
 
-  /** Adds the `partition_field_*` columns of `fields` that `__manifest` lacks (all NULL); rows
-   * and metadata do not change. */
-  def addColumns(fields: Seq[BoundField]): Unit = lance.withDataset(uri) { ds =>
+  /** Adds the columns of `fields` that `__manifest` lacks (all NULL); rows and metadata do not
+   * change. Planned again on the latest version when a concurrent row commit preempts it. */
+  def addColumns(fields: Seq[Field]): Unit = Lance.replanned(lance.withDataset(uri) { ds =>
     val present = ds.getSchema.getFields.asScala.map(_.getName).toSet
-    val added = fields.filterNot(f => present(f.column)).map(_.arrowField)
+    val added = fields.filterNot(f => present(f.getName))
     if (added.nonEmpty) ds.addColumns(added.asJava)
-  }
+  })
 
   /** The Spark type of every `partition_field_*` column, by field id (columns of every spec
    * any version of the table declared). */

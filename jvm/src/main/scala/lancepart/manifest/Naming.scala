@@ -35,18 +35,14 @@ object Naming {
   def versionObjectId(tableId: String, record: Long): String = objectId(Seq(tableId, record.toString))
 
   /**
-   * Leaf directory relative to the table root: `<8 hex>_<object_id>`. The object id already holds
-   * random namespace names, so hashing it gives the spread prefix the layout asks for while every
-   * task of a write computes the same directory.
+   * The directory, relative to the table root, of a leaf the write with random `seed` creates for
+   * partition `objectId` (a new partition, or a new leaf replacing one): `<8 hex>_<object_id>`,
+   * the hex from the seed and the object id. Every task of the write computes the same directory,
+   * and no other write's: an object id alone can name a leaf again (a partition a DELETE removed
+   * keeps its namespace), while the directory of its earlier leaf stays for older manifest versions.
    */
-  def location(objectId: String): String = prefixed(objectId, objectId)
-
-  /** The directory of a leaf that replaces partition `objectId` in the write with `seed`: the same
-   * form, another prefix, so the replaced leaf stays for readers of older manifest versions. */
-  def location(objectId: String, seed: String): String = prefixed(s"$seed\u0000$objectId", objectId)
-
-  private def prefixed(hashed: String, objectId: String): String = {
-    val hex = sha256(hashed).take(4).map(b => f"${b & 0xff}%02x").mkString
+  def location(objectId: String, seed: String): String = {
+    val hex = sha256(s"$seed\u0000$objectId").take(4).map(b => f"${b & 0xff}%02x").mkString
     s"${hex}_$objectId"
   }
 

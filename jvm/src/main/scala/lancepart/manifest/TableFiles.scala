@@ -24,10 +24,13 @@ class TableFiles(tableUri: String, directories: Directories) {
 
   def deleteFile(location: String, relative: String): Unit = directories.deleteFile(s"$tableUri/$location/$relative")
 
+  /** True when leaf `location` holds a Lance dataset (its `_versions`). */
+  def hasDataset(location: String): Boolean = directories.exists(s"$tableUri/$location/_versions")
+
   /** True when leaf `location` holds only a Lance namespace's reservation (`.lance-reserved`, no
    * `_versions`): a table another client declared (`declare_table`) and never created. */
   def isDeclaredOnly(location: String): Boolean =
-    !directories.exists(s"$tableUri/$location/_versions") &&
+    !hasDataset(location) &&
       directories.files(s"$tableUri/$location").exists(_.name == TableFiles.ReservationFile)
 
   /** `rows` without the partition tables another client declared and never created: they read as

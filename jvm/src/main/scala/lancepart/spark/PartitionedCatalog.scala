@@ -304,7 +304,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       old.mode,
       store.partitionColumnTypes(),
       current.manifest.fileVersion)
-    store.addColumns(meta.allFields)
+    store.addColumns(meta.allFields.map(_.arrowField))
     val version = store.latestVersion()
     // a spec version another statement reserved since specId was chosen is taken: choose again
     val reserved = store.properties() == stored && store.specVersionsInRows().forall(_ < specId) && (try {

@@ -262,7 +262,7 @@ class Committer(
       val base = p.leaf.readVersion
       val uri = store.leafUri(location)
       val stats =
-        if (p.isNew) created.getOrElseUpdate(location, leaves.create(uri, leafSchema, p.fragments.toSeq))
+        if (p.isNew) created.getOrElseUpdate(location, create(p, uri))
         else updated.getOrElseUpdate(
           (location, if (strong) base else None),
           if (p.rewrites.nonEmpty) rewrite(p, uri)
@@ -273,6 +273,17 @@ class Committer(
       else p.leaf.copy(readVersion = None, writtenVersion = Some(version), stats = Some(stats))
       val changed = p.isNew || !base.contains(version)
       p.namespaces ++ Seq(leaf) ++ (if (strong && changed) Seq(leaf.versionRecord(version, record)) else Seq.empty)
+    }
+
+    /** Creates `p`'s new leaf at `uri`. Its directory is this write's own (see [[Naming.location]]);
+     * a dataset already there (a crashed attempt's, a hash collision) is refused, not overwritten. */
+    private def create(p: LeafPlan, uri: String): LeafStats = {
+      if (files.hasDataset(p.leaf.location.get))
+        throw new IllegalStateException(
+          s"table ${store.table}: partition ${describe(p.leaf.objectId, p.leaf.values)}: " +
+            s"the directory of its new partition table, $uri, already holds a Lance dataset, which this write would " +
+            "replace; __manifest was not changed; run the write again (it picks another directory)")
+      leaves.create(uri, leafSchema, p.fragments.toSeq)
     }
 
     /** Applies `p`'s deletion and appends to the leaf at `uri` on top of `base`; Lance refusing

@@ -41,7 +41,7 @@ case class PartitionDirectory(
     case Some(row) => LeafTarget(row.objectId, row.location.get, isNew = false, row.readVersion, key)
     case None =>
       val objectId = Naming.objectId(Seq(namespacesAbove(key).lastOption.fold(s"v$specId")(_._1), Naming.LeafName))
-      LeafTarget(objectId, Naming.location(objectId), isNew = true, None, key, replaces = isOverwrite)
+      LeafTarget(objectId, Naming.location(objectId, seed), isNew = true, None, key, replaces = isOverwrite)
   }
 
   /** The manifest rows of the namespaces above a new leaf of `key` that the directory does not have. */

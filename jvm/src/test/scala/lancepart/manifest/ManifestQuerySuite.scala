@@ -31,11 +31,11 @@ class ManifestQuerySuite extends AnyFunSuite {
     val value = Map("c" -> UTF8String.fromString("x"))
     s.upsert(ManifestRow("v11", Naming.NamespaceType, None, None, Map.empty) +:
       namespaces.map(ManifestRow(_, Naming.NamespaceType, None, None, value)) ++:
-      tables.map(id => ManifestRow(id, Naming.TableType, Some(Naming.location(id)), Some(1L), value)) :+
+      tables.map(id => ManifestRow(id, Naming.TableType, Some(Naming.location(id, "seed")), Some(1L), value)) :+
       ManifestRow(
         "v1$b$dataset",
         Naming.TableType,
-        Some(Naming.location("v1$b$dataset")),
+        Some(Naming.location("v1$b$dataset", "seed")),
         Some(1L),
         value).versionRecord(1L, 1L))
     s

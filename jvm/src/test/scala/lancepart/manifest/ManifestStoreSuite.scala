@@ -6,6 +6,7 @@ import java.nio.file.Files
 import lancepart.lance.{Lance, LanceAccess}
 import lancepart.spec._
 import lancepart.transform.Transform
+import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
@@ -33,7 +34,7 @@ class ManifestStoreSuite extends AnyFunSuite {
     ManifestRow(
       s"v1$$$name$$dataset",
       Naming.TableType,
-      Some(Naming.location(s"v1$$$name$$dataset")),
+      Some(Naming.location(s"v1$$$name$$dataset", "seed")),
       Some(version),
       Map("d" -> d, "c" -> Option(c).map(UTF8String.fromString).orNull)
     )
@@ -128,5 +129,27 @@ class ManifestStoreSuite extends AnyFunSuite {
     store.publish(store.properties(), TableMetadata.create("t", schema, spec.copy(id = 2)).stored)
     val e = intercept[ManifestConflict](store.commit(started, Seq(guard, row.copy(readVersion = Some(2))), Seq.empty))
     assert(e.getCause.getMessage.startsWith("partition_spec_v1 was replaced or removed while version"))
+  }
+
+  test("partition columns added while other writers commit rows are added, not refused as a conflict") {
+    val store = newStore()
+    store.create(meta)
+    val upserts = new java.util.concurrent.atomic.AtomicLong()
+    val done = new java.util.concurrent.atomic.AtomicBoolean(false)
+    @volatile var failure: Option[Throwable] = None
+    val writer = new Thread(() =>
+      try while (!done.get()) {
+          store.upsert(Seq(leaf("aaaaaaaaaaaaaaaa", 20000, "US", upserts.get())))
+          upserts.incrementAndGet()
+        }
+      catch { case e: Throwable => failure = Some(e) })
+    writer.start()
+    try for (i <- 1 to 30) {
+        while (upserts.get() < i && failure.isEmpty) Thread.sleep(1)
+        store.addColumns(Seq(new Field(s"partition_field_x$i", FieldType.nullable(new ArrowType.Int(32, true)), null)))
+      }
+    finally { done.set(true); writer.join() }
+    assert(failure.isEmpty, failure)
+    assert((1 to 30).map(i => s"x$i").toSet.subsetOf(store.partitionColumnTypes().keySet))
   }
 }

@@ -19,7 +19,9 @@ class NamingSuite extends AnyFunSuite {
 
   test("locations are <8 hex>_<object_id> and spec versions come from object ids") {
     val id = "v12$abcdefghijklmnop$dataset"
-    assert(Naming.location(id).matches("[0-9a-f]{8}_v12\\$abcdefghijklmnop\\$dataset"))
+    assert(Naming.location(id, "seed").matches("[0-9a-f]{8}_v12\\$abcdefghijklmnop\\$dataset"))
+    assert(Naming.location(id, "seed") == Naming.location(id, "seed"), "every task of a write agrees")
+    assert(Naming.location(id, "seed") != Naming.location(id, "other"), "another write gets another directory")
     assert(Naming.specVersion(id).contains(12))
     assert(Naming.specVersion("other$x").isEmpty)
     assert(Naming.specVersion("v$x").isEmpty)

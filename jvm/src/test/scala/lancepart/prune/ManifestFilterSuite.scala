@@ -30,7 +30,7 @@ class ManifestFilterSuite extends AnyFunSuite {
     val s = new ManifestStore(Files.createTempDirectory("prune").toString, "t", LanceAccess(Map.empty))
     s.create(meta)
     def table(id: String, values: (String, Any)*) =
-      ManifestRow(id, Naming.TableType, Some(Naming.location(id)), Some(1L), values.toMap)
+      ManifestRow(id, Naming.TableType, Some(Naming.location(id, "seed")), Some(1L), values.toMap)
     s.upsert(Seq(
       table("v1$a$dataset", "event_date" -> dec10.toEpochDay.toInt),
       table("v1$b$dataset", "event_date" -> dec11.toEpochDay.toInt),

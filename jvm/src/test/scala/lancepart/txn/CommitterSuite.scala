@@ -98,6 +98,48 @@ class CommitterSuite extends AnyFunSuite {
       assert(t.files.leafDirectories() == Seq(a.target.location), "the second writer's directory is gone")
     }
 
+    test(s"$mode: two writers re-creating a partition a metadata-only DELETE removed both land, the old leaf kept") {
+      val t = new Table(mode)
+      val d0 = t.directory(t.latest)
+      t.commit(t.latest, d0, t.write(d0, "US", Seq(1)))
+      val s1 = t.latest
+      val old = t.leaves().head
+      // DELETE WHERE c = 'US': the leaf's row goes, the namespace row above it stays
+      t.committer.commit(TableWrite(
+        s1,
+        PartitionDirectory.empty(s1.meta.currentSpec),
+        Seq.empty,
+        removed = Map(old.objectId -> old)))
+      val s2 = t.latest
+      assert(t.leaves().isEmpty)
+      val (da, db) = (t.directory(s2), t.directory(s2))
+      val a = t.write(da, "US", Seq(2, 3))
+      val b = t.write(db, "US", Seq(4))
+      t.commit(s2, da, a)
+      t.commit(s2, db, b)
+      val leaves = t.leaves()
+      assert(leaves.size == 1 && t.ids(leaves.head).sorted == Seq(2L, 3L, 4L))
+      assert(t.ids(t.store.rows(s1, s"object_type = '${Naming.TableType}'").head) == Seq(1L), "version s1 still reads")
+      assert(
+        Set(a.target.location, b.target.location, old.location.get).size == 3,
+        "each new leaf has its own directory")
+    }
+
+    test(s"$mode: a new partition table is never committed over a dataset already in its directory") {
+      val t = new Table(mode)
+      val s0 = t.latest
+      val d = t.directory(s0)
+      val a = t.write(d, "US", Seq(1))
+      val there = t.store.leafUri(a.target.location)
+      t.store.lance.create(there, leafSchema, None)
+      val e = intercept[IllegalStateException](t.commit(s0, d, a))
+      assert(e.getMessage.contains(s"the directory of its new partition table, $there, already holds a Lance dataset"))
+      assert(t.latest.version == s0.version)
+      assert(
+        t.store.lance.withDataset(there)(ds => (ds.version(), ds.countRows())) == (1L, 0L),
+        "the dataset is untouched")
+    }
+
     test(s"$mode: appends to one partition planned on the same version both land") {
       val t = new Table(mode)
       val d0 = t.directory(t.latest)

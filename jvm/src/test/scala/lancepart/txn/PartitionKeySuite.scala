@@ -117,7 +117,7 @@ class PartitionKeySuite extends AnyFunSuite {
     val withNull = stored.updated(5, null)
     val rows = Seq(stored, withNull).zipWithIndex.map { case (values, n) =>
       val id = Naming.objectId(Seq("v1", s"p$n", Naming.LeafName))
-      ManifestRow(id, Naming.TableType, Some(Naming.location(id)), Some(1L), fieldIds.zip(values).toMap)
+      ManifestRow(id, Naming.TableType, Some(Naming.location(id, "seed")), Some(1L), fieldIds.zip(values).toMap)
     }
     val namespace = ManifestRow(Naming.objectId(Seq("v1", "p0")), Naming.NamespaceType, None, None, Map("b" -> true))
     store.upsert(namespace +: rows)
