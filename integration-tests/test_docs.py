@@ -2,7 +2,8 @@
 example in it and in README.md runs: each page's python and sql blocks, in order, as one fresh
 Python process with its own Spark session (sql blocks become spark.sql calls). bash blocks hold
 make commands: `make demo` runs; `make test` (CI itself) and `make bench` (over 1.5 hours) must
-name Makefile targets. Every fenced block must say its language; `text` blocks are not code."""
+name Makefile targets. Every fenced block must say its language; `text` blocks are not code,
+and `scala` blocks run in spark-shell (test_jvm_clients.py)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ def page_script(page: Path) -> str:
 def test_every_block_names_its_language():
     for page in PAGES:
         for language, code in blocks(page):
-            assert language in EXECUTED | {"text"}, f"{page.name}: block without a known language: {code[:80]!r}"
+            # scala blocks (docs/jvm.md) run in spark-shell: test_jvm_clients.py
+            assert language in EXECUTED | {"text", "scala"}, f"{page.name}: block without a known language: {code[:80]!r}"
 
 
 def test_site_builds_strictly(tmp_path):

@@ -117,6 +117,11 @@ def test_table_uri_of_a_bad_name(spark, table, message):
 def test_admin_of_an_unconfigured_catalog(spark):
     with pytest.raises(lancepart.LancepartError, match="catalog 'nowhere' is not configured: set spark.sql.catalog.nowhere"):
         lancepart.Admin(spark, "nowhere").describe("ns.t")
+    from conftest import ICEBERG_CATALOG
+    with pytest.raises(lancepart.LancepartError,
+                       match=f"catalog '{ICEBERG_CATALOG}' is org.apache.iceberg.spark.SparkCatalog, not "
+                             "lancepart.spark.PartitionedCatalog"):
+        lancepart.Admin(spark, ICEBERG_CATALOG).describe("ns.t")
 
 
 @pytest.mark.parametrize("ddl", ["m MAP<STRING, INT>", "m MAP<STRING, STRUCT<a: INT, b: STRING>>",

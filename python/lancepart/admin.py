@@ -1,11 +1,10 @@
-"""Admin operations on partitioned tables: the catalog's procedures (CALL <catalog>.system.*: repair,
-vacuum and the maintenance procedures) as methods, which work on classic and Spark Connect sessions,
-and the others run in the JVM over py4j (JSON in, JSON out; classic sessions only)."""
+"""Admin operations on partitioned tables: the catalog's procedures (CALL <catalog>.system.*), its
+``.partitions`` metadata table and DROP TABLE as methods, all through ``spark.sql``, so they work
+on classic and Spark Connect sessions alike."""
 
 from __future__ import annotations
 
 import datetime as dt
-import decimal
 import json
 import uuid
 import warnings
@@ -13,86 +12,99 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import StructType, _parse_datatype_string
+from pyspark.sql.types import StructType
 
-from lancepart.errors import jvm_errors
+from lancepart.errors import LancepartError, jvm_errors
 from lancepart.progress import run_polled
 from lancepart.session import CATALOG_CLASS
 
 
 class Admin:
     """``Admin(spark, catalog="lance")``: table names are ``ns.table`` or ``catalog.ns.table``;
-    as in Spark SQL, a first part that names another lancepart catalog of the session is that
-    catalog."""
+    as in Spark SQL, the first of three or more parts that names a lancepart catalog of the
+    session (this one or another) is that catalog."""
 
     def __init__(self, spark: SparkSession, catalog: str = "lance"):
         self._spark = spark
         self._catalog = catalog
 
-    @property
-    def _api(self):
-        """The JVM's AdminApi (a classic session only: Spark Connect has no py4j)."""
-        return self._spark._jvm.lancepart.admin.AdminApi
-
     def _names(self, name: str) -> tuple[str, str]:
-        """The catalog and the table name in it that ``name`` means."""
+        """The catalog and the table name in it that ``name`` means; the catalog must be lancepart's."""
+        def configured(catalog: str) -> str | None:
+            return self._spark.conf.get(f"spark.sql.catalog.{catalog}", None)
         head, _, rest = name.partition(".")
-        other = head != self._catalog and "." in rest and \
-            self._spark.conf.get(f"spark.sql.catalog.{head}", None) == CATALOG_CLASS
-        return (head, rest) if other else (self._catalog, name)
+        catalog, table = self._catalog, name
+        if "." in rest and (head == self._catalog or configured(head) == CATALOG_CLASS):
+            catalog, table = head, rest
+        kind = configured(catalog)
+        if kind != CATALOG_CLASS:
+            raise LancepartError(f"catalog '{catalog}' is not configured: set spark.sql.catalog.{catalog}"
+                                 if kind is None else f"catalog '{catalog}' is {kind}, not {CATALOG_CLASS}")
+        return catalog, table
 
-    def _target(self, name: str) -> tuple[Any, str, str]:
-        """The session, catalog and name the JVM call for ``name`` takes."""
-        return (self._spark._jsparkSession, *self._names(name))
+    def _qualified(self, name: str) -> str:
+        """``name`` as a multipart name with its catalog, for SQL text."""
+        catalog, table = self._names(name)
+        return f"`{catalog}`.{table}"
 
     @jvm_errors
     def create_table(self, name: str, schema: StructType | str, partition_by: list[str | dict],
                      properties: dict[str, str] | None = None) -> dict:
-        """Creates ``name`` with ``schema`` (StructType or DDL such as ``"id BIGINT, d DATE"``).
+        """Creates ``name`` with ``schema`` (StructType or DDL such as ``"id BIGINT, d DATE"``):
+        ``CALL <catalog>.system.create_table``.
 
         ``partition_by`` items are PARTITIONED BY strings (``"country"``, ``"years(ts)"``,
         ``"bucket(16, id)"``, ``"bucket(8, a, b)"``, ``"truncate(4, s)"``; several may use one
         column) or expression fields ``{"field_id": "b", "expression": "col0 % 10",
         "sources": ["id"], "result_type": "int"}``. ``properties`` are table properties such as
         ``{"transaction.mode": "strong"}``. Returns ``describe(name)``."""
-        struct = _parse_datatype_string(schema) if isinstance(schema, str) else schema
-        return json.loads(self._api.createTable(
-            *self._target(name), struct.json(), json.dumps(partition_by),
-            json.dumps(properties or {})))
+        text = schema if isinstance(schema, str) else schema.json()
+        return _described(self._call("create_table", name, schema=text, partition_by=_items(partition_by),
+                                     properties=properties))
 
-    @jvm_errors
     def evolve_partition_spec(self, name: str, fields: list[str | dict]) -> dict:
-        """Adds the next partition spec version (items as in ``create_table``'s ``partition_by``).
+        """Adds the next partition spec version (items as in ``create_table``'s ``partition_by``):
+        ``CALL <catalog>.system.evolve_partition_spec``.
 
         A field with the same sources and transform (or expression) as an existing one keeps its
         field_id; any other field gets a new id, and an explicit field_id that already names a
         different field is refused. New writes use the new spec; returns ``describe(name)``."""
-        return json.loads(self._api.evolvePartitionSpec(
-            *self._target(name), json.dumps(fields)))
+        self._call("evolve_partition_spec", name, fields=_items(fields))
+        return self.describe(name)
 
-    @jvm_errors
     def describe(self, name: str) -> dict:
-        """Location, manifest version, schema (Spark JSON), every spec, and the partition fields."""
-        return json.loads(self._api.describe(*self._target(name)))
+        """Location, manifest version, schema (Spark JSON), every spec, and the partition fields:
+        ``CALL <catalog>.system.describe``."""
+        return _described(self._call("describe", name))
 
-    @jvm_errors
     def describe_namespace(self, name: str, path: list[str]) -> dict:
         """Runtime properties of a namespace of the table (spec Appendix E): ``["v1"]`` gives
         ``{"properties": {"partition_spec": ...}}``, ``["v1", "<name>", ...]`` gives
-        ``{"properties": {"partition.<field_id>": "<value>"}}`` for that level."""
+        ``{"properties": {"partition.<field_id>": "<value>"}}`` for that level:
+        ``CALL <catalog>.system.describe_namespace``."""
         if isinstance(path, str):
             raise TypeError(f"describe_namespace({name!r}, {path!r}): path is a list of names, e.g. ['v1']")
-        return json.loads(self._api.describeNamespace(
-            *self._target(name), json.dumps(path)))
+        return self._call("describe_namespace", name, path=path)
 
     @jvm_errors
     def partitions(self, name: str) -> list[dict]:
-        """One dict per partition table: object_id, spec_id, values (field_id -> Python value),
-        location, read_version and row_count."""
-        types = {f["field_id"]: f["type"] for f in self.describe(name)["partition_fields"]}
-        tables = json.loads(self._api.partitions(*self._target(name)))
-        for table in tables:
-            table["values"] = {k: _from_json(v, types[k]) for k, v in table["values"].items()}
+        """One dict per partition table: object_id, spec_id, values (field_id -> Python value, the
+        fields of its spec), location, read_version, row_count and data_size_bytes: the rows of
+        ``<table>.partitions``."""
+        rows = self._spark.sql(f"SELECT * FROM {self._qualified(name)}.partitions").collect()
+        described = self.describe(name)
+        fields = described["partition_fields"]
+        spec_fields = {int(k): {f["field_id"] for f in spec["fields"]} for k, spec in described["specs"].items()}
+        tables = []
+        for row in rows:
+            spec_id, values, rest = row[0], row[1:1 + len(fields)], row[1 + len(fields):]
+            object_id, location, read_version, row_count, data_size_bytes = rest
+            tables.append({
+                "object_id": object_id, "spec_id": spec_id,
+                "values": {f["field_id"]: _utc(v, f["type"]) for f, v in zip(fields, values)
+                           if f["field_id"] in spec_fields.get(spec_id, ())},
+                "location": location, "read_version": None if read_version is None else int(read_version),
+                "row_count": row_count, "data_size_bytes": data_size_bytes})
         return tables
 
     @jvm_errors
@@ -180,27 +192,44 @@ class Admin:
 
     @jvm_errors
     def drop_table(self, name: str) -> bool:
-        """Removes the manifest and every partition table; False when there was no such table."""
-        return bool(self._api.dropTable(*self._target(name)))
+        """Removes the manifest and every partition table (``DROP TABLE``); False when there was
+        no such table."""
+        table = self._qualified(name)
+        if not self._spark.catalog.tableExists(table):
+            return False
+        self._spark.sql(f"DROP TABLE {table}")
+        return True
 
 
 def _sql_argument(value: Any) -> Any:
-    """A procedure argument as ``spark.sql`` takes it: a dict becomes a MAP literal."""
+    """A procedure argument as ``spark.sql`` takes it: a dict becomes a MAP and a list an ARRAY of strings."""
     if isinstance(value, dict):
         return F.create_map(*[F.lit(str(x)) for item in value.items() for x in item])
+    if isinstance(value, list):
+        return F.array(*[F.lit(str(x)) for x in value])
     return value
 
 
-def _from_json(value: Any, type_name: str) -> Any:
-    """Inverse of the JVM's JsonValues: ISO dates/timestamps and decimal text to Python values."""
-    if value is None:
-        return None
-    if type_name == "date":
-        return dt.date.fromisoformat(value)
-    if type_name == "timestamp":
-        return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if type_name == "timestamp_ntz":
-        return dt.datetime.fromisoformat(value)
-    if type_name.startswith("decimal"):
-        return decimal.Decimal(value)
+def _items(items: list[str | dict]) -> list[str]:
+    """Partition items as the procedures take them: expression fields as JSON text."""
+    return [json.dumps(i) if isinstance(i, dict) else i for i in items]
+
+
+def _described(row: dict) -> dict:
+    """A ``describe`` result row as a dict; a plain Lance table has neither specs nor a manifest."""
+    out = {"name": row["name"], "location": row["location"], "partitioned": row["partitioned"],
+           "schema": row["schema"], "partition_fields": [f.asDict() for f in row["partition_fields"]]}
+    if row["partitioned"]:
+        out |= {"manifest_version": row["manifest_version"], "current_spec_id": row["current_spec_id"],
+                "specs": {str(k): json.loads(v) for k, v in sorted(row["specs"].items())}}
+    else:
+        out["lance_version"] = row["lance_version"]
+    return out
+
+
+def _utc(value: Any, type_name: str) -> Any:
+    """A partition value as collected, TIMESTAMP values as aware UTC datetimes (pyspark gives them
+    naive, in the client's local time)."""
+    if type_name == "timestamp" and isinstance(value, dt.datetime) and value.tzinfo is None:
+        return value.astimezone(dt.timezone.utc)
     return value

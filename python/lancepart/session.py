@@ -49,9 +49,18 @@ def register_catalog(spark: SparkSession, catalog: str, root: str, storage: dict
 
 
 def spark_session(root: str, catalog: str = "lance", master: str = "local[2]",
-                  storage: dict[str, str] | None = None, **conf: str) -> SparkSession:
+                  storage: dict[str, str] | None = None, remote: str | None = None, **conf: str) -> SparkSession:
     """A SparkSession with the catalog ``catalog`` over ``root``; ``conf`` adds Spark settings
-    (pass dotted keys with ``**{"spark.sql.shuffle.partitions": "4"}``)."""
+    (pass dotted keys with ``**{"spark.sql.shuffle.partitions": "4"}``).
+
+    ``remote`` (``"sc://host:port"``) connects to a Spark Connect server instead of starting Spark
+    here: the server must have the plugin on its class path (see docs/deployment.md); the catalog,
+    ``SPJ_CONF`` and ``conf`` are set on the new session, and ``master`` is not used."""
+    if remote is not None:
+        spark = SparkSession.builder.remote(remote).getOrCreate()
+        for key, value in {**catalog_conf(catalog, root, storage), **SPJ_CONF, **conf}.items():
+            spark.conf.set(key, value)
+        return spark
     builder = SparkSession.builder.master(master).appName("lancepart")
     builder = configure(builder, root, catalog=catalog, storage=storage)
     for key, value in conf.items():

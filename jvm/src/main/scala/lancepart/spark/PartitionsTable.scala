@@ -30,7 +30,7 @@ class PartitionsTable(table: PartitionedTable) extends MetadataTable(table, Part
 
   /** The partition tables of the spec versions the table declares, by object id, each with its
    * row count and data size at the version the table's manifest reads. */
-  def partitions(): Seq[PartitionsTable.Partition] =
+  private def partitions(): Seq[PartitionsTable.Partition] =
     table.files.withData(table.store.rows(
       table.manifest,
       ManifestQuery.tables(table.manifest.meta))).sortBy(_.objectId).map {
@@ -64,7 +64,7 @@ object PartitionsTable {
 
   /** One row of the table: a partition table's manifest row, the spec version it belongs to, its
    * row count and data size. */
-  case class Partition(row: ManifestRow, spec: Option[BoundSpec], rowCount: Long, dataSizeBytes: Long)
+  private case class Partition(row: ManifestRow, spec: Option[BoundSpec], rowCount: Long, dataSizeBytes: Long)
 
   /** read_version is a uint64 (detached versions use the top bit): DECIMAL(20, 0) holds it. */
   val ReadVersionType: DecimalType = DecimalType(20, 0)

@@ -6,6 +6,9 @@ import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
 
 object Procedures {
   private val byName: Map[String, PartitionedCatalog => UnboundProcedure] = Map(
+    CreateTable.Name -> (new CreateTable(_)),
+    Describe.Name -> (new Describe(_)),
+    DescribeNamespace.Name -> (new DescribeNamespace(_)),
     EvolvePartitionSpec.Name -> (new EvolvePartitionSpec(_)),
     ExpireSnapshots.Name -> (new ExpireSnapshots(_)),
     ProgressOf.Name -> (new ProgressOf(_)),
