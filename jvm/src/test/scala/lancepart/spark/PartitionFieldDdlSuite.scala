@@ -221,7 +221,8 @@ class PartitionFieldDdlSuite extends AnyFunSuite with BeforeAndAfterAll {
     fails(
       "ALTER TABLE spark_catalog.default.parquet_table ADD PARTITION FIELD id",
       "table spark_catalog.default.parquet_table: ALTER TABLE ... ADD PARTITION FIELD needs a table of a lancepart " +
-        "catalog (lancepart.spark.PartitionedCatalog), and catalog spark_catalog is a"
+        "catalog (lancepart.spark.PartitionedCatalog), and catalog spark_catalog is of class " +
+        "org.apache.spark.sql.execution.datasources.v2.V2SessionCatalog"
     )
     assert(spec(t) == (1, Seq("region", "ts_year", "ts_month")))
     assert(spec(single) == (1, Seq("region")))

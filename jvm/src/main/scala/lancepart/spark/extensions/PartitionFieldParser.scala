@@ -48,7 +48,7 @@ class PartitionFieldParser(session: SparkSession, delegate: ParserInterface) ext
           catch {
             case e: ParseException => throw new UnsupportedOperationException(
                 s"table ${other.name()}.$ident: ALTER TABLE ... ${statement.verb} PARTITION FIELD needs a table of a " +
-                  s"lancepart catalog (${classOf[PartitionedCatalog].getName}), and catalog ${other.name()} is a " +
+                  s"lancepart catalog (${classOf[PartitionedCatalog].getName}), and catalog ${other.name()} is of class " +
                   s"${other.getClass.getName}",
                 e
               )
