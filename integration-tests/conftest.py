@@ -1,6 +1,6 @@
 """Fixtures for the end-to-end suites: one real SparkSession with the plugin (and, when its jar
-is fetched, an Iceberg catalog `ice` for the differential suite) for the whole run, a fresh
-warehouse root, and a fresh Spark namespace per test."""
+is fetched, an Iceberg catalog `ice` and Iceberg's SQL extension for the differential suites) for
+the whole run, a fresh warehouse root, and a fresh Spark namespace per test."""
 
 from __future__ import annotations
 
@@ -22,12 +22,15 @@ def root(tmp_path_factory) -> Path:
 
 
 def iceberg_conf(warehouse: Path) -> dict[str, str]:
-    """The Iceberg runtime jar after the plugin's in `spark.jars`, and catalog `ice` (a Hadoop
-    catalog under ``warehouse``); nothing when the jar is not fetched (`make test` fetches it)."""
+    """The Iceberg runtime jar after the plugin's in `spark.jars`, Iceberg's SQL extension (which
+    `lancepart.spark_session` puts before lancepart's, so that each parses its own tables' ALTER
+    TABLE ... PARTITION FIELD) and catalog `ice` (a Hadoop catalog under ``warehouse``); nothing
+    when the jar is not fetched (`make test` fetches it)."""
     if not ICEBERG_JAR.is_file():
         return {}
     return {
         "spark.jars": f"{lancepart.jar_path()},{ICEBERG_JAR}",
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
         f"spark.sql.catalog.{ICEBERG_CATALOG}": "org.apache.iceberg.spark.SparkCatalog",
         f"spark.sql.catalog.{ICEBERG_CATALOG}.type": "hadoop",
         f"spark.sql.catalog.{ICEBERG_CATALOG}.warehouse": str(warehouse),

@@ -1,4 +1,4 @@
-"""SparkSession setup: the plugin jar plus a ``spark.sql.catalog.<name>`` entry."""
+"""SparkSession setup: the plugin jar, its SQL extension and a ``spark.sql.catalog.<name>`` entry."""
 
 from __future__ import annotations
 
@@ -7,6 +7,10 @@ from pyspark.sql import SparkSession
 from lancepart.jar import plugin_conf
 
 CATALOG_CLASS = "lancepart.spark.PartitionedCatalog"
+
+#: The session extension that parses ``ALTER TABLE ... ADD / DROP / REPLACE PARTITION FIELD``.
+EXTENSIONS_CLASS = "lancepart.spark.LancepartSparkSessionExtensions"
+EXTENSIONS_KEY = "spark.sql.extensions"
 
 #: Spark settings for storage-partitioned joins over partitions that lancepart scans report
 #: (bucket(N) with bucket(M) reduce to their common divisor; join keys may be a subset of them).
@@ -23,14 +27,25 @@ SPJ_CONF = {
 def configure(builder: SparkSession.Builder, root: str, catalog: str = "lance",
               storage: dict[str, str] | None = None) -> SparkSession.Builder:
     """Adds the plugin (``plugin_conf``: the jar, on the driver and executor class paths too, or
-    with the Maven packages a wheel's jar needs) and the catalog ``catalog`` rooted at ``root`` to
+    with the Maven packages a wheel's jar needs), its SQL extension (appended to the
+    ``spark.sql.extensions`` the builder has) and the catalog ``catalog`` rooted at ``root`` to
     ``builder``. ``storage`` entries become ``spark.sql.catalog.<catalog>.storage.<key>`` (Lance
     object-store options). ``SPJ_CONF`` is set too (settings given later on the builder override
     it).
     """
-    for key, value in {**plugin_conf(), **catalog_conf(catalog, root, storage), **SPJ_CONF}.items():
+    # a builder keeps its settings in _options, which has no public getter
+    extensions = with_extension(builder._options.get(EXTENSIONS_KEY))
+    for key, value in {**plugin_conf(), EXTENSIONS_KEY: extensions, **catalog_conf(catalog, root, storage),
+                       **SPJ_CONF}.items():
         builder = builder.config(key, value)
     return builder
+
+
+def with_extension(extensions: str | None) -> str:
+    """A ``spark.sql.extensions`` value: ``extensions`` (comma-separated class names, or None)
+    with lancepart's appended unless it is there."""
+    names = [name.strip() for name in (extensions or "").split(",") if name.strip()]
+    return ",".join(names if EXTENSIONS_CLASS in names else [*names, EXTENSIONS_CLASS])
 
 
 def catalog_conf(catalog: str, root: str, storage: dict[str, str] | None = None) -> dict[str, str]:
@@ -51,17 +66,21 @@ def register_catalog(spark: SparkSession, catalog: str, root: str, storage: dict
 def spark_session(root: str, catalog: str = "lance", master: str = "local[2]",
                   storage: dict[str, str] | None = None, remote: str | None = None, **conf: str) -> SparkSession:
     """A SparkSession with the catalog ``catalog`` over ``root``; ``conf`` adds Spark settings
-    (pass dotted keys with ``**{"spark.sql.shuffle.partitions": "4"}``).
+    (pass dotted keys with ``**{"spark.sql.shuffle.partitions": "4"}``). Extensions in
+    ``spark.sql.extensions`` come before lancepart's.
 
     ``remote`` (``"sc://host:port"``) connects to a Spark Connect server instead of starting Spark
-    here: the server must have the plugin on its class path (see docs/deployment.md); the catalog,
-    ``SPJ_CONF`` and ``conf`` are set on the new session, and ``master`` is not used."""
+    here: the server must have the plugin on its class path and, for ``ALTER TABLE ... PARTITION
+    FIELD``, its SQL extension (see docs/deployment.md); the catalog, ``SPJ_CONF`` and ``conf``
+    are set on the new session, and ``master`` is not used."""
     if remote is not None:
         spark = SparkSession.builder.remote(remote).getOrCreate()
         for key, value in {**catalog_conf(catalog, root, storage), **SPJ_CONF, **conf}.items():
             spark.conf.set(key, value)
         return spark
     builder = SparkSession.builder.master(master).appName("lancepart")
+    if EXTENSIONS_KEY in conf:
+        builder = builder.config(EXTENSIONS_KEY, conf.pop(EXTENSIONS_KEY))
     builder = configure(builder, root, catalog=catalog, storage=storage)
     for key, value in conf.items():
         builder = builder.config(key, value)

@@ -340,10 +340,21 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
    * Adds the next partition spec version to `ident` (spec: Partition Evolution) with the fields
    * of `items`. New writes use it; old partitions stay as they are.
    */
-  def evolvePartitionSpec(ident: Identifier, items: Seq[DdlPartitioning.Item]): PartitionedTable = {
+  def evolvePartitionSpec(ident: Identifier, items: Seq[DdlPartitioning.Item]): PartitionedTable =
+    evolvePartitionSpecWith(ident, (table, current) => DdlPartitioning.fields(table, current.schema, items))
+
+  /**
+   * Adds the next partition spec version to `ident` with the fields `request` gives for the
+   * table's qualified name and its current metadata (ALTER TABLE ... PARTITION FIELD: the current
+   * spec with one field added, dropped or replaced). The metadata is the one the evolution
+   * commits on top of, so a concurrent evolution fails it rather than being undone.
+   */
+  def evolvePartitionSpecWith(
+      ident: Identifier,
+      request: (String, TableMetadata) => Seq[SpecEvolution.Requested]): PartitionedTable = {
     val table = loadPartitioned(ident)
     val current = table.manifest.meta
-    val requested = DdlPartitioning.fields(qualified(ident), current.schema, items)
+    val requested = request(qualified(ident), current)
     val next = PartitionedCatalog.checked(current.withSpec(SpecEvolution.next(current, requested)))
     table.store.evolve(current, next)
     loadPartitioned(ident)

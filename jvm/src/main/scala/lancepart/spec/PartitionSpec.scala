@@ -20,6 +20,10 @@ case class PartitionField(
     resultTypeJson: JsonNode) {
   def manifestColumn: String = PartitionField.ColumnPrefix + fieldId
   def isIdentity: Boolean = transform.contains(Transform.Identity)
+
+  /** What makes two fields one field across spec versions (spec: Field ID Reuse): sources,
+   * transform and expression, whatever their field ids. */
+  def definition: (Seq[Int], Option[Transform], Option[String]) = (sourceIds, transform, expression)
   def describe: String = transform match {
     case Some(t) => s"${t.jsonName}(source ${sourceIds.mkString(",")})"
     case None => s"expression '${expression.getOrElse("")}'"

@@ -10,11 +10,9 @@ object SpecEvolution {
 
   def next(meta: TableMetadata, requested: Seq[Requested]): PartitionSpec = {
     val existing = meta.specs.sortBy(_.id).flatMap(s => s.fields.map(f => (s.spec.key, f.field)))
-    def sameDefinition(a: PartitionField, b: PartitionField) =
-      a.sourceIds == b.sourceIds && a.transform == b.transform && a.expression == b.expression
     val taken = scala.collection.mutable.Set(existing.map(_._2.fieldId): _*)
     val fields = requested.map { case Requested(r, explicit) =>
-      existing.find { case (_, e) => sameDefinition(e, r) } match {
+      existing.find { case (_, e) => e.definition == r.definition } match {
         case Some((_, e)) =>
           if (explicit && e.fieldId != r.fieldId) {
             throw new IllegalArgumentException(s"table ${meta.table}: field '${r.fieldId}' has the definition of " +

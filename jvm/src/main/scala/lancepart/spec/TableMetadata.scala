@@ -213,7 +213,7 @@ object TableMetadata {
   /** A field_id names one definition across versions (spec: Field ID Reuse). */
   private[spec] def checkFieldIdsAgree(specs: Seq[BoundSpec], table: String): Unit = {
     specs.flatMap(s => s.fields.map(f => (s.id, f))).groupBy(_._2.fieldId).foreach { case (fid, uses) =>
-      val defs = uses.map { case (_, f) => (f.field.sourceIds, f.field.transform, f.field.expression) }.distinct
+      val defs = uses.map { case (_, f) => f.field.definition }.distinct
       if (defs.size > 1) {
         throw new FormatException(
           s"table $table: field_id '$fid' has different definitions in versions ${uses.map(_._1).mkString(", ")}")

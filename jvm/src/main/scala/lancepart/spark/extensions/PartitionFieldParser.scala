@@ -1,0 +1,58 @@
+// The parser LancepartSparkSessionExtensions injects: ALTER TABLE ... ADD / DROP / REPLACE
+// PARTITION FIELD on tables of lancepart catalogs; every other statement, and these on tables of
+// other catalogs, go to the parser it wraps unchanged.
+package lancepart.spark.extensions
+
+import lancepart.spark.PartitionedCatalog
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParseException, ParserInterface}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.lancepart.CatalogLookup
+import org.apache.spark.sql.types.{DataType, StructType}
+
+class PartitionFieldParser(session: SparkSession, delegate: ParserInterface) extends ParserInterface {
+
+  override def parsePlan(sqlText: String): LogicalPlan = parse(sqlText)(delegate.parsePlan(sqlText))
+
+  override def parsePlanWithParameters(sqlText: String, parameterContext: ParameterContext): LogicalPlan =
+    parse(sqlText)(delegate.parsePlanWithParameters(sqlText, parameterContext))
+
+  override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
+
+  override def parseTableIdentifier(sqlText: String): TableIdentifier = delegate.parseTableIdentifier(sqlText)
+
+  override def parseFunctionIdentifier(sqlText: String): FunctionIdentifier =
+    delegate.parseFunctionIdentifier(sqlText)
+
+  override def parseMultipartIdentifier(sqlText: String): Seq[String] = delegate.parseMultipartIdentifier(sqlText)
+
+  override def parseQuery(sqlText: String): LogicalPlan = delegate.parseQuery(sqlText)
+
+  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
+
+  override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
+
+  override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
+
+  /** The statement's plan: ours for a lancepart table, else the wrapped parser's (`delegated`),
+   * such as Iceberg's for an Iceberg table when its extension comes before this one. */
+  private def parse(sqlText: String)(delegated: => LogicalPlan): LogicalPlan =
+    PartitionFieldSyntax.recognize(sqlText).fold(delegated) { statement =>
+      CatalogLookup(session, delegate.parseMultipartIdentifier(statement.table)) match {
+        case (catalog: PartitionedCatalog, ident) =>
+          AlterPartitionField(catalog, ident, statement.change(s"${catalog.name()}.$ident"))
+        case (other, ident) =>
+          try delegated
+          catch {
+            case e: ParseException => throw new UnsupportedOperationException(
+                s"table ${other.name()}.$ident: ALTER TABLE ... ${statement.verb} PARTITION FIELD needs a table of a " +
+                  s"lancepart catalog (${classOf[PartitionedCatalog].getName}), and catalog ${other.name()} is of class " +
+                  s"${other.getClass.getName}",
+                e
+              )
+          }
+      }
+    }
+}

@@ -1,0 +1,25 @@
+"""lancepart.configure puts lancepart's SQL extension in spark.sql.extensions after the builder's
+own, once; no Spark session is started."""
+
+from pyspark.sql import SparkSession
+
+from lancepart import configure
+from lancepart.session import EXTENSIONS_CLASS, EXTENSIONS_KEY
+
+
+def extensions(builder: SparkSession.Builder) -> str:
+    return builder._options[EXTENSIONS_KEY]
+
+
+def test_the_extension_is_set_on_a_builder_without_one(monkeypatch, tmp_path):
+    monkeypatch.setenv("LANCEPART_JAR", str(tmp_path / "plugin.jar"))
+    (tmp_path / "plugin.jar").write_bytes(b"PK")
+    assert extensions(configure(SparkSession.builder, "warehouse")) == EXTENSIONS_CLASS
+
+
+def test_the_extension_is_appended_to_the_builders_once(monkeypatch, tmp_path):
+    monkeypatch.setenv("LANCEPART_JAR", str(tmp_path / "plugin.jar"))
+    (tmp_path / "plugin.jar").write_bytes(b"PK")
+    builder = SparkSession.builder.config(EXTENSIONS_KEY, "org.example.A, org.example.B")
+    builder = configure(configure(builder, "warehouse"), "warehouse", catalog="other")
+    assert extensions(builder) == f"org.example.A,org.example.B,{EXTENSIONS_CLASS}"
