@@ -1,7 +1,7 @@
 """Spark Connect: a Spark Connect server with the plugin on its class path runs as a local process on
 loopback, and a client process (no py4j there) connects with `lancepart.spark_session(remote=...)`
 and runs DDL with every transform, writes, pruned reads, UPDATE, DELETE and MERGE INTO, crosscheck
-(its pylance side in the client), every `lancepart.Admin` method (progress bars included) and a
+(its pylance side in the client), ALTER TABLE ... ADD PARTITION FIELD, every `lancepart.Admin` method (progress bars included) and a
 storage-partitioned join."""
 
 import socket
@@ -14,6 +14,7 @@ from pathlib import Path
 import pyspark
 
 from lancepart import jar_path
+from lancepart.session import EXTENSIONS_CLASS, EXTENSIONS_KEY
 
 CLIENT = textwrap.dedent("""
     import datetime as dt
@@ -57,6 +58,8 @@ CLIENT = textwrap.dedent("""
     for _ in range(2):  # two fragments in one partition table of spec 2
         spark.sql("INSERT INTO lance.cn.e VALUES (200, TIMESTAMP '2031-01-01 00:00:00', 'q', 1)")
     step("describe", admin.describe("cn.e")["specs"]["2"]["fields"][0]["transform"]["type"], "bucket")
+    spark.sql("ALTER TABLE lance.cn.e ADD PARTITION FIELD truncate(3, s) AS s3")
+    step("add partition field", [f["field_id"] for f in admin.describe("cn.e")["specs"]["3"]["fields"]][1:], ["s3"])
     step("describe_namespace", sorted(admin.describe_namespace("cn.e", ["v2"])["properties"]), ["partition_spec"])
     step("repair", admin.repair("cn.e", progress=True), 0)
     step("vacuum", admin.vacuum("cn.e", progress=True), {"removed_directories": [], "removed_files": []})
@@ -95,7 +98,7 @@ def free_port() -> int:
 
 
 STEPS = ["create_table", "read", "pruned read", "pruned plan", "partitions", "row-level", "crosscheck", "evolve",
-         "describe", "describe_namespace", "repair", "vacuum", "vacuum refused", "rewrite_data_files",
+         "describe", "add partition field", "describe_namespace", "repair", "vacuum", "vacuum refused", "rewrite_data_files",
          "rewrite_manifests", "rollback_to_version", "rolled back", "expire_snapshots", "spj rows",
          "spj without shuffle", "drop_table"]
 
@@ -103,9 +106,10 @@ STEPS = ["create_table", "read", "pruned read", "pruned plan", "partitions", "ro
 def test_a_spark_connect_client_runs_ddl_writes_reads_and_every_admin_method(tmp_path):
     port = free_port()
     jar = jar_path()
-    # the server has the plugin on its class path and no catalog: lancepart.spark_session(remote=...) sets it
+    # the server has the plugin on its class path, its SQL extension and no catalog:
+    # lancepart.spark_session(remote=...) sets the catalog
     conf = {"spark.connect.grpc.binding.address": "127.0.0.1", "spark.connect.grpc.binding.port": str(port),
-            "spark.driver.extraClassPath": jar, "spark.ui.enabled": "false"}
+            "spark.driver.extraClassPath": jar, "spark.ui.enabled": "false", EXTENSIONS_KEY: EXTENSIONS_CLASS}
     submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     server = subprocess.Popen(
         [str(submit), "--master", "local[2]", "--jars", jar, *[a for k, v in conf.items() for a in ("--conf", f"{k}={v}")],
