@@ -32,7 +32,7 @@ def test_spark_shell_and_spark_sql_as_documented(tmp_path):
     out = subprocess.run(command(shell, root), input=scala + "\nSystem.exit(0)\n", cwd=tmp_path, capture_output=True,
                          text=True, timeout=600)
     assert re.search(r"\|\s*DE\|\s*25\|\n\|\s*US\|\s*75\|", out.stdout), f"{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
-    assert f"|{root}/jvm/events|1" in out.stdout.replace(" ", ""), out.stdout[-3000:]
+    assert f"|{root}/jvm/events|2" in out.stdout.replace(" ", ""), out.stdout[-3000:]  # spec 2: the field ALTER TABLE added
     out = subprocess.run(command(sql, root), cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0 and out.stdout.splitlines()[-1].split() == ["DE", "25"], \
         f"{out.stdout[-3000:]}\n{out.stderr[-3000:]}"

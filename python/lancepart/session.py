@@ -67,7 +67,8 @@ def spark_session(root: str, catalog: str = "lance", master: str = "local[2]",
                   storage: dict[str, str] | None = None, remote: str | None = None, **conf: str) -> SparkSession:
     """A SparkSession with the catalog ``catalog`` over ``root``; ``conf`` adds Spark settings
     (pass dotted keys with ``**{"spark.sql.shuffle.partitions": "4"}``). Extensions in
-    ``spark.sql.extensions`` come before lancepart's.
+    ``spark.sql.extensions`` come before lancepart's; jars and packages in ``spark.jars``,
+    ``spark.jars.packages`` and ``spark.jars.excludes`` come after the plugin's.
 
     ``remote`` (``"sc://host:port"``) connects to a Spark Connect server instead of starting Spark
     here: the server must have the plugin on its class path and, for ``ALTER TABLE ... PARTITION
@@ -78,6 +79,7 @@ def spark_session(root: str, catalog: str = "lance", master: str = "local[2]",
         for key, value in {**catalog_conf(catalog, root, storage), **SPJ_CONF, **conf}.items():
             spark.conf.set(key, value)
         return spark
+    conf = with_plugin_lists(conf)
     builder = SparkSession.builder.master(master).appName("lancepart")
     if EXTENSIONS_KEY in conf:
         builder = builder.config(EXTENSIONS_KEY, conf.pop(EXTENSIONS_KEY))
@@ -85,3 +87,15 @@ def spark_session(root: str, catalog: str = "lance", master: str = "local[2]",
     for key, value in conf.items():
         builder = builder.config(key, value)
     return builder.getOrCreate()
+
+
+#: Comma-separated settings that the plugin's own values (``plugin_conf``) start.
+PLUGIN_LISTS = ("spark.jars", "spark.jars.packages", "spark.jars.excludes")
+
+
+def with_plugin_lists(conf: dict[str, str]) -> dict[str, str]:
+    """``conf`` with its ``PLUGIN_LISTS`` settings appended to the plugin's values, so that a
+    session's other jars (Iceberg's runtime, a JDBC driver) do not replace the plugin's."""
+    plugin = plugin_conf()
+    return {key: f"{plugin[key]},{value}" if key in PLUGIN_LISTS and key in plugin else value
+            for key, value in conf.items()}

@@ -1,10 +1,10 @@
 """lancepart.configure puts lancepart's SQL extension in spark.sql.extensions after the builder's
-own, once; no Spark session is started."""
+own, once, and spark_session's jar settings add to the plugin's; no Spark session is started."""
 
 from pyspark.sql import SparkSession
 
 from lancepart import configure
-from lancepart.session import EXTENSIONS_CLASS, EXTENSIONS_KEY
+from lancepart.session import EXTENSIONS_CLASS, EXTENSIONS_KEY, with_plugin_lists
 
 
 def extensions(builder: SparkSession.Builder) -> str:
@@ -23,3 +23,10 @@ def test_the_extension_is_appended_to_the_builders_once(monkeypatch, tmp_path):
     builder = SparkSession.builder.config(EXTENSIONS_KEY, "org.example.A, org.example.B")
     builder = configure(configure(builder, "warehouse"), "warehouse", catalog="other")
     assert extensions(builder) == f"org.example.A,org.example.B,{EXTENSIONS_CLASS}"
+
+
+def test_jars_given_to_spark_session_add_to_the_plugins(monkeypatch, tmp_path):
+    monkeypatch.setenv("LANCEPART_JAR", str(tmp_path / "plugin.jar"))
+    (tmp_path / "plugin.jar").write_bytes(b"PK")
+    conf = with_plugin_lists({"spark.jars": "/opt/iceberg.jar", "spark.sql.shuffle.partitions": "4"})
+    assert conf == {"spark.jars": f"{tmp_path / 'plugin.jar'},/opt/iceberg.jar", "spark.sql.shuffle.partitions": "4"}

@@ -68,7 +68,8 @@ object PartitionFieldChange {
     requested.flatMap(r => staying.find(_.field.definition == r.field.definition)).headOption.foreach { existing =>
       throw new IllegalArgumentException(
         s"table $table: cannot add partition field $transform: the current spec already has its field " +
-          s"'${existing.fieldId}' (${describe(meta)})")
+          s"'${existing.fieldId}' (${describe(meta)}); to change a field, REPLACE PARTITION FIELD <field> WITH " +
+          s"$transform")
     }
     (name, requested) match {
       case (None, _) => requested
