@@ -73,7 +73,8 @@ class LeafReader(
     val applicable =
       if (nested && search.isEmpty) Seq.empty else filters.filter(_.columns.forall(direct)).map(f => s"(${f.sql})")
     val names = stored.flatten.map(_._1.getName).distinct
-    val options = new ScanOptions.Builder().columns((names ++ search.map(_ => VectorQuery.DistanceColumn)).asJava).batchSize(LeafReader.BatchRows)
+    val options = new ScanOptions.Builder().columns((names ++ search.map(_ =>
+      VectorQuery.DistanceColumn)).asJava).batchSize(LeafReader.BatchRows)
     if (applicable.nonEmpty) options.filter(applicable.mkString(" AND "))
     if (names.isEmpty) options.withRowId(true)
     if (rowAddress) options.withRowAddress(true)
