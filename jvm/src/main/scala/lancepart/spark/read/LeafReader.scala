@@ -47,7 +47,9 @@ class LeafReader(
     rowAddress: Boolean = false,
     search: Option[VectorQuery] = None) extends PartitionReader[ColumnarBatch] {
   private val dataset: Dataset = lance.open(part.uri, part.readVersion)
-  private val leaf = LeafSchema.columns(dataset)
+  private val leaf =
+    try LeafSchema.columns(dataset)
+    catch { case e: Throwable => dataset.close(); throw e }
   private val stored: Seq[Option[(Field, DataType)]] =
     try {
       columns.map { c =>
