@@ -11,7 +11,7 @@ import org.apache.spark.sql.connector.read.PartitionReader
 import org.apache.arrow.vector.UInt8Vector
 import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantColumnVector, OnHeapColumnVector}
 import org.apache.spark.sql.types.{DataType, LongType}
-import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
+import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, ColumnarBatch}
 import org.lance.Dataset
 import org.lance.ipc.{LanceScanner, ScanOptions}
 
@@ -33,6 +33,10 @@ import scala.jdk.CollectionConverters._
  * struct, array or map column is read: lance-core 7.0.0's filtered scans, which read the other
  * columns after filtering, return a NULL struct as a struct of NULLs and a NULL array of structs
  * as an empty array (Spark applies the filters again in any case).
+ *
+ * With `search`, the leaf returns its nearest rows instead (Lance's `nearest`, the filters applied
+ * before the search, nested columns or not, since they decide which rows compete) and each row's
+ * distance after the columns; a leaf without the vector column has no vectors and returns no rows.
  */
 class LeafReader(
     part: LeafPartition,
@@ -40,11 +44,14 @@ class LeafReader(
     namespace: Seq[SchemaField],
     filters: Seq[LeafFilter],
     lance: LanceAccess,
-    rowAddress: Boolean = false) extends PartitionReader[ColumnarBatch] {
+    rowAddress: Boolean = false,
+    search: Option[VectorQuery] = None) extends PartitionReader[ColumnarBatch] {
   private val dataset: Dataset = lance.open(part.uri, part.readVersion)
+  private val leaf =
+    try LeafSchema.columns(dataset)
+    catch { case e: Throwable => dataset.close(); throw e }
   private val stored: Seq[Option[(Field, DataType)]] =
     try {
-      val leaf = LeafSchema.columns(dataset)
       columns.map { c =>
         LeafSchema.find(leaf, c, namespace).map(_.field).map { field =>
           val leafType = ArrowTypes.toSpark(field, s"partition table ${part.uri}: column '${field.getName}'")
@@ -56,27 +63,33 @@ class LeafReader(
         }
       }
     } catch { case e: Throwable => dataset.close(); throw e }
-  private val scanner: LanceScanner = {
+
+  /** The leaf's vector column for `search`; None: no search, or no vectors in this leaf. */
+  private val vectorField: Option[Field] = search.flatMap(q => LeafSchema.find(leaf, q.column, namespace)).map(_.field)
+  private val scanner: Option[LanceScanner] = Option.unless(search.isDefined && vectorField.isEmpty) {
     // Lance compares a literal with a column in the column's own type: only Spark's own types
     val direct = columns.zip(stored).collect {
       case (c, Some((f, t))) if f.getName == c.name && t == c.dataType && ArrowTypes.isSparkOwn(f, f.getName) => c.name
     }.toSet
     val nested = stored.flatten.exists { case (_, t) => LeafVectors.isNested(t) }
-    val applicable = if (nested) Seq.empty else filters.filter(_.columns.forall(direct)).map(f => s"(${f.sql})")
+    val applicable =
+      if (nested && search.isEmpty) Seq.empty else filters.filter(_.columns.forall(direct)).map(f => s"(${f.sql})")
     val names = stored.flatten.map(_._1.getName).distinct
-    val options = new ScanOptions.Builder().columns(names.asJava).batchSize(LeafReader.BatchRows)
+    val options = new ScanOptions.Builder().columns((names ++ search.map(_ =>
+      VectorQuery.DistanceColumn)).asJava).batchSize(LeafReader.BatchRows)
     if (applicable.nonEmpty) options.filter(applicable.mkString(" AND "))
     if (names.isEmpty) options.withRowId(true)
     if (rowAddress) options.withRowAddress(true)
     part.fragments.foreach(ids => options.fragmentIds(ids.map(Int.box).asJava))
+    for (q <- search; v <- vectorField) options.nearest(q.lance(v.getName)).prefilter(true)
     dataset.newScan(options.build())
   }
-  private val reader: ArrowReader = scanner.scanBatches()
+  private val reader: Option[ArrowReader] = scanner.map(_.scanBatches())
   private var batch: ColumnarBatch = _
 
   override def next(): Boolean = {
-    if (!reader.loadNextBatch()) return false
-    val root = reader.getVectorSchemaRoot
+    if (!reader.exists(_.loadNextBatch())) return false
+    val root = reader.get.getVectorSchemaRoot
     val rows = root.getRowCount
     val vectors: Array[ColumnVector] = columns.zip(stored).map {
       case (c, Some((field, leafType))) => LeafVectors.of(root.getVector(field.getName), leafType, c.dataType)
@@ -85,8 +98,10 @@ class LeafReader(
         ColumnVectorUtils.populate(constant, InternalRow(part.identityValues.getOrElse(c.name, null)), 0)
         constant
     }.toArray
+    val withDistance =
+      if (search.isEmpty) vectors else vectors :+ new ArrowColumnVector(root.getVector(VectorQuery.DistanceColumn))
     batch = new LeafBatch(
-      if (rowAddress) vectors :+ addresses(root.getVector(LeafReader.RowAddress), rows) else vectors,
+      if (rowAddress) withDistance :+ addresses(root.getVector(LeafReader.RowAddress), rows) else withDistance,
       rows)
     true
   }
@@ -102,8 +117,8 @@ class LeafReader(
   }
 
   override def close(): Unit = {
-    reader.close()
-    scanner.close()
+    reader.foreach(_.close())
+    scanner.foreach(_.close())
     dataset.close()
   }
 }

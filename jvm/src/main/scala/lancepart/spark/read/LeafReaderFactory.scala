@@ -12,6 +12,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 /** `columns` are the namespace columns to read, in the scan's order, each with the type the scan
  * reads (Spark may have pruned nested fields); `namespace` is every column of the namespace schema;
+ * `search`: each table's nearest rows, with [[VectorQuery.DistanceColumn]] after the columns;
  * `rowAddress`: [[RowAddressColumn]] follows them; `tableColumn`: [[PartitionTableColumn]] follows those. */
 class LeafReaderFactory(
     columns: Seq[SchemaField],
@@ -19,7 +20,8 @@ class LeafReaderFactory(
     filters: Seq[LeafFilter],
     tableColumn: Boolean,
     lance: LanceAccess,
-    rowAddress: Boolean = false) extends PartitionReaderFactory {
+    rowAddress: Boolean = false,
+    search: Option[VectorQuery] = None) extends PartitionReaderFactory {
   override def supportColumnarReads(partition: InputPartition): Boolean = true
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
@@ -38,7 +40,7 @@ class LeafReaderFactory(
         close()
         if (!remaining.hasNext) return false
         val leaf = remaining.next()
-        current = Some(new LeafReader(leaf, columns, namespace, filters, lance, rowAddress) -> leaf)
+        current = Some(new LeafReader(leaf, columns, namespace, filters, lance, rowAddress, search) -> leaf)
       }
       true
     }

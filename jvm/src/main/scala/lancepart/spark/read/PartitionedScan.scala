@@ -28,6 +28,8 @@ import org.apache.spark.sql.types.{DataType, DoubleType, FloatType, LongType, St
  * `wholeTables`: the scan of a copy-on-write DELETE, UPDATE or MERGE, which returns every row of
  * the partition tables it reads (filters only prune tables), since the operation replaces them;
  * Spark may narrow it at run time to the tables holding rows the operation changes.
+ * `search`: each partition table returns its nearest rows (filters applied first) with their
+ * [[VectorQuery.DistanceColumn]], one input partition per table; Spark merges the top k.
  */
 class PartitionedScan(
     val table: PartitionedTable,
@@ -35,15 +37,18 @@ class PartitionedScan(
     filters: Seq[Filter],
     pruning: Boolean,
     sizing: SplitSizing,
-    wholeTables: Boolean = false)
+    wholeTables: Boolean = false,
+    search: Option[VectorQuery] = None)
     extends Scan with Batch with SupportsReportPartitioning with SupportsRuntimeV2Filtering {
   private val meta = table.manifest.meta
   private def metadata(name: String) =
     required.exists(_.name == name) && meta.schema.byName(name, caseSensitive = false).isEmpty
   private val tableColumn = metadata(PartitionTableColumn.Name)
   private val rowAddressColumn = metadata(RowAddressColumn.Name)
+  private val distanceColumn = search.isDefined
   private val dataSchema = StructType(required.filterNot(f =>
-    (tableColumn && f.name == PartitionTableColumn.Name) || (rowAddressColumn && f.name == RowAddressColumn.Name)))
+    (tableColumn && f.name == PartitionTableColumn.Name) || (rowAddressColumn && f.name == RowAddressColumn.Name) ||
+      (distanceColumn && f.name == VectorQuery.DistanceColumn)))
 
   /** The `__manifest` filter that selects the partition tables read. */
   val manifestFilter: String = ManifestFilter.tables(meta, if (pruning) filters else Seq.empty)
@@ -67,8 +72,9 @@ class PartitionedScan(
   }
 
   override def readSchema(): StructType = {
-    val withAddress = if (rowAddressColumn) dataSchema.add(RowAddressColumn.field)
-    else dataSchema
+    val withDistance = if (distanceColumn) dataSchema.add(VectorQuery.distanceField) else dataSchema
+    val withAddress = if (rowAddressColumn) withDistance.add(RowAddressColumn.field)
+    else withDistance
     if (tableColumn) withAddress.add(PartitionTableColumn.field) else withAddress
   }
 
@@ -91,7 +97,7 @@ class PartitionedScan(
 
   override def description(): String =
     s"${table.name()} [tables=${leaves.size}/$totalTables, manifest_version=${table.manifest.version}, " +
-      s"filters=${filters.mkString(", ")}]"
+      s"filters=${filters.mkString(", ")}${search.fold("")(q => s", nearest ${q.k} by ${q.distance} on ${q.column.name}")}]"
 
   /**
    * The reported partition keys: partition fields every scanned spec version has that Spark can
@@ -138,8 +144,9 @@ class PartitionedScan(
    * scan reports none: Spark checks the keys its runtime filter leaves against those reported in
    * the join's projection of them, and fails (ClassCastException) when the command joins the
    * table with itself on some of its partition fields. */
-  private lazy val reporting: Boolean = !wholeTables && keyCount > 0 && keyCount <= table.spj.maxKeys &&
-    bytesPerKey.forall(_ >= table.spj.minKeyBytes)
+  private lazy val reporting: Boolean =
+    !wholeTables && search.isEmpty && keyCount > 0 && keyCount <= table.spj.maxKeys &&
+      bytesPerKey.forall(_ >= table.spj.minKeyBytes)
 
   override def outputPartitioning(): Partitioning =
     if (reporting) new KeyGroupedPartitioning(keys.map(keyExpression).toArray, keyCount)
@@ -161,6 +168,7 @@ class PartitionedScan(
   /** What [[outputPartitioning]] reports for storage-partitioned joins, or why it reports nothing. */
   private def reportedPartitioning(splits: Int): String =
     if (wholeTables) "none (the scan of a DELETE, UPDATE or MERGE INTO, which Spark narrows at run time)"
+    else if (search.isDefined) "none (a vector search: one input partition per partition table)"
     else if (!table.spj.enabled) s"none (catalog option ${PartitionedCatalog.SpjOption} is false)"
     else if (tablesSelected.isEmpty) "none (no partition table is read)"
     else if (unpartitioned.nonEmpty) s"none (partition tables without partition values are read: " +
@@ -225,6 +233,7 @@ class PartitionedScan(
     def partition(row: ManifestRow) = leafOf(row, pins.get(row.objectId))
     val splits: Seq[InputPartition] =
       if (reporting) leaves.map(row => KeyedSplit(partition(row), keyOf(row)))
+      else if (search.isDefined) leaves.map(row => PackedSplit(Seq(partition(row))))
       else PartitionedScan.pack(leaves.map(row => partition(row) -> row.stats.fold(0L)(_.bytes)), sizing)
         .map(PackedSplit(_))
     PartitionedScan.log.info(s"table ${table.name()}: planned ${leaves.size} of $totalTables partition tables " +
@@ -258,7 +267,8 @@ class PartitionedScan(
       leafFilters,
       tableColumn,
       table.store.lance,
-      rowAddressColumn
+      rowAddressColumn,
+      search
     )
 }
 

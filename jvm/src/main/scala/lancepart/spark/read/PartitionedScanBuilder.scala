@@ -13,8 +13,13 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-/** `wholeTables`: builds the scan of a copy-on-write operation (see [[PartitionedScan]]). */
-class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveStringMap, wholeTables: Boolean = false)
+/** `wholeTables`: builds the scan of a copy-on-write operation; `search`: of a vector search (see
+ * [[PartitionedScan]]). */
+class PartitionedScanBuilder(
+    table: PartitionedTable,
+    options: CaseInsensitiveStringMap,
+    wholeTables: Boolean = false,
+    search: Option[VectorQuery] = None)
     extends ScanBuilder with SupportsPushDownV2Filters with SupportsPushDownRequiredColumns
     with SupportsPushDownAggregates {
   private val pruning = Option(options.get(PartitionedScanBuilder.PruningOption)).fold(true)(v =>
@@ -40,11 +45,11 @@ class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveSt
   /** COUNT(*) with no grouping, when no filter is left for Spark: answered from Lance metadata
    * (leaf row counts) without reading data. */
   override def pushAggregation(aggregation: Aggregation): Boolean = {
-    countStar = isCountStar(aggregation)
+    countStar = search.isEmpty && isCountStar(aggregation)
     countStar
   }
 
-  override def supportCompletePushDown(aggregation: Aggregation): Boolean = isCountStar(aggregation)
+  override def supportCompletePushDown(aggregation: Aggregation): Boolean = search.isEmpty && isCountStar(aggregation)
 
   private def isCountStar(aggregation: Aggregation): Boolean =
     aggregation.groupByExpressions().isEmpty && aggregation.aggregateExpressions().toSeq.forall(
@@ -64,7 +69,7 @@ class PartitionedScanBuilder(table: PartitionedTable, options: CaseInsensitiveSt
 
   def partitionedScan(): PartitionedScan = {
     val sizing = SplitSizing.of(table.name(), options, table.manifest.meta.tableProperties, SQLConf.get)
-    new PartitionedScan(table, required, pushed.map(_._2).toSeq, pruning, sizing, wholeTables)
+    new PartitionedScan(table, required, pushed.map(_._2).toSeq, pruning, sizing, wholeTables, search)
   }
 }
 
