@@ -27,9 +27,11 @@ NEWEST_PYLANCE := 14.0.2
 NEWEST_VENV := .venv-newest-pylance
 # Suites the newest pylance's run leaves out: they read no Lance file with pylance in the test
 # process (Iceberg differential, Spark Connect and JVM clients, the wheel's own environment, the
-# docs) or are the long concurrency races, which the first run covers
+# docs) or are the long races and property searches (concurrency, killed writers, pruning
+# properties), which the first run covers
 ONCE_ONLY := test_concurrency.py test_differential_iceberg.py test_docs.py test_wheel.py \
-	test_interop_newest_pylance.py test_spark_connect.py test_jvm_clients.py
+	test_interop_newest_pylance.py test_spark_connect.py test_jvm_clients.py test_faults.py \
+	test_pruning_property.py
 DIFF_SEEDS := 200
 
 .PHONY: demo test format differential-sweep jar wheel bench bench-quick docs
