@@ -19,6 +19,7 @@ from lancepart.session import EXTENSIONS_CLASS, EXTENSIONS_KEY
 CLIENT = textwrap.dedent("""
     import datetime as dt
     import sys
+    import time
     import lancepart
 
     url, root = sys.argv[1], sys.argv[2]
@@ -76,6 +77,12 @@ CLIENT = textwrap.dedent("""
     spark.sql("INSERT INTO lance.cn.s VALUES (2, 'b')")
     step("rollback_to_version", admin.rollback_to_version("cn.s", version)["restored_version"], version)
     step("rolled back", [tuple(r) for r in spark.sql("SELECT * FROM lance.cn.s").collect()], [(1, "a")])
+    time.sleep(0.1)
+    mark = dt.datetime.now(dt.timezone.utc)
+    time.sleep(0.1)
+    spark.sql("INSERT INTO lance.cn.s VALUES (3, 'c')")
+    admin.rollback_to_timestamp("cn.s", mark)
+    step("rollback_to_timestamp", [tuple(r) for r in spark.sql("SELECT * FROM lance.cn.s").collect()], [(1, "a")])
     step("expire_snapshots", admin.expire_snapshots("cn.s", older_than=dt.datetime.now(dt.timezone.utc),
                                                     retain_last=1)["expired_versions_count"] > 0, True)
     # a storage-partitioned join: both sides bucketed alike, no shuffle
@@ -99,7 +106,7 @@ def free_port() -> int:
 
 STEPS = ["create_table", "read", "pruned read", "pruned plan", "partitions", "row-level", "crosscheck", "evolve",
          "describe", "add partition field", "describe_namespace", "repair", "vacuum", "vacuum refused", "rewrite_data_files",
-         "rewrite_manifests", "rollback_to_version", "rolled back", "expire_snapshots", "spj rows",
+         "rewrite_manifests", "rollback_to_version", "rolled back", "rollback_to_timestamp", "expire_snapshots", "spj rows",
          "spj without shuffle", "drop_table"]
 
 
