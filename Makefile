@@ -2,8 +2,8 @@
 #   make demo   builds the plugin, installs the Python package in .venv, runs demo/demo.py
 #   make test   checks the Scala formatting, builds the jar and the wheel, runs the Scala tests, then the
 #               Python unit and integration tests (with the differential suite against Iceberg, whose runtime
-#               jar it fetches, and the wheel installed into a fresh environment), then those that read
-#               Lance files with pylance again under the newest pylance
+#               jar it fetches, and the wheel installed into a fresh environment), then the interop
+#               suites (NEWEST_SUITES) again under the newest pylance
 #   make format formats the Scala sources (scalafmt through Maven; the rules are in .scalafmt.conf)
 #   make differential-sweep   the differential suite's random part over DIFF_SEEDS seeds (default 200)
 # and the benchmarks against peers (about 40 minutes on 2 cores):
@@ -19,19 +19,16 @@ MVN := mvn -q -B
 
 ICEBERG_JAR := target/bench/iceberg-spark-runtime-4.1_2.13-1.12.0.jar
 # The package takes pylance 7 to 14: the development environment has the oldest; the newest has its
-# own (the package and its test dependencies too), where `make test` runs the Python suites again
+# own (the package and its test dependencies too), where `make test` runs the interop suites again
 # and test_interop_newest_pylance.py runs its side; test_wheel.py installs the wheel with it in a
 # fresh environment
 OLDEST_PYLANCE := 7.0.0
 NEWEST_PYLANCE := 14.0.2
 NEWEST_VENV := .venv-newest-pylance
-# Suites the newest pylance's run leaves out: they read no Lance file with pylance in the test
-# process (Iceberg differential, Spark Connect and JVM clients, the wheel's own environment, the
-# docs) or are the long races and property searches (concurrency, killed writers, pruning
-# properties), which the first run covers
-ONCE_ONLY := test_concurrency.py test_differential_iceberg.py test_docs.py test_wheel.py \
-	test_interop_newest_pylance.py test_spark_connect.py test_jvm_clients.py test_faults.py \
-	test_pruning_property.py
+# The suites `make test` runs again under the newest pylance: those where pylance writes tables
+# Spark reads, reads what Spark wrote, or crosschecks Spark's answers (the rest run once)
+NEWEST_SUITES := test_interop.py test_arrow_types.py test_plain_tables.py test_foreign_rewrite.py \
+	test_catalog.py test_metadata.py test_write_read.py test_errors.py test_evolution.py test_transforms.py
 DIFF_SEEDS := 200
 
 .PHONY: demo test format differential-sweep jar wheel bench bench-quick docs
@@ -43,8 +40,8 @@ test: $(VENV)/.installed $(NEWEST_VENV)/.installed $(ICEBERG_JAR)
 	$(MVN) spotless:check package
 	$(MAKE) --no-print-directory wheel
 	$(PY) -m pytest -q -p no:cacheprovider python/tests integration-tests
-	$(NEWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests integration-tests \
-		$(addprefix --ignore=integration-tests/,$(ONCE_ONLY))
+	$(NEWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests \
+		$(addprefix integration-tests/,$(NEWEST_SUITES))
 
 format:
 	$(MVN) spotless:apply
