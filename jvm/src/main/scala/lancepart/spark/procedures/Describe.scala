@@ -24,7 +24,7 @@ class Describe(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
     result(
       Describe.ResultSchema,
       Describe.row(table(input, 0) match {
-        case plain: PlainTable => plain
+        case t @ (_: PlainTable | _: PartitionedTable) => t
         case _ => partitionedTable(input, 0) // a metadata table is refused here, with the reason
       })
     )
