@@ -16,7 +16,7 @@ def _by_workload(records: list[dict]) -> dict[tuple[str, int], dict[str, dict]]:
     for r in records:
         if r["workload"] == "planning_point_query" and r["rows"] == 0:
             continue  # metadata-only tables: the planning table below
-        partitions = r["partitions"] if r["system"].startswith(("lancepart", "parquet", "iceberg")) else None
+        partitions = r["partitions"] if r["system"].startswith(("lancepart", "parquet", "iceberg", "spark floor")) else None
         groups[(r["workload"], partitions)][r["system"]] = r
     # the unpartitioned reference belongs to every partition count of its workload
     for (workload, partitions), systems in list(groups.items()):

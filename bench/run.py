@@ -3,7 +3,8 @@
     make bench      (or: .venv/bin/python bench/run.py --iceberg-jar <jar> [--rows N] ...)
 
 Workloads (issue 7): bulk partitioned write; full scan with a light aggregation; point query on
-one partition; range query over 5% of partitions; COUNT(*) without and with a partition filter;
+one partition (and, for the first variant, the same query over that partition's rows cached in
+Spark: the floor of its plan); range query over 5% of partitions; COUNT(*) without and with a partition filter;
 planning time (EXPLAIN) of a point query, on the real tables and on metadata-only lancepart
 tables of 10 to 100,000 partitions; a join of tables bucketed 16 and 8 ways on the key, with and
 without storage-partitioned joins; (issue 18) MERGE INTO of 1% of the rows into the events table
@@ -33,7 +34,7 @@ import lancepart
 from manifests import metadata_only_table
 from metrics import median_seconds, shuffle_bytes
 from report import chart, write_report
-from systems import COUNTRIES, FIRST_DAY, LANCEPART, PARQUET, PYLANCE, SPARK_SYSTEMS, System, events_query
+from systems import COUNTRIES, FIRST_DAY, LANCEPART, PARQUET, PYLANCE, SPARK_FLOOR, SPARK_SYSTEMS, System, events_query
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -125,6 +126,19 @@ def events(run: Run, rows: int, partitions: int, systems: list[System]) -> dict[
         for workload, sql in read_queries(tables[system.name], partitions).items():
             run.add(workload, system.name, run.query(sql), rows, partitions)
     return tables
+
+
+def spark_floor(run: Run, rows: int, partitions: int) -> None:
+    """Spark's own cost for the point query's plan: the same query over that partition's rows
+    cached in memory as one input partition, with no table format under it."""
+    point = read_queries("point_floor", partitions)["point_query"]
+    rows_of_partition = run.spark.sql(f"SELECT * FROM ({events_query(rows, partitions)}) "
+                                      f"WHERE event_date = DATE'{day(1)}' AND country = 'C07'").coalesce(1).cache()
+    rows_of_partition.count()
+    rows_of_partition.createOrReplaceTempView("point_floor")
+    run.add("point_query", SPARK_FLOOR, run.query(point), rows, partitions,
+            notes=f"{rows_of_partition.count():,} rows cached as one input partition")
+    rows_of_partition.unpersist()
 
 
 def merge(run: Run, rows: int, partitions: int, tables: dict[str, str]) -> None:
@@ -261,6 +275,7 @@ def main() -> None:
     for i, partitions in enumerate(int(v) for v in args.variants.split(",") if v):
         tables = events(run, args.rows, partitions, systems)
         if i == 0:
+            spark_floor(run, args.rows, partitions)
             merge(run, args.rows, partitions, tables)
         if i == 0 and PARQUET in systems:
             pylance_reference(run, root / "spark-warehouse" / "bench.db" / f"events_{partitions}",

@@ -71,3 +71,5 @@ PARQUET = System("parquet", "spark_catalog", "USING parquet")
 ICEBERG = System("iceberg", "iceberg", "USING iceberg")
 SPARK_SYSTEMS = [LANCEPART, PARQUET, ICEBERG]
 PYLANCE = "lance unpartitioned (pylance, no Spark)"
+# The point query over its partition's rows cached in memory: Spark's own cost for that plan
+SPARK_FLOOR = "spark floor (cached partition)"

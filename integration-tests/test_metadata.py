@@ -5,6 +5,7 @@ import datetime as dt
 import json
 
 import lance
+import pyarrow as pa
 import pytest
 
 import lancepart
@@ -77,6 +78,33 @@ def test_count_star_is_answered_from_metadata(spark, root, ns, request, table, w
     for data_file in (root / ns / t.split(".")[-1]).glob("*_v*/data/*.lance"):
         data_file.unlink()
     assert spark.sql(query).collect()[0][0] == expected
+
+
+def test_weak_count_star_follows_commits_of_other_clients(spark, root, ns, single_spec):
+    """The row count lancepart recorded at its commit answers COUNT(*) only while it is of the leaf's
+    latest version: not after another client appends or deletes, nor when the recorded version is
+    tagged and the versions after it are cleaned up (it is then no longer followed by its successor)."""
+    def count():
+        return spark.sql(f"SELECT count(*) FROM {single_spec}").collect()[0][0]
+
+    assert count() == 5
+    location = spark.sql(f"SELECT location FROM {single_spec}.partitions "
+                         "WHERE country = 'US' AND event_date = DATE'2025-12-10'").collect()[0][0]
+    leaf = str(root / ns / "s" / location)
+    ds = lance.dataset(leaf)
+    recorded = ds.version
+    ds.tags.create("kept", recorded)
+    rows = ds.to_table()  # ids 1 and 4
+    index = rows.schema.get_field_index("id")
+    lance.write_dataset(rows.set_column(index, rows.schema.field(index), pa.array([100, 101], pa.int64())),
+                        leaf, mode="append")
+    assert count() == 7
+    lance.dataset(leaf).delete("id = 100")
+    assert count() == 6
+    lance.dataset(leaf).cleanup_old_versions(older_than=dt.timedelta(0), delete_unverified=True,
+                                             error_if_tagged_old_versions=False)
+    assert [v["version"] for v in lance.dataset(leaf).versions()] == [recorded, recorded + 2]
+    assert count() == 6
 
 
 @pytest.mark.parametrize("where", ["WHERE id > 2", "WHERE event_date = DATE'2025-12-10'"])

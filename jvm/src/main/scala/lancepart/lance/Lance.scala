@@ -5,7 +5,7 @@ package lancepart.lance
 import java.util.concurrent.{ExecutionException, Executors}
 
 import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
-import org.lance.JniLoader
+import org.lance.{JniLoader, Session}
 
 import scala.annotation.tailrec
 import scala.util.control.NonFatal
@@ -47,6 +47,15 @@ object Lance {
   }
 
   lazy val allocator: BufferAllocator = new RootAllocator(Long.MaxValue)
+
+  /** The Lance session every open in this JVM shares: its object stores and its caches of
+   * manifests, file metadata and indexes (keyed by immutable files, so never stale). */
+  lazy val session: Session = {
+    loadNative()
+    Session.builder().metadataCacheSizeBytes(MetadataCacheBytes).indexCacheSizeBytes(IndexCacheBytes).build()
+  }
+  private val MetadataCacheBytes = 256L << 20
+  private val IndexCacheBytes = 1L << 30
 
   /** Per-dataset calls (opens, small commits) run on this many threads. */
   val Threads = 8

@@ -16,7 +16,8 @@ final case class LanceAccess(storageOptions: Map[String, String]) {
     Lance.loadNative()
     val options = new ReadOptions.Builder().setStorageOptions(storageOptions.asJava)
     version.foreach(v => options.setVersion(v))
-    Dataset.open().allocator(Lance.allocator).uri(uri).readOptions(options.build()).build()
+    Dataset.open().allocator(Lance.allocator).uri(uri).readOptions(options.build()).session(Lance.session)
+      .build()
   }
 
   /** `f` of the dataset at `uri` and `version`, closed afterwards. */

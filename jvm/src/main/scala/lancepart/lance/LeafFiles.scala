@@ -28,6 +28,20 @@ object LeafFiles {
   /** The manifest of detached version `version`. */
   def detachedManifest(version: Long): String = s"_versions/d${java.lang.Long.toUnsignedString(version)}.manifest"
 
+  /**
+   * The newest main-branch version among the file names in a dataset's `_versions` directory, as
+   * Lance finds its latest version: `<v>.manifest` (Lance's V1 naming) or `<2^64 - 1 - v>.manifest`
+   * in 20 digits (V2 naming, lance-core's default); detached manifests (`d<v>.manifest`), the
+   * latest-version hint and unfinished temporary files are not versions. None without a manifest.
+   */
+  def latestMainVersion(names: Seq[String]): Option[Long] = names.collect { case MainManifest(digits) =>
+    val n = java.lang.Long.parseUnsignedLong(digits)
+    if (digits.length == V2NameDigits) -1L - n else n
+  }.maxOption
+
+  private val MainManifest = """(\d+)\.manifest""".r
+  private val V2NameDigits = 20
+
   /** The versions on the main branch of the leaf at `uri`. */
   def mainVersions(lance: LanceAccess, uri: String): Set[Long] =
     lance.withDataset(uri)(_.listVersions().asScala.map(_.getId).toSet)

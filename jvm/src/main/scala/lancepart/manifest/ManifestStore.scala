@@ -35,11 +35,17 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   /** The version of a partition table that readers read now: its read_version, else (weak mode) its latest. */
   def leafVersion(row: ManifestRow): Long = row.readVersion.getOrElse(lance.withDataset(leafUri(row))(_.version()))
 
-  /** A partition table's row count at the version readers read: the stats lancepart recorded for
-   * the version the row pins, else from the leaf's Lance metadata. */
-  def leafRowCount(row: ManifestRow): Long =
-    row.stats.filter(s => row.readVersion.contains(s.version)).fold(
+  /**
+   * A partition table's row count at the version readers read: the stats lancepart recorded, when
+   * they are of that version (the one the row pins; in weak mode the leaf's latest, which `latest`
+   * gives from the leaf's location: another client may have committed to it since), else from the
+   * leaf's Lance metadata.
+   */
+  def leafRowCount(row: ManifestRow, latest: String => Option[Long]): Long = {
+    val read = row.readVersion.orElse(row.stats.flatMap(_ => row.location).flatMap(latest))
+    row.stats.filter(s => read.contains(s.version)).fold(
       lance.withDataset(leafUri(row), row.readVersion)(_.countRows()))(_.rows)
+  }
 
   /** Creates `__manifest` with the table's metadata and the `v<N>` row of its spec, in Lance file
    * format `fileVersion` (None: lance-core's default), which new partition tables then take. */

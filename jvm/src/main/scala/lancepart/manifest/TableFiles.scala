@@ -2,6 +2,7 @@
 // and moving or removing what a transaction or vacuum owns.
 package lancepart.manifest
 
+import lancepart.lance.LeafFiles
 import lancepart.storage.Directories
 
 /** A file of a leaf: its path relative to the leaf and its modification time (epoch ms). */
@@ -23,6 +24,11 @@ class TableFiles(tableUri: String, directories: Directories) {
   def deleteLeafDirectory(location: String): Unit = directories.delete(s"$tableUri/$location")
 
   def deleteFile(location: String, relative: String): Unit = directories.deleteFile(s"$tableUri/$location/$relative")
+
+  /** The latest version on the main branch of leaf `location`, from the names of its version
+   * manifests (one listing, no manifest read); None when it has none. */
+  def latestVersion(location: String): Option[Long] =
+    LeafFiles.latestMainVersion(directories.names(s"$tableUri/$location/_versions"))
 
   /** True when leaf `location` holds a Lance dataset (its `_versions`). */
   def hasDataset(location: String): Boolean = directories.exists(s"$tableUri/$location/_versions")

@@ -22,6 +22,10 @@ trait Directories {
   /** Files directly inside `uri`; empty when `uri` does not exist. */
   def files(uri: String): Seq[StoredFile]
 
+  /** Names of the files directly inside `uri`, without their metadata (on local disk one directory
+   * read, no file status each, so subdirectories are named too); empty when `uri` does not exist. */
+  def names(uri: String): Seq[String] = files(uri).map(_.name)
+
   /** The newest modification time (epoch ms) of anything under `uri`. */
   def lastModified(uri: String): Long
 

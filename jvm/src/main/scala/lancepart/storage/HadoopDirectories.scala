@@ -3,7 +3,7 @@
 package lancepart.storage
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FileSystem, Path}
+import org.apache.hadoop.fs.{FileSystem, LocalFileSystem, Path}
 
 class HadoopDirectories(hadoopConf: Configuration) extends Directories {
   override def exists(uri: String): Boolean = fs(uri).exists(new Path(uri))
@@ -16,6 +16,11 @@ class HadoopDirectories(hadoopConf: Configuration) extends Directories {
     if (!exists(uri)) Seq.empty
     else fs(uri).listStatus(new Path(uri)).toSeq.filter(_.isFile)
       .map(s => StoredFile(s.getPath.getName, s.getModificationTime))
+
+  override def names(uri: String): Seq[String] = fs(uri) match {
+    case local: LocalFileSystem => Option(local.pathToFile(new Path(uri)).list()).fold(Seq.empty[String])(_.toSeq)
+    case _ => super.names(uri)
+  }
 
   override def lastModified(uri: String): Long = {
     val path = new Path(uri)

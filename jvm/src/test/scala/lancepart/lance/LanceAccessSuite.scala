@@ -39,6 +39,23 @@ class LanceAccessSuite extends AnyFunSuite {
     assertThrows[RuntimeException](lance.create(uri, schema, None)) // never over an existing dataset
   }
 
+  test("the latest version read from the names in _versions is the one Lance opens, after each commit") {
+    val lance = LanceAccess(Map.empty)
+    val dir = Files.createTempDirectory("access").resolve("t.lance")
+    val uri = dir.toString
+    def listed = LeafFiles.latestMainVersion(Files.list(dir.resolve("_versions")).iterator().asScala
+      .map(_.getFileName.toString).toSeq)
+    lance.create(uri, schema, None)
+    assert(listed == Some(lance.withDataset(uri)(_.version())))
+    (1 to 3).foreach { i =>
+      val read = lance.withDataset(uri)(_.version())
+      val fragments = rows(lance, uri, Seq(i))
+      Lance.using(new Transaction.Builder().readVersion(read)
+        .operation(Append.builder().fragments(fragments.asJava).build()).build())(lance.commit(uri, _))
+      assert(listed == Some(read + 1) && lance.withDataset(uri)(_.version()) == read + 1)
+    }
+  }
+
   test("datasets and fragments are written in the Lance file format asked for") {
     val lance = LanceAccess(Map.empty)
     for (fileVersion <- Seq("2.1", "2.2")) {

@@ -3,10 +3,10 @@ package lancepart.manifest
 
 import java.nio.file.Files
 
-import lancepart.lance.{Lance, LanceAccess}
+import lancepart.lance.{Lance, LanceAccess, LeafStats}
 import lancepart.spec._
 import lancepart.transform.Transform
-import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
+import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
@@ -82,6 +82,27 @@ class ManifestStoreSuite extends AnyFunSuite {
     // Older versions stay readable as they were.
     assert(store.rows(manifest.copy(version = v1), "object_type = 'table'").sortBy(_.objectId).map(_.copy(metadata =
       None)) == Seq(a, b))
+  }
+
+  test("a row count comes from the recorded stats only when they are of the version read") {
+    val store = newStore()
+    val location = "leaf"
+    val schema = new Schema(java.util.List.of(Field.nullable("x", new ArrowType.Int(32, true))))
+    store.lance.create(store.leafUri(location), schema, None) // empty, version 1
+    val recorded = ManifestRow(
+      "v1$a$dataset",
+      Naming.TableType,
+      Some(location),
+      None,
+      Map.empty,
+      stats = Some(LeafStats(1, 999, 0))
+    ) // rows unlike the leaf's: shows where a count came from
+    assert(store.leafRowCount(recorded, _ => Some(1)) == 999) // weak: the leaf's latest is the recorded version
+    assert(store.leafRowCount(recorded, _ => Some(2)) == 0) // weak: another client committed since
+    var listed = false
+    assert(store.leafRowCount(recorded.copy(readVersion = Some(1)), _ => { listed = true; None }) == 999)
+    assert(!listed) // a pinned version needs no listing
+    assert(store.leafRowCount(recorded.copy(stats = None), _ => Some(1)) == 0)
   }
 
   test("reading a manifest version that expire_snapshots removed meanwhile says so") {

@@ -25,6 +25,9 @@ class HadoopDirectoriesSuite extends AnyFunSuite {
     assert(dirs.files(s"$root/a/data").map(_.name).sorted == Seq("1.lance", "2.lance"))
     assert(dirs.childDirectories(s"$root/missing").isEmpty && dirs.files(s"$root/missing").isEmpty)
     assert(dirs.exists(s"$root/a") && !dirs.exists(s"$root/missing"))
+    assert(dirs.names(s"$root/a/data").sorted == Seq("1.lance", "2.lance"))
+    assert(dirs.names(s"file://$root/a/data").sorted == Seq("1.lance", "2.lance"))
+    assert(dirs.names(s"$root/missing").isEmpty)
   }
 
   test("moves a file into a new directory and deletes recursively") {

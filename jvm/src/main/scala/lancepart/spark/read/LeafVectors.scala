@@ -3,7 +3,7 @@
 package lancepart.spark.read
 
 import lancepart.arrow.ArrowTypes
-import org.apache.arrow.vector.ValueVector
+import org.apache.arrow.vector.{DecimalVector, ValueVector}
 import org.apache.arrow.vector.complex.{FixedSizeListVector, LargeListVector, ListVector, MapVector, StructVector}
 import org.apache.spark.sql.execution.vectorized.ConstantColumnVector
 import org.apache.spark.sql.types._
@@ -16,7 +16,8 @@ import org.apache.spark.unsafe.types.UTF8String
  * is widened ([[WidenedColumnVector]]); an Arrow type that Spark does not read itself is
  * converted ([[StoredColumnVector]]; lists of every kind are arrays); recursively through
  * structs, array elements and map keys and values. A vector whose stored type already is the
- * read type, in Spark's own Arrow type, is Spark's own [[ArrowColumnVector]].
+ * read type, in Spark's own Arrow type, is Spark's own [[ArrowColumnVector]] (a decimal of at most
+ * 18 digits: [[CompactDecimalColumnVector]]).
  */
 object LeafVectors {
 
@@ -24,6 +25,8 @@ object LeafVectors {
   def of(vector: ValueVector, stored: DataType, read: DataType): ColumnVector = {
     lazy val own = ArrowTypes.isSparkOwn(vector.getField, vector.getField.getName)
     (vector, stored, read) match {
+      case (v: DecimalVector, s: DecimalType, r: DecimalType) if s == r && own && CompactDecimalColumnVector.fits(v) =>
+        new CompactDecimalColumnVector(v)
       case _ if nullable(stored) == nullable(read) && own => new ArrowColumnVector(vector)
       case (v: StructVector, s: StructType, r: StructType) => new StructVectorAs(v, s, r)
       case (v: MapVector, s: MapType, r: MapType) => new MapVectorAs(v, s, r)

@@ -254,7 +254,7 @@ class PartitionedScan(
   def countScan: Scan = new LocalScan {
     override def readSchema(): StructType = StructType(Seq(StructField("count(*)", LongType, nullable = false)))
     override def rows(): Array[InternalRow] =
-      Array(InternalRow(Lance.parallel(leaves)(table.store.leafRowCount).sum))
+      Array(InternalRow(Lance.parallel(leaves)(table.store.leafRowCount(_, table.files.latestVersion)).sum))
     override def description(): String = s"${PartitionedScan.this.description()} COUNT(*) from metadata"
   }
 
