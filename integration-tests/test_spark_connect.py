@@ -14,7 +14,6 @@ from pathlib import Path
 import pyspark
 
 from lancepart import jar_path
-from lancepart.session import EXTENSIONS_CLASS, EXTENSIONS_KEY
 
 CLIENT = textwrap.dedent("""
     import datetime as dt
@@ -113,10 +112,10 @@ STEPS = ["create_table", "read", "pruned read", "pruned plan", "partitions", "ro
 def test_a_spark_connect_client_runs_ddl_writes_reads_and_every_admin_method(tmp_path):
     port = free_port()
     jar = jar_path()
-    # the server has the plugin on its class path, its SQL extension and no catalog:
-    # lancepart.spark_session(remote=...) sets the catalog
+    # the server has the plugin on its class path (its SQL extension loads from the jar, unnamed) and
+    # no catalog: lancepart.spark_session(remote=...) sets the catalog
     conf = {"spark.connect.grpc.binding.address": "127.0.0.1", "spark.connect.grpc.binding.port": str(port),
-            "spark.driver.extraClassPath": jar, "spark.ui.enabled": "false", EXTENSIONS_KEY: EXTENSIONS_CLASS}
+            "spark.driver.extraClassPath": jar, "spark.ui.enabled": "false"}
     submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     server = subprocess.Popen(
         [str(submit), "--master", "local[2]", "--jars", jar, *[a for k, v in conf.items() for a in ("--conf", f"{k}={v}")],

@@ -71,9 +71,9 @@ def spark_session(root: str, catalog: str = "lance", master: str = "local[2]",
     ``spark.jars.packages`` and ``spark.jars.excludes`` come after the plugin's.
 
     ``remote`` (``"sc://host:port"``) connects to a Spark Connect server instead of starting Spark
-    here: the server must have the plugin on its class path and, for ``ALTER TABLE ... PARTITION
-    FIELD``, its SQL extension (see docs/deployment.md); the catalog, ``SPJ_CONF`` and ``conf``
-    are set on the new session, and ``master`` is not used."""
+    here: the server must have the plugin on its class path, which brings its SQL extension (see
+    docs/deployment.md); the catalog, ``SPJ_CONF`` and ``conf`` are set on the new session, and
+    ``master`` is not used."""
     if remote is not None:
         spark = SparkSession.builder.remote(remote).getOrCreate()
         for key, value in {**catalog_conf(catalog, root, storage), **SPJ_CONF, **conf}.items():
