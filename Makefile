@@ -70,7 +70,8 @@ bench: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 
 bench-quick: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 	$(PY) bench/run.py --iceberg-jar $(ICEBERG_JAR) --output target/bench-quick --variants 1000 --rows 2000000 \
-		--planning-sizes '' --join-rows 0 --systems lancepart,iceberg $(BENCH_ARGS)
+		--planning-sizes '' --join-rows 0 --no-merge --compaction-partitions 0 \
+		--systems lancepart,iceberg $(BENCH_ARGS)
 
 $(ICEBERG_JAR):
 	$(MVN) dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 -DoutputDirectory=target/bench

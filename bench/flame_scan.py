@@ -1,7 +1,8 @@
 """CPU flame graphs of lancepart's full scan + aggregate, driver and tasks together (local mode:
 one JVM), on the events tables a `bench/run.py --root` run left: async-profiler (Maven Central
-`tools.profiler:async-profiler`, its Java API over py4j) samples every thread on a 1 ms timer
-while the query runs `--repeats` times. One HTML flame graph per partition count, in bench/profiles/.
+`tools.profiler:async-profiler`, its Java API over py4j) samples every thread, Lance's native
+ones included, on CPU time (perf events, every 1 ms) while the query runs `--repeats` times. One
+HTML flame graph per partition count, in bench/profiles/.
 
     mvn dependency:copy -Dartifact=tools.profiler:async-profiler:4.1 -DoutputDirectory=target/bench
     .venv/bin/python bench/flame_scan.py --root /tmp/benchrun --profiler-jar target/bench/async-profiler-4.1.jar
@@ -39,7 +40,7 @@ def main() -> None:
     for partitions in (int(p) for p in args.partitions.split(",")):
         query = f"SELECT country, count(*), sum(amount) FROM lance.bench.events_{partitions} GROUP BY country"
         spark.sql(query).collect()  # warm-up
-        profiler.execute("start,event=itimer,interval=1ms")
+        profiler.execute("start,event=cpu,interval=1ms")
         for _ in range(args.repeats):
             spark.sql(query).collect()
         out = PROFILES / f"full-scan-{partitions}.html"

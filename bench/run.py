@@ -259,6 +259,8 @@ def main() -> None:
     parser.add_argument("--join-rows", type=int, default=10_000_000, help="(0: no join)")
     parser.add_argument("--systems", default=",".join(s.name for s in SPARK_SYSTEMS),
                         help="Spark systems of the events and join workloads")
+    parser.add_argument("--merge", action=argparse.BooleanOptionalAction, default=True,
+                        help="the MERGE INTO workloads, on the first variant's tables")
     parser.add_argument("--compaction-partitions", type=int, default=100,
                         help="partitions of the small-appends table compacted (0: none)")
     parser.add_argument("--repeats", type=int, default=3)
@@ -276,6 +278,7 @@ def main() -> None:
         tables = events(run, args.rows, partitions, systems)
         if i == 0:
             spark_floor(run, args.rows, partitions)
+        if i == 0 and args.merge:
             merge(run, args.rows, partitions, tables)
         if i == 0 and PARQUET in systems:
             pylance_reference(run, root / "spark-warehouse" / "bench.db" / f"events_{partitions}",

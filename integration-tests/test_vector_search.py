@@ -1,9 +1,11 @@
 """lance_vector_search: its rows and distances equal a numpy brute-force top-k over the partitions
-the query selects (all, one, and a partition filter with a filter on another column), and bad
-arguments fail naming the table, column or value."""
+the query selects (all, one, and a partition filter with a filter on another column; from SQL and
+from ``lancepart.search``), and bad arguments fail naming the table, column or value."""
 
 import numpy as np
 import pytest
+
+import lancepart
 
 DIM = 16
 TENANTS = ["acme", "beta", "gamma", "delta"]
@@ -114,3 +116,14 @@ def test_not_a_lancepart_table(spark, data, tmp_path):
             spark.sql("SELECT * FROM lance_vector_search('vsearch_parquet', 'id', array(1.0), 3)").collect()
     finally:
         spark.sql("DROP TABLE vsearch_parquet")
+
+
+@pytest.mark.parametrize("distance", ["l2", "cosine"])
+def test_python_search_restricts_the_search_with_where(spark, data, distance):
+    vectors, tenants, scores, query = data
+    found = lancepart.search(spark, TABLE, "embedding", query.tolist(), 9, where="tenant = 'beta' AND score >= 50",
+                             distance=distance)
+    rows = found.select("id", "tenant", "score", "_distance").collect()
+    check(rows, brute_force(vectors, query, (tenants == "beta") & (scores >= 50), 9, distance))
+    plan = found._jdf.queryExecution().executedPlan().toString()
+    assert "tables=1/4" in plan, plan  # the partition filter pruned the search

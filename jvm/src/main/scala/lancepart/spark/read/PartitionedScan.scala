@@ -64,9 +64,11 @@ class PartitionedScan(
   private def leaves: Seq[ManifestRow] =
     runtimeIds.fold(tablesSelected)(ids => tablesSelected.filter(r => ids(r.objectId)))
 
-  /** Each pushed filter as Lance SQL with the columns it reads; a leaf applies those it has. */
+  /** Each pushed filter as Lance SQL with the columns it reads; a leaf applies those it has. One
+   * that pruning answers exactly (on identity partition columns) holds for every row of every
+   * table pruning selects, as Spark relies on in not evaluating it again: leaves skip it. */
   private val leafFilters: Seq[LeafFilter] = if (wholeTables) Seq.empty
-  else filters.flatMap { f =>
+  else filters.filterNot(f => pruning && ManifestFilter.isExact(meta, f)).flatMap { f =>
     LanceSql.render(f, PartitionedScan.leafColumn(meta.schema))
       .map(sql => LeafFilter(sql, f.references.toSeq))
   }
