@@ -4,8 +4,8 @@
 
 Workloads (issue 7): bulk partitioned write; full scan with a light aggregation; point query on
 one partition (and, for the first variant, the same query over that partition's rows cached in
-Spark: the floor of its plan); range query over 5% of partitions; COUNT(*) without and with a partition filter;
-planning time (EXPLAIN) of a point query, on the real tables and on metadata-only lancepart
+Spark: the floor of its plan); range query over 5% of partitions; COUNT(*) without and with a
+partition filter; planning time (EXPLAIN) of a point query, on the real tables and on metadata-only lancepart
 tables of 10 to 100,000 partitions; a join of tables bucketed 16 and 8 ways on the key, with and
 without storage-partitioned joins; (issue 18) MERGE INTO of 1% of the rows into the events table
 of the first variant, the rows spread over every partition or all in 1% of the partitions,

@@ -49,7 +49,7 @@ object Lance {
   lazy val allocator: BufferAllocator = new RootAllocator(Long.MaxValue)
 
   /** The Lance session every open in this JVM shares: its object stores and its caches of
-   * manifests, file metadata and indexes (keyed by immutable files, so never stale). */
+   * manifests (keyed by dataset, version and e-tag), file metadata (by file path) and indexes. */
   lazy val session: Session = {
     loadNative()
     Session.builder().metadataCacheSizeBytes(MetadataCacheBytes).indexCacheSizeBytes(IndexCacheBytes).build()
