@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pyspark
 
+from differential import ICEBERG_JAR
 from lancepart import jar_path
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "jvm.md"
@@ -36,3 +37,31 @@ def test_spark_shell_and_spark_sql_as_documented(tmp_path):
     out = subprocess.run(command(sql, root), cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0 and out.stdout.splitlines()[-1].split() == ["DE", "25"], \
         f"{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+
+
+def test_spark_sql_with_iceberg_evolves_both_tables(tmp_path):
+    """With Iceberg's extension named before lancepart's, as docs/sql.md says, a JVM-built session
+    (which applies the jar's own copy of lancepart's extension first) parses ALTER TABLE ... PARTITION
+    FIELD with lancepart's parser on lancepart tables and with Iceberg's on Iceberg tables."""
+    root, warehouse = tmp_path / "lance", tmp_path / "iceberg"
+    statements = "; ".join([
+        "CREATE NAMESPACE lance.j", "CREATE TABLE lance.j.t (id BIGINT, c STRING) PARTITIONED BY (c)",
+        "ALTER TABLE lance.j.t ADD PARTITION FIELD bucket(4, id)",
+        "CREATE NAMESPACE ice.j", "CREATE TABLE ice.j.t (id BIGINT, c STRING) USING iceberg PARTITIONED BY (c)",
+        "ALTER TABLE ice.j.t ADD PARTITION FIELD bucket(4, id)",
+        "INSERT INTO lance.j.t VALUES (1, 'a'), (2, 'b')", "INSERT INTO ice.j.t VALUES (1, 'a'), (2, 'b')",
+        "SELECT DISTINCT 'lance', spec_id FROM lance.j.t.partitions",
+        "SELECT DISTINCT 'iceberg', spec_id FROM ice.j.t.partitions",
+    ])
+    args = ["--jars", f"{jar_path()},{ICEBERG_JAR}", "--conf", f"spark.driver.extraClassPath={jar_path()}",
+            "--conf", "spark.sql.extensions=org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,"
+                      "lancepart.spark.LancepartSparkSessionExtensions",
+            "--conf", "spark.sql.catalog.lance=lancepart.spark.PartitionedCatalog", "--conf", f"spark.sql.catalog.lance.root={root}",
+            "--conf", "spark.sql.catalog.ice=org.apache.iceberg.spark.SparkCatalog",
+            "--conf", "spark.sql.catalog.ice.type=hadoop", "--conf", f"spark.sql.catalog.ice.warehouse={warehouse}",
+            "-e", statements]
+    out = subprocess.run(command("spark-sql", tmp_path) + args, cwd=tmp_path, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, f"{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    # rows written after the ALTER take the second spec: lancepart's is v2, Iceberg's spec id 1
+    assert out.stdout.split()[-4:] == ["lance", "2", "iceberg", "1"], out.stdout[-3000:]

@@ -1,8 +1,7 @@
 // lancepart's Spark session extension: Iceberg's partition evolution DDL (ALTER TABLE ... ADD /
 // DROP / REPLACE PARTITION FIELD) on lancepart's tables, and the vector search function
 // lance_vector_search. Spark loads it by itself from the plugin jar on the driver's class path
-// (META-INF/services, SparkSessionExtensionsProvider); naming it in spark.sql.extensions as well
-// applies it once.
+// (META-INF/services, SparkSessionExtensionsProvider), and again where spark.sql.extensions names it.
 package lancepart.spark
 
 import java.util.{Collections, WeakHashMap}
@@ -11,20 +10,27 @@ import lancepart.spark.extensions.PartitionFieldParser
 import lancepart.spark.search.{FilterIntoSearch, VectorSearch}
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 
+/**
+ * Spark applies the class-path copy before the extensions spark.sql.extensions names when a JVM
+ * builds the session (SparkSession.builder), after them when pyspark does. Each parser injected
+ * wraps those injected before it, so the parser is injected on every application: the last one
+ * named after Iceberg's takes these statements before Iceberg's parser does, in either order. The
+ * function and the rule are injected once per session.
+ */
 class LancepartSparkSessionExtensions extends SparkSessionExtensionsProvider {
 
-  override def apply(extensions: SparkSessionExtensions): Unit =
+  override def apply(extensions: SparkSessionExtensions): Unit = {
+    extensions.injectParser((session, parser) => new PartitionFieldParser(session, parser))
     if (LancepartSparkSessionExtensions.applied.add(extensions)) {
-      extensions.injectParser((session, parser) => new PartitionFieldParser(session, parser))
       extensions.injectTableFunction(VectorSearch.description)
       extensions.injectPostHocResolutionRule(_ => FilterIntoSearch)
     }
+  }
 }
 
 object LancepartSparkSessionExtensions {
 
-  /** The extension sets already given lancepart's parts: from spark.sql.extensions and from the
-   * class path, Spark applies both to the same set. */
+  /** The extension sets already given the function and the rule. */
   private val applied =
     Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap[SparkSessionExtensions, java.lang.Boolean]()))
 }
