@@ -6,7 +6,7 @@ package lancepart.spark
 
 import java.util.{Collections, WeakHashMap}
 
-import lancepart.spark.extensions.PartitionFieldParser
+import lancepart.spark.extensions.{ForeignPartitionField, PartitionFieldParser}
 import lancepart.spark.search.{FilterIntoSearch, VectorSearch}
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 
@@ -15,7 +15,8 @@ import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvi
  * builds the session (SparkSession.builder), after them when pyspark does. Each parser injected
  * wraps those injected before it, so the parser is injected on every application: the last one
  * named after Iceberg's takes these statements before Iceberg's parser does, in either order. The
- * function and the rule are injected once per session.
+ * function and the rules are injected once per session; where Iceberg's parser still comes first,
+ * [[ForeignPartitionField]] names the fix.
  */
 class LancepartSparkSessionExtensions extends SparkSessionExtensionsProvider {
 
@@ -24,6 +25,7 @@ class LancepartSparkSessionExtensions extends SparkSessionExtensionsProvider {
     if (LancepartSparkSessionExtensions.applied.add(extensions)) {
       extensions.injectTableFunction(VectorSearch.description)
       extensions.injectPostHocResolutionRule(_ => FilterIntoSearch)
+      extensions.injectCheckRule(new ForeignPartitionField(_))
     }
   }
 }
