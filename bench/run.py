@@ -134,10 +134,10 @@ def spark_floor(run: Run, rows: int, partitions: int) -> None:
     point = read_queries("point_floor", partitions)["point_query"]
     rows_of_partition = run.spark.sql(f"SELECT * FROM ({events_query(rows, partitions)}) "
                                       f"WHERE event_date = DATE'{day(1)}' AND country = 'C07'").coalesce(1).cache()
-    rows_of_partition.count()
+    cached = rows_of_partition.count()
     rows_of_partition.createOrReplaceTempView("point_floor")
     run.add("point_query", SPARK_FLOOR, run.query(point), rows, partitions,
-            notes=f"{rows_of_partition.count():,} rows cached as one input partition")
+            notes=f"{cached:,} rows cached as one input partition")
     rows_of_partition.unpersist()
 
 
