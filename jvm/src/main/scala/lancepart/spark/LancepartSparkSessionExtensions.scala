@@ -32,7 +32,7 @@ class LancepartSparkSessionExtensions extends SparkSessionExtensionsProvider {
 
 object LancepartSparkSessionExtensions {
 
-  /** The extension sets already given the function and the rule. */
+  /** The extension sets already given the function and the rules. */
   private val applied =
     Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap[SparkSessionExtensions, java.lang.Boolean]()))
 }
