@@ -211,6 +211,21 @@ def test_merge_on_read_deletes_rows_in_place_and_appends_their_new_versions(spar
     assert rows(spark, f"SELECT count(*) FROM {t}") == [(13,)]
 
 
+def test_merge_on_read_writes_each_partitions_new_rows_as_one_fragment(spark, root, ns):
+    """The source's rows alternate between partitions (in whatever order the join gives them):
+    Spark must bring each partition's inserts together, or every switch writes a fragment."""
+    t = create(spark, ns, "weak")
+    merge_on_read(spark, t)
+    source = " UNION ALL ".join(f"SELECT {i}L AS id, '{PARTITIONS[i % 2]}' AS c, {i} AS v" for i in range(100, 140))
+    spark.sql(f"MERGE INTO {t} x USING ({source}) s ON x.id = s.id "
+              "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *")
+    assert rows(spark, f"SELECT count(*), sum(v) FROM {t} WHERE c IN ('a', 'b')") == [(46, sum(range(100, 140)) + 6)]
+    for c in ("a", "b"):
+        location, version = leaves(root, ns)[c]
+        fragments = lance.dataset(str(root / ns / "t" / location), version=version).get_fragments()
+        assert len(fragments) == 2, f"partition {c}: its first rows, then the MERGE's as one fragment, not {len(fragments)}"
+
+
 def test_a_merge_on_read_update_fails_when_a_compaction_rewrote_its_rows_meanwhile(spark, root, ns, tmp_path):
     t = create(spark, ns, "weak")
     spark.sql(f"INSERT INTO {t} VALUES (3, 'a', 3)")  # a second fragment in partition a, for the compaction

@@ -8,7 +8,7 @@ import lancepart.manifest.ManifestRow
 import lancepart.prune.{LanceSql, ManifestFilter}
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
 import lancepart.spark.functions.CalendarKey
-import lancepart.spec.{BoundField, CalendarRun, NamespaceSchema, TransactionMode}
+import lancepart.spec.{BoundField, CalendarRun, NamespaceSchema, TableMetadata, TransactionMode}
 import lancepart.transform.Transform
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
@@ -64,11 +64,10 @@ class PartitionedScan(
   private def leaves: Seq[ManifestRow] =
     runtimeIds.fold(tablesSelected)(ids => tablesSelected.filter(r => ids(r.objectId)))
 
-  /** Each pushed filter as Lance SQL with the columns it reads; a leaf applies those it has. One
-   * that pruning answers exactly (on identity partition columns) holds for every row of every
-   * table pruning selects, as Spark relies on in not evaluating it again: leaves skip it. */
+  /** Each pushed filter as Lance SQL with the columns it reads; a leaf applies those it has, except
+   * those pruning answers (see [[PartitionedScan.answeredByPruning]]). */
   private val leafFilters: Seq[LeafFilter] = if (wholeTables) Seq.empty
-  else filters.filterNot(f => pruning && ManifestFilter.isExact(meta, f)).flatMap { f =>
+  else filters.filterNot(PartitionedScan.answeredByPruning(meta, pruning, _)).flatMap { f =>
     LanceSql.render(f, PartitionedScan.leafColumn(meta.schema))
       .map(sql => LeafFilter(sql, f.references.toSeq))
   }
@@ -305,6 +304,11 @@ object PartitionedScan {
     if (current.nonEmpty) splits += current
     splits.result()
   }
+
+  /** True when pruning answers `f` exactly (on identity partition columns): it holds for every row
+   * of every table pruning selects, so neither Spark nor the leaf scans evaluate it again. */
+  def answeredByPruning(meta: TableMetadata, pruning: Boolean, f: Filter): Boolean =
+    pruning && ManifestFilter.isExact(meta, f)
 
   /** Column lookup for leaf filters: a top-level column by its exact name, when the namespace
    * stores it in Spark's own Arrow type (Lance compares a literal in the column's stored type). */

@@ -1,7 +1,7 @@
 // Scan planning inputs: filters (for pruning and leaf pushdown) and the columns the query needs.
 package lancepart.spark.read
 
-import lancepart.prune.{LanceSql, ManifestFilter, V2Predicates}
+import lancepart.prune.{LanceSql, V2Predicates}
 import lancepart.spark.PartitionedTable
 import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountStar}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
@@ -33,13 +33,13 @@ class PartitionedScanBuilder(
 
   /**
    * Spark evaluates every predicate again after the scan, except those that pruning answers
-   * exactly (identity partition columns): Lance's leaf filters only narrow what is read.
+   * ([[PartitionedScan.answeredByPruning]]): Lance's leaf filters only narrow what is read.
    * Predicates are taken in V2 form for their exact literals (see [[V2Predicates]]).
    */
   override def pushPredicates(predicates: Array[Predicate]): Array[Predicate] = {
     pushed = predicates.flatMap(p => V2Predicates.toFilter(p).map(p -> _))
     predicates.filterNot(p =>
-      pruning && pushed.exists { case (q, f) => (q eq p) && ManifestFilter.isExact(table.manifest.meta, f) })
+      pushed.exists { case (q, f) => (q eq p) && PartitionedScan.answeredByPruning(table.manifest.meta, pruning, f) })
   }
 
   /** COUNT(*) with no grouping, when no filter is left for Spark: answered from Lance metadata

@@ -9,7 +9,8 @@ import lancepart.spark.PartitionedTable
 import lancepart.spark.read.{PartitionTableColumn, PartitionedScan, PartitionedScanBuilder, RowAddressColumn}
 import lancepart.txn.{CommandRead, LeafWrite, PartitionDirectory, RowAddresses, TableWrite}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
+import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
+import org.apache.spark.sql.connector.expressions.{Expression, Expressions, NamedReference, SortOrder}
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder}
 import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
@@ -68,11 +69,25 @@ class MergeOnReadOperation(table: PartitionedTable, info: RowLevelOperationInfo)
   }
 }
 
-/** The write of a merge-on-read `command` whose rows `scan` read. */
+/**
+ * The write of a merge-on-read `command` whose rows `scan` read. Spark gives a deleted row its row
+ * id and NULL data columns (a DELETE's rows have no data columns), an inserted row its data and a
+ * NULL row id: clustering by the partition columns and then the partition table sends each
+ * partition's inserts, and each partition table's deletes, to one task, sorted so that a
+ * partition's inserts come together and are written as its fragments at once.
+ */
 class MergeOnReadWrite(table: PartitionedTable, info: LogicalWriteInfo, scan: PartitionedScan, command: Command)
-    extends DeltaWrite with DeltaBatchWrite {
+    extends DeltaWrite with DeltaBatchWrite with RequiresDistributionAndOrdering {
+  private val clustering = {
+    val inserts = if (command == Command.DELETE) Array.empty[Expression] else PartitionedWrite.clustering(table)
+    inserts :+ Expressions.column(PartitionTableColumn.Name)
+  }
   private lazy val directory =
     PartitionDirectory.load(table.store, table.manifest, table.manifest.meta.currentSpec, Naming.randomName())
+
+  override def requiredDistribution(): Distribution = Distributions.clustered(clustering)
+
+  override def requiredOrdering(): Array[SortOrder] = PartitionedWrite.ascending(clustering)
 
   override def toBatch: DeltaBatchWrite = this
 

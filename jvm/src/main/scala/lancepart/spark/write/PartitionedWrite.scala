@@ -9,16 +9,26 @@ import org.apache.spark.sql.connector.write.{BatchWrite, LogicalWriteInfo, Requi
 
 class PartitionedWrite(table: PartitionedTable, info: LogicalWriteInfo, mode: WriteMode)
     extends Write with RequiresDistributionAndOrdering {
-
-  /** Rows cluster and sort by each field's value; an expression field by its source columns. */
-  private val clustering: Array[Expression] = table.manifest.meta.currentSpec.fields.flatMap { f =>
-    if (f.field.expression.isDefined) f.sources.flatten.map(s => DdlPartitioning.column(s.name): Expression)
-    else Seq(DdlPartitioning.expressionOf(f))
-  }.distinct.toArray
+  private val clustering = PartitionedWrite.clustering(table)
 
   override def requiredDistribution(): Distribution = Distributions.clustered(clustering)
 
-  override def requiredOrdering(): Array[SortOrder] = clustering.map(e => Expressions.sort(e, SortDirection.ASCENDING))
+  override def requiredOrdering(): Array[SortOrder] = PartitionedWrite.ascending(clustering)
 
   override def toBatch: BatchWrite = new PartitionedBatchWrite(table, info, mode)
+}
+
+object PartitionedWrite {
+
+  /** What rows cluster and sort by, so that a task gets each partition's rows together
+   * ([[LeafDataWriter]] writes a partition's run of rows as its fragments): each field's value; an
+   * expression field by its source columns. */
+  def clustering(table: PartitionedTable): Array[Expression] =
+    table.manifest.meta.currentSpec.fields.flatMap { f =>
+      if (f.field.expression.isDefined) f.sources.flatten.map(s => DdlPartitioning.column(s.name): Expression)
+      else Seq(DdlPartitioning.expressionOf(f))
+    }.distinct.toArray
+
+  def ascending(expressions: Array[Expression]): Array[SortOrder] =
+    expressions.map(e => Expressions.sort(e, SortDirection.ASCENDING))
 }
