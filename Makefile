@@ -39,7 +39,7 @@ demo: $(VENV)/.installed $(JAR)
 test: $(VENV)/.installed $(NEWEST_VENV)/.installed $(ICEBERG_JAR)
 	$(MVN) spotless:check package
 	$(MAKE) --no-print-directory wheel
-	$(PY) -m pytest -q -p no:cacheprovider python/tests integration-tests
+	$(PY) -m pytest -q -p no:cacheprovider --durations=25 python/tests integration-tests
 	$(NEWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests \
 		$(addprefix integration-tests/,$(NEWEST_SUITES))
 

@@ -1,11 +1,16 @@
-"""CPU flame graphs of lancepart's full scan + aggregate, driver and tasks together (local mode:
-one JVM), on the events tables a `bench/run.py --root` run left: async-profiler (Maven Central
-`tools.profiler:async-profiler`, its Java API over py4j) samples every thread, Lance's native
-ones included, on CPU time (perf events, every 1 ms) while the query runs `--repeats` times. One
-HTML flame graph per partition count, in bench/profiles/.
+"""Flame graphs of lancepart's scan workloads (bench/run.py's queries), driver and tasks together
+(local mode: one JVM), on the events tables a `bench/run.py --root` (or `bench/scans.py --root`)
+run left: async-profiler (Maven Central `tools.profiler:async-profiler`, its Java API over py4j)
+samples every thread while the query runs `--repeats` times after `--warm-ups` runs (a short
+query needs a few dozen before the JIT compilers stop taking much of the CPU). `--event cpu`
+samples CPU time (perf events, every 1 ms; Lance's native threads included), `--event wall`
+samples every thread every 1 ms whether it runs or waits, split by thread: what a short query's
+latency is made of. One HTML flame graph per workload and partition count in bench/profiles/,
+and the same stacks collapsed (one line per stack, for grep) in a temporary directory.
 
     mvn dependency:copy -Dartifact=tools.profiler:async-profiler:4.1 -DoutputDirectory=target/bench
-    .venv/bin/python bench/flame_scan.py --root /tmp/benchrun --profiler-jar target/bench/async-profiler-4.1.jar
+    .venv/bin/python bench/flame_scan.py --root /tmp/benchrun --profiler-jar target/bench/async-profiler-4.1.jar \
+        [--workload full_scan_aggregate] [--partitions 1000,10000] [--event cpu] [--warm-ups 1] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -16,15 +21,23 @@ import zipfile
 from pathlib import Path
 
 import lancepart
+from run import read_queries
 
 PROFILES = Path(__file__).parent / "profiles"
+# The file name of each workload's flame graph
+NAMES = {"full_scan_aggregate": "full-scan", "range_query_5pct": "range-5pct", "count_star": "count-star",
+         "point_query": "point-query"}
+EVENTS = {"cpu": "event=cpu,interval=1ms", "wall": "event=wall,interval=1ms,threads"}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", required=True)
     parser.add_argument("--profiler-jar", required=True)
+    parser.add_argument("--workload", choices=sorted(NAMES), default="full_scan_aggregate")
     parser.add_argument("--partitions", default="1000,10000")
+    parser.add_argument("--event", choices=sorted(EVENTS), default="cpu")
+    parser.add_argument("--warm-ups", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     native = Path(tempfile.mkdtemp(prefix="async-profiler-"))
@@ -38,14 +51,18 @@ def main() -> None:
     profiler = spark._jvm.one.profiler.AsyncProfiler.getInstance(str(library))
     PROFILES.mkdir(exist_ok=True)
     for partitions in (int(p) for p in args.partitions.split(",")):
-        query = f"SELECT country, count(*), sum(amount) FROM lance.bench.events_{partitions} GROUP BY country"
-        spark.sql(query).collect()  # warm-up
-        profiler.execute("start,event=cpu,interval=1ms")
+        query = read_queries(f"lance.bench.events_{partitions}", partitions)[args.workload]
+        for _ in range(args.warm_ups):
+            spark.sql(query).collect()
+        profiler.execute(f"start,{EVENTS[args.event]}")
         for _ in range(args.repeats):
             spark.sql(query).collect()
-        out = PROFILES / f"full-scan-{partitions}.html"
-        profiler.execute(f"stop,file={out},title=lancepart full scan {partitions} partitions")
-        print(out, flush=True)
+        name = f"{NAMES[args.workload]}-{partitions}" + ("" if args.event == "cpu" else f"-{args.event}")
+        collapsed = native / f"{name}.collapsed"
+        profiler.execute(f"dump,file={collapsed}")
+        out = PROFILES / f"{name}.html"
+        profiler.execute(f"stop,file={out},title=lancepart {args.workload} {partitions} partitions ({args.event})")
+        print(out, collapsed, flush=True)
     spark.stop()
 
 

@@ -1,5 +1,5 @@
-"""Measuring: the median time of repeats after a warm-up, the shuffle bytes a query wrote, and
-the records of a focused measurement as JSON."""
+"""Measuring: the median time of repeats after a warm-up (of one run, or of several in turn), the
+shuffle bytes a query wrote, and the records of a focused measurement as JSON."""
 
 from __future__ import annotations
 
@@ -20,6 +20,22 @@ def median_seconds(run: Callable[[], object], repeats: int, warm_up: Callable[[]
         run()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+def interleaved_median_seconds(runs: dict[str, Callable[[], object]], repeats: int, warm_ups: int) -> dict[str, float]:
+    """Runs each of ``runs`` ``warm_ups`` times, then all of them in turn ``repeats`` times; the
+    median time of each. Alternating puts every run at the same point of the JVM's warm-up (JIT,
+    caches), which measuring one after the other does not for queries of a tenth of a second."""
+    for _ in range(warm_ups):
+        for run in runs.values():
+            run()
+    times = {name: [] for name in runs}
+    for _ in range(repeats):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def shuffle_bytes(df) -> int:

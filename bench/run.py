@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 import lancepart
 from manifests import metadata_only_table
@@ -128,17 +128,28 @@ def events(run: Run, rows: int, partitions: int, systems: list[System]) -> dict[
     return tables
 
 
+def floor_view(spark: SparkSession, rows: int, partitions: int) -> tuple[DataFrame, int]:
+    """Caches the rows of the point query's partition as one input partition, with no table
+    format under it, as the temporary view `point_floor`; returns the cached frame and its row
+    count. The rows are cached from an RDD, whose partitioning Spark does not know, so that the
+    point query's plan over them keeps the exchange before the final aggregate that a table
+    scan's plan has (a cached `coalesce(1)` is known to be one partition, and its plan has no
+    exchange)."""
+    selected = spark.sql(f"SELECT * FROM ({events_query(rows, partitions)}) "
+                         f"WHERE event_date = DATE'{day(1)}' AND country = 'C07'").coalesce(1)
+    cached = spark.createDataFrame(selected.rdd, selected.schema).cache()
+    count = cached.count()
+    cached.createOrReplaceTempView("point_floor")
+    return cached, count
+
+
 def spark_floor(run: Run, rows: int, partitions: int) -> None:
     """Spark's own cost for the point query's plan: the same query over that partition's rows
-    cached in memory as one input partition, with no table format under it."""
-    point = read_queries("point_floor", partitions)["point_query"]
-    rows_of_partition = run.spark.sql(f"SELECT * FROM ({events_query(rows, partitions)}) "
-                                      f"WHERE event_date = DATE'{day(1)}' AND country = 'C07'").coalesce(1).cache()
-    cached = rows_of_partition.count()
-    rows_of_partition.createOrReplaceTempView("point_floor")
-    run.add("point_query", SPARK_FLOOR, run.query(point), rows, partitions,
-            notes=f"{cached:,} rows cached as one input partition")
-    rows_of_partition.unpersist()
+    cached in memory (see `floor_view`)."""
+    cached, count = floor_view(run.spark, rows, partitions)
+    run.add("point_query", SPARK_FLOOR, run.query(read_queries("point_floor", partitions)["point_query"]), rows,
+            partitions, notes=f"{count:,} rows cached as one input partition")
+    cached.unpersist()
 
 
 def merge(run: Run, rows: int, partitions: int, tables: dict[str, str]) -> None:

@@ -5,6 +5,8 @@ package lancepart.storage
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, LocalFileSystem, Path}
 
+import java.util.concurrent.ConcurrentHashMap
+
 class HadoopDirectories(hadoopConf: Configuration) extends Directories {
   override def exists(uri: String): Boolean = fs(uri).exists(new Path(uri))
 
@@ -17,9 +19,12 @@ class HadoopDirectories(hadoopConf: Configuration) extends Directories {
     else fs(uri).listStatus(new Path(uri)).toSeq.filter(_.isFile)
       .map(s => StoredFile(s.getPath.getName, s.getModificationTime))
 
-  override def names(uri: String): Seq[String] = fs(uri) match {
-    case local: LocalFileSystem => Option(local.pathToFile(new Path(uri)).list()).fold(Seq.empty[String])(_.toSeq)
-    case _ => super.names(uri)
+  override def names(uri: String): Seq[String] = {
+    val path = new Path(uri)
+    fs(path) match {
+      case local: LocalFileSystem => Option(local.pathToFile(path).list()).fold(Seq.empty[String])(_.toSeq)
+      case _ => super.names(uri)
+    }
   }
 
   override def lastModified(uri: String): Long = {
@@ -42,5 +47,13 @@ class HadoopDirectories(hadoopConf: Configuration) extends Directories {
     if (!fs(from).rename(new Path(from), target)) throw new IllegalStateException(s"could not move $from to $to")
   }
 
-  private def fs(uri: String): FileSystem = new Path(uri).getFileSystem(hadoopConf)
+  /** The file system of each scheme and authority, looked up once: Hadoop's lookup (its cache
+   * key takes the current user's credentials) cost more CPU than reading the names of a small
+   * directory, which a COUNT(*) does for every partition table it counts. */
+  private val fileSystems = new ConcurrentHashMap[(String, String), FileSystem]()
+
+  private def fs(path: Path): FileSystem =
+    fileSystems.computeIfAbsent((path.toUri.getScheme, path.toUri.getAuthority), _ => path.getFileSystem(hadoopConf))
+
+  private def fs(uri: String): FileSystem = fs(new Path(uri))
 }
