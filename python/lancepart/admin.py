@@ -146,6 +146,16 @@ class Admin:
         ``options``: Lance compaction options such as ``{"target-rows-per-fragment": "1048576"}``."""
         return self._call("rewrite_data_files", name, where=where, options=options)
 
+    def create_index(self, name: str, column: str, index_type: str, index_name: str | None = None,
+                     options: dict[str, str] | None = None, where: str | None = None) -> dict:
+        """Builds a Lance index of ``index_type`` (BTREE, BITMAP, INVERTED, IVF_PQ or IVF_HNSW_SQ)
+        over ``column`` on every partition table that may hold rows matching the SQL condition
+        ``where`` (all when None), on executors, in one transaction; it replaces their index named
+        ``index_name`` (default ``<column>_idx``): ``CALL <catalog>.system.create_index``.
+        ``options``: Lance's options of that index type, such as ``{"num_partitions": "16"}``."""
+        return self._call("create_index", name, column=column, type=index_type, index_name=index_name,
+                          options=options, where=where)
+
     def rewrite_manifests(self, name: str) -> dict:
         """Compacts the table's ``__manifest``: ``CALL <catalog>.system.rewrite_manifests``."""
         return self._call("rewrite_manifests", name)

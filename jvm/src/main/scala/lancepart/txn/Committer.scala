@@ -90,7 +90,8 @@ class Committer(
         throw new TransactionConflict(s"table ${store.table}: its schema, partition specs or transaction mode " +
           "changed while this write ran; nothing was committed")
       val appendedTo = tx.writes.map(_.target).filterNot(_.isNew).map(_.objectId)
-      val touched = appendedTo ++ tx.removed.keys ++ tx.deletes.keys ++ tx.rewrites.keys ++ tx.addressDeletes.keys
+      val touched =
+        appendedTo ++ tx.removed.keys ++ tx.deletes.keys ++ tx.rewrites.keys ++ tx.addressDeletes.keys ++ tx.indexes.keys
       // The rows this write changes as they are at S1, and the `v<N>` row every commit rewrites
       // (as it is: other writers' metadata stays).
       val read =
@@ -139,6 +140,15 @@ class Committer(
         case _ => conflict(
             s"partition ${describe(id, rewrite.before.values)} was replaced or written by a concurrent write while " +
               "it was compacted")
+      }
+      // An index covers the fragments of the leaf version it was built at: in strong mode that must
+      // still be the version the manifest reads; in weak mode Lance rebases it on the main branch.
+      for ((id, index) <- tx.indexes) now.get(id) match {
+        case Some(row) if (if (strong) sameLeaf(index.before, row) else row.location == index.before.location) =>
+          existing(row).index = Some(index)
+        case _ => conflict(
+            s"partition ${describe(id, index.before.values)} was replaced or written by a concurrent write while " +
+              "it was indexed")
       }
       // A serializable row-level command saw every leaf its condition selects as it was at S0.
       if (latest.version != tx.base.version) {
@@ -266,7 +276,7 @@ class Committer(
         else updated.getOrElseUpdate(
           (location, if (strong) base else None),
           if (p.rewrites.nonEmpty) rewrite(p, uri)
-          else update(p, uri, if (strong) base else None)
+          else p.index.fold(update(p, uri, if (strong) base else None))(index(p, uri, _))
         )
       val version = stats.version
       val leaf = if (strong) p.leaf.copy(readVersion = Some(version), stats = Some(stats))
@@ -313,6 +323,20 @@ class Committer(
           )
       }
 
+    /** Commits the indexes `index` built for `p`'s leaf at `uri`; Lance refusing them (a concurrent
+     * compaction or DELETE changed the fragments they cover) is a conflict. */
+    private def index(p: LeafPlan, uri: String, index: LeafIndex): LeafStats =
+      try leaves.index(uri, index.version, index.indices)
+      catch {
+        case e: Exception if Lance.isConflict(e) =>
+          throw new TransactionConflict(
+            s"table ${store.table}: partition ${describe(p.leaf.objectId, p.leaf.values)}: a concurrent write " +
+              "changed fragments this index covers; this partition table was not indexed (others may have been) " +
+              "and __manifest was not changed; run it again",
+            e
+          )
+      }
+
     private def describe(objectId: String, values: Map[String, Any]): String = {
       val shown = values.toSeq.filter(_._2 != null).sortBy(_._1).map { case (k, v) => s"$k=$v" }
       s"(${shown.mkString(", ")}) [$objectId]"
@@ -330,6 +354,7 @@ private case class LeafPlan(leaf: ManifestRow, isNew: Boolean, namespaces: Seq[M
   val fragments: mutable.ArrayBuffer[org.lance.FragmentMetadata] = mutable.ArrayBuffer.empty
   var deletion: Option[RowDeletion] = None
   var rewrites: Seq[org.lance.compaction.RewriteResult] = Seq.empty
+  var index: Option[LeafIndex] = None
 }
 
 object Committer {

@@ -1,5 +1,5 @@
 // Lance commits on one partition table: create it, append fragments, delete rows (by predicate or
-// row address), commit a compaction.
+// row address), commit a compaction or indexes.
 // Strong mode commits detached on top of the manifest's read_version (spec: Multi-Partition
 // Transaction (Strong)); weak mode commits on the main branch (Lance rebases concurrent appends).
 package lancepart.txn
@@ -10,8 +10,9 @@ import org.apache.arrow.vector.UInt8Vector
 import org.apache.arrow.vector.types.pojo.Schema
 import org.lance.{CommitBuilder, Dataset, Fragment, FragmentMetadata, Transaction}
 import org.lance.compaction.RewriteResult
+import org.lance.index.Index
 import org.lance.ipc.ScanOptions
-import org.lance.operation.{Append, Delete, Operation, Overwrite, Rewrite, RewriteGroup}
+import org.lance.operation.{Append, CreateIndex, Delete, Operation, Overwrite, Rewrite, RewriteGroup}
 
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
@@ -67,6 +68,18 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
     lance.withDataset(uri, Some(results.head.getReadVersion))(
       commit(_, Rewrite.builder().groups(groups.asJava).build())(LeafStats.of))
   }
+
+  /** Commits `indices`, built over the fragments of version `version` of the leaf at `uri`, on
+   * top of that version, replacing the leaf's indexes of their names; on the main branch Lance
+   * rebases them over later commits that did not change those fragments. Returns what the
+   * resulting version holds. */
+  def index(uri: String, version: Long, indices: Seq[Index]): LeafStats =
+    lance.withDataset(uri, Some(version)) { ds =>
+      val names = indices.map(_.name()).toSet
+      val replaced = ds.getIndexes.asScala.filter(i => names(i.name())).toSeq
+      commit(ds, CreateIndex.builder().withNewIndices(indices.asJava).withRemovedIndices(replaced.asJava).build())(
+        LeafStats.of)
+    }
 
   /** Commits `op` on top of `ds`; returns `f` of the committed version. */
   private def commit[A](ds: Dataset, op: Operation)(f: Dataset => A): A =

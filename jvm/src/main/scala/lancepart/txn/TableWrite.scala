@@ -1,9 +1,10 @@
-// What one write, overwrite, DELETE or compaction does to a table, as the Committer takes it.
+// What one write, overwrite, DELETE, compaction or index build does to a table, as the Committer takes it.
 package lancepart.txn
 
 import lancepart.manifest.{Manifest, ManifestRow}
 import lancepart.prune.RowPredicate
 import org.lance.compaction.RewriteResult
+import org.lance.index.Index
 
 /**
  * What one operation does to a table, planned against manifest `base` (S0) with `directory` (the
@@ -18,7 +19,8 @@ import org.lance.compaction.RewriteResult
  *    replaces (object id to version); the command conflicts when one moved since;
  *  - `rewrites`: existing leaves (object id to [[LeafRewrite]]) a compaction rewrote;
  *  - `addressDeletes`: existing leaves (object id to [[RowAddresses]]) and the rows a
- *    merge-on-read command deletes from them.
+ *    merge-on-read command deletes from them;
+ *  - `indexes`: existing leaves (object id to [[LeafIndex]]) an index build indexed.
  */
 case class TableWrite(
     base: Manifest,
@@ -29,9 +31,11 @@ case class TableWrite(
     reads: Option[CommandRead] = None,
     versionsRead: Map[String, Long] = Map.empty,
     rewrites: Map[String, LeafRewrite] = Map.empty,
-    addressDeletes: Map[String, RowAddresses] = Map.empty) {
+    addressDeletes: Map[String, RowAddresses] = Map.empty,
+    indexes: Map[String, LeafIndex] = Map.empty) {
   def isEmpty: Boolean =
-    writes.isEmpty && removed.isEmpty && deletes.isEmpty && rewrites.isEmpty && addressDeletes.isEmpty
+    writes.isEmpty && removed.isEmpty && deletes.isEmpty && rewrites.isEmpty && addressDeletes.isEmpty &&
+      indexes.isEmpty
 }
 
 /** Rows of the leaf whose S0 row is `before`, at Lance row `addresses` of leaf version `version`
@@ -41,6 +45,10 @@ case class RowAddresses(before: ManifestRow, version: Long, addresses: Seq[Long]
 /** A compaction of the leaf whose S0 row is `before`: Lance's rewrites of its fragments, all
  * planned at one leaf version (each result's read version). */
 case class LeafRewrite(before: ManifestRow, results: Seq[RewriteResult])
+
+/** Indexes built over every fragment of version `version` of the leaf whose S0 row is `before`,
+ * not committed yet; each replaces the leaf's index of its name, if any. */
+case class LeafIndex(before: ManifestRow, version: Long, indices: Seq[Index])
 
 /** The leaves (object id to their S0 row) that the `__manifest` filter `filter` of a row-level
  * `command` (DELETE, UPDATE, MERGE INTO) selected; a leaf the filter selects at commit that is new

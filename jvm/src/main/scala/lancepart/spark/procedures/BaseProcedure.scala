@@ -3,6 +3,8 @@
 package lancepart.spark.procedures
 
 import lancepart.spark.{PartitionedCatalog, PartitionedTable}
+import lancepart.spark.read.PartitionedScan
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.util.quoteIfNeeded
@@ -10,6 +12,7 @@ import org.apache.spark.sql.connector.catalog.{Identifier, Table}
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, ProcedureParameter, UnboundProcedure}
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.types.{StringType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -34,6 +37,16 @@ abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedu
   /** Argument `ordinal`, a table name, qualified with the catalog's name (for `spark.table`). */
   protected def tableName(input: InternalRow, ordinal: Int): String =
     s"${quoteIfNeeded(catalog.name())}.${tableArgument(input, ordinal)}"
+
+  /** The scan of table `name` (qualified, as [[tableName]] gives it) that a read with condition
+   * `where` plans, which holds the partition tables it selects; None when Spark proves the
+   * condition false. */
+  protected def selectedScan(name: String, where: Option[String]): Option[PartitionedScan] = {
+    val frame = SparkSession.active.table(name)
+    where.fold(frame)(frame.where).queryExecution.optimizedPlan.collectFirst {
+      case DataSourceV2ScanRelation(_, scan: PartitionedScan, _, _, _) => scan
+    }
+  }
 
   /** Argument `ordinal`, a map of strings to strings. */
   protected def stringMapArgument(input: InternalRow, ordinal: Int): Map[String, String] = {

@@ -6,6 +6,7 @@ import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
 
 object Procedures {
   private val byName: Map[String, PartitionedCatalog => UnboundProcedure] = Map(
+    CreateIndex.Name -> (new CreateIndex(_)),
     CreateTable.Name -> (new CreateTable(_)),
     Describe.Name -> (new Describe(_)),
     DescribeNamespace.Name -> (new DescribeNamespace(_)),

@@ -7,13 +7,11 @@ import lancepart.lance.LanceAccess
 import lancepart.maintenance.{Compaction, CompactionJob, CompactionResult, PlainMaintenance}
 import lancepart.spark.PartitionedCatalog
 import lancepart.spark.plain.PlainTable
-import lancepart.spark.read.PartitionedScan
 import org.lance.compaction.RewriteResult
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
 import org.apache.spark.sql.connector.read.Scan
-import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.types._
 
 class RewriteDataFiles(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
@@ -41,12 +39,7 @@ class RewriteDataFiles(catalog: PartitionedCatalog) extends BaseProcedure(catalo
         val jobs = PlainMaintenance.plan(plain.lance, plain.uri, plain.name(), settings)
         PlainMaintenance.commit(plain.lance, plain.uri, execute(spark, plain.lance, jobs).map(_._2))
       case _ =>
-        val frame = spark.table(name)
-        // The partition tables the scan of the condition reads; a condition Spark proves false leaves no scan.
-        val scan = where.fold(frame)(frame.where).queryExecution.optimizedPlan.collectFirst {
-          case DataSourceV2ScanRelation(_, scan: PartitionedScan, _, _, _) => scan
-        }
-        scan.fold(CompactionResult.Empty) { scan =>
+        selectedScan(name, where).fold(CompactionResult.Empty) { scan =>
           val table = scan.table
           val jobs = Compaction.plan(table.store, scan.tablesSelected, settings)
           Compaction.commit(

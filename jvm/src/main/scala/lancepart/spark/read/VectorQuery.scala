@@ -1,7 +1,9 @@
 // A nearest-neighbour search each partition table runs in its scan, and the _distance column it adds.
 package lancepart.spark.read
 
+import lancepart.spark.{FixedSizeLists, PartitionedTable}
 import lancepart.spec.SchemaField
+import org.apache.arrow.vector.types.pojo.ArrowType
 import org.apache.spark.sql.types.{FloatType, StructField}
 import org.lance.index.DistanceType
 import org.lance.ipc.Query
@@ -21,6 +23,23 @@ object VectorQuery {
   /** Distance names, as Lance's: `l2` is the squared Euclidean distance, `cosine` 1 - cos, `dot` 1 - x·y. */
   val Distances: Map[String, DistanceType] =
     Map("l2" -> DistanceType.L2, "cosine" -> DistanceType.Cosine, "dot" -> DistanceType.Dot)
+
+  /** The namespace column `column` of `table`, checked to be a vector column (a fixed-size list
+   * of floating-point numbers), and its number of elements; `fail` reports what is wrong. */
+  def vectorColumn(table: PartitionedTable, column: String, fail: String => Nothing): (SchemaField, Int) = {
+    val schema = table.manifest.meta.schema
+    val field = schema.byName(column, caseSensitive = false).getOrElse(fail(
+      s"table ${table.name()} has no column '$column' (columns: ${schema.fields.map(_.name).mkString(", ")})"))
+    schema.arrow(field).getType match {
+      case l: ArrowType.FixedSizeList
+          if l.getListSize > 0 &&
+            schema.arrow(field).getChildren.get(0).getType.isInstanceOf[ArrowType.FloatingPoint] =>
+        (field, l.getListSize)
+      case _ => fail(s"column '${field.name}' of table ${table.name()} is not a vector column (an ARRAY of FLOAT or " +
+          s"DOUBLE declared with TBLPROPERTIES '${FixedSizeLists.Prefix}${field.name}'); " +
+          s"it has type ${field.dataType.sql}")
+    }
+  }
 
   /** The column holding each row's distance to the query (Lance's own name for it). */
   val DistanceColumn = "_distance"

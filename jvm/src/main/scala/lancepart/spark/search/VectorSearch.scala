@@ -3,7 +3,6 @@ package lancepart.spark.search
 
 import lancepart.spark.PartitionedTable
 import lancepart.spark.read.VectorQuery
-import org.apache.arrow.vector.types.pojo.ArrowType
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Cast, Expression, ExpressionInfo, Literal, SortOrder}
@@ -58,23 +57,13 @@ object VectorSearch {
 
   /** The namespace column `column` of `table`, checked to be a vector column as long as `key`. */
   private def vectorColumn(table: PartitionedTable, column: String, key: Expression) = {
-    val schema = table.manifest.meta.schema
-    if (schema.byName(VectorQuery.DistanceColumn, caseSensitive = false).isDefined)
+    if (table.manifest.meta.schema.byName(VectorQuery.DistanceColumn, caseSensitive = false).isDefined)
       fail(s"table ${table.name()} has a column named ${VectorQuery.DistanceColumn}, which the search adds")
-    val field = schema.byName(column, caseSensitive = false).getOrElse(fail(
-      s"table ${table.name()} has no column '$column' (columns: ${schema.fields.map(_.name).mkString(", ")})"))
-    schema.arrow(field).getType match {
-      case l: ArrowType.FixedSizeList
-          if l.getListSize > 0 &&
-            schema.arrow(field).getChildren.get(0).getType.isInstanceOf[ArrowType.FloatingPoint] =>
-        val length = vector(key).length
-        if (length != l.getListSize) fail(s"column '${field.name}' of table ${table.name()} holds vectors of " +
-          s"${l.getListSize} elements; the query vector has $length")
-        field
-      case _ => fail(s"column '${field.name}' of table ${table.name()} is not a vector column (an ARRAY of FLOAT or " +
-          s"DOUBLE declared with TBLPROPERTIES '${lancepart.spark.FixedSizeLists.Prefix}${field.name}'); " +
-          s"it has type ${field.dataType.sql}")
-    }
+    val (field, size) = VectorQuery.vectorColumn(table, column, fail)
+    val length = vector(key).length
+    if (length != size) fail(s"column '${field.name}' of table ${table.name()} holds vectors of " +
+      s"$size elements; the query vector has $length")
+    field
   }
 
   private def vector(e: Expression): Array[Float] = {
