@@ -1,4 +1,4 @@
-"""CALL create_index: each index type is built on every partition table a condition selects, in one
+"""CALL create_index and drop_index: each index type is built on every partition table a condition selects, in one
 commit (strong mode: the manifest pins the indexed versions), and Lance then uses it (pylance
 sees the index on each partition table; full-text search finds what a brute-force word match
 finds; vector search keeps its recall against exact search); answers stay the same; partition
@@ -111,6 +111,27 @@ def test_an_index_replaces_the_one_of_its_name(spark, admin, ns):
     call(spark, t, "body", "INVERTED")
     for uri, _ in leaves(admin, f"{ns}.docs").values():
         assert indices(uri) == {"by_tag": "Bitmap", "body_idx": "Inverted"}
+
+
+def test_drop_index_removes_it_from_the_partitions_selected(spark, admin, ns):
+    t, _, _ = create(spark, ns, mode="strong")
+    call(spark, t, "tag", "BTREE")
+    call(spark, t, "body", "INVERTED")
+    before = leaves(admin, f"{ns}.docs")
+    dropped = spark.sql(f"CALL lance.system.drop_index(table => '{t}', index_name => 'tag_idx', "
+                        f"where => \"tenant = 'acme'\")").first()
+    assert tuple(dropped) == (1,)
+    after = leaves(admin, f"{ns}.docs")
+    assert {tn: indices(uri, version) for tn, (uri, version) in after.items()} == {
+        "acme": {"body_idx": "Inverted"}, "beta": {"tag_idx": "BTree", "body_idx": "Inverted"},
+        "gamma": {"tag_idx": "BTree", "body_idx": "Inverted"}}
+    assert after["acme"] != before["acme"] and after["beta"] == before["beta"]
+    assert admin.drop_index(f"{ns}.docs", "tag_idx") == {"dropped_partition_tables_count": 2}
+    with pytest.raises(Exception, match=f"table lance.{ns}.docs: no partition table has an index named 'tag_idx'; "
+                                        "nothing was dropped"):
+        admin.drop_index(f"{ns}.docs", "tag_idx")
+    assert spark.sql(f"SELECT count(*) FROM {t} WHERE tag = 'tag3'").first()[0] == \
+        sum(1 for i in range(len(TENANTS) * ROWS_PER_TENANT) if i % 7 == 3)
 
 
 def test_strong_mode_pins_the_indexed_versions(spark, admin, ns):

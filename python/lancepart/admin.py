@@ -156,6 +156,12 @@ class Admin:
         return self._call("create_index", name, column=column, type=index_type, index_name=index_name,
                           options=options, where=where)
 
+    def drop_index(self, name: str, index_name: str, where: str | None = None) -> dict:
+        """Drops the index ``index_name`` from every partition table that may hold rows matching the
+        SQL condition ``where`` (all when None) and has one, in one transaction:
+        ``CALL <catalog>.system.drop_index``."""
+        return self._call("drop_index", name, index_name=index_name, where=where)
+
     def rewrite_manifests(self, name: str) -> dict:
         """Compacts the table's ``__manifest``: ``CALL <catalog>.system.rewrite_manifests``."""
         return self._call("rewrite_manifests", name)

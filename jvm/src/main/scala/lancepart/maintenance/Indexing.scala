@@ -2,7 +2,7 @@
 // driver plans one job per partition table at the version the manifest reads, executors build
 // each table's index over all its fragments without committing it ([[Indexing.build]]), and the
 // Committer commits every table's index and one __manifest commit. An index replaces the
-// partition table's index of its name.
+// partition table's index of its name. Dropping an index is one such transaction too.
 package lancepart.maintenance
 
 import lancepart.lance.{Lance, LanceAccess, LeafSchema}
@@ -270,9 +270,22 @@ object Indexing {
       PartitionDirectory.empty(base.meta.currentSpec),
       Seq.empty,
       indexes = indexed.map { case (id, index) =>
-        id -> LeafIndex(before(id), versions(id), Seq(index.toLance))
+        id -> LeafIndex(before(id), versions(id), Seq(index.toLance), Set(index.name))
       }
     ))
     IndexResult(indexed.size, built.size - indexed.size, indexed.values.map(_.rows).sum)
+  }
+
+  /** Drops the index `name` of the partition tables `rows` of `store` (as read at `base`) that have
+   * one, in one transaction; the number of partition tables it was dropped from. */
+  def drop(store: ManifestStore, committer: Committer, base: Manifest, rows: Seq[ManifestRow], name: String): Int = {
+    val indexed = Lance.parallel(rows) { row =>
+      val version = store.leafVersion(row)
+      Option.when(store.lance.withDataset(store.leafUri(row), Some(version))(_.listIndexes().contains(name)))(
+        row.objectId -> LeafIndex(row, version, Seq.empty, Set(name)))
+    }.flatten.toMap
+    if (indexed.nonEmpty)
+      committer.commit(TableWrite(base, PartitionDirectory.empty(base.meta.currentSpec), Seq.empty, indexes = indexed))
+    indexed.size
   }
 }

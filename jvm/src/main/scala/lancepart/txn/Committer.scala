@@ -141,14 +141,15 @@ class Committer(
             s"partition ${describe(id, rewrite.before.values)} was replaced or written by a concurrent write while " +
               "it was compacted")
       }
-      // An index covers the fragments of the leaf version it was built at: in strong mode that must
-      // still be the version the manifest reads; in weak mode Lance rebases it on the main branch.
+      // An index covers the fragments of the leaf version it was built at (a drop: the version it
+      // looked at): in strong mode that must still be the version the manifest reads; in weak mode
+      // Lance rebases the change on the main branch.
       for ((id, index) <- tx.indexes) now.get(id) match {
         case Some(row) if (if (strong) sameLeaf(index.before, row) else row.location == index.before.location) =>
           existing(row).index = Some(index)
         case _ => conflict(
             s"partition ${describe(id, index.before.values)} was replaced or written by a concurrent write while " +
-              "it was indexed")
+              "its indexes were built or dropped")
       }
       // A serializable row-level command saw every leaf its condition selects as it was at S0.
       if (latest.version != tx.base.version) {
@@ -323,16 +324,16 @@ class Committer(
           )
       }
 
-    /** Commits the indexes `index` built for `p`'s leaf at `uri`; Lance refusing them (a concurrent
-     * compaction or DELETE changed the fragments they cover) is a conflict. */
+    /** Commits the change `index` of the indexes of `p`'s leaf at `uri`; Lance refusing it (a
+     * concurrent compaction or DELETE changed the fragments they cover) is a conflict. */
     private def index(p: LeafPlan, uri: String, index: LeafIndex): LeafStats =
-      try leaves.index(uri, index.version, index.indices)
+      try leaves.index(uri, index.version, index.added, index.removed)
       catch {
         case e: Exception if Lance.isConflict(e) =>
           throw new TransactionConflict(
             s"table ${store.table}: partition ${describe(p.leaf.objectId, p.leaf.values)}: a concurrent write " +
-              "changed fragments this index covers; this partition table was not indexed (others may have been) " +
-              "and __manifest was not changed; run it again",
+              "changed fragments its indexes cover; its indexes were not changed (others' may have been) and " +
+              "__manifest was not changed; run it again",
             e
           )
       }

@@ -69,15 +69,14 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
       commit(_, Rewrite.builder().groups(groups.asJava).build())(LeafStats.of))
   }
 
-  /** Commits `indices`, built over the fragments of version `version` of the leaf at `uri`, on
-   * top of that version, replacing the leaf's indexes of their names; on the main branch Lance
-   * rebases them over later commits that did not change those fragments. Returns what the
-   * resulting version holds. */
-  def index(uri: String, version: Long, indices: Seq[Index]): LeafStats =
+  /** Commits `added` indexes, built over the fragments of version `version` of the leaf at `uri`,
+   * and the removal of its indexes named `removed`, on top of that version; on the main branch
+   * Lance rebases the change over later commits that did not change those fragments. Returns what
+   * the resulting version holds. */
+  def index(uri: String, version: Long, added: Seq[Index], removed: Set[String]): LeafStats =
     lance.withDataset(uri, Some(version)) { ds =>
-      val names = indices.map(_.name()).toSet
-      val replaced = ds.getIndexes.asScala.filter(i => names(i.name())).toSeq
-      commit(ds, CreateIndex.builder().withNewIndices(indices.asJava).withRemovedIndices(replaced.asJava).build())(
+      val dropped = ds.getIndexes.asScala.filter(i => removed(i.name())).toSeq
+      commit(ds, CreateIndex.builder().withNewIndices(added.asJava).withRemovedIndices(dropped.asJava).build())(
         LeafStats.of)
     }
 

@@ -20,7 +20,8 @@ import org.lance.index.Index
  *  - `rewrites`: existing leaves (object id to [[LeafRewrite]]) a compaction rewrote;
  *  - `addressDeletes`: existing leaves (object id to [[RowAddresses]]) and the rows a
  *    merge-on-read command deletes from them;
- *  - `indexes`: existing leaves (object id to [[LeafIndex]]) an index build indexed.
+ *  - `indexes`: existing leaves (object id to [[LeafIndex]]) whose indexes an index build or drop
+ *    changes.
  */
 case class TableWrite(
     base: Manifest,
@@ -46,9 +47,10 @@ case class RowAddresses(before: ManifestRow, version: Long, addresses: Seq[Long]
  * planned at one leaf version (each result's read version). */
 case class LeafRewrite(before: ManifestRow, results: Seq[RewriteResult])
 
-/** Indexes built over every fragment of version `version` of the leaf whose S0 row is `before`,
- * not committed yet; each replaces the leaf's index of its name, if any. */
-case class LeafIndex(before: ManifestRow, version: Long, indices: Seq[Index])
+/** A change of the indexes of version `version` of the leaf whose S0 row is `before`: `added`, built
+ * over every fragment of that version and not committed yet, and the names of the leaf's indexes
+ * they replace or a drop removes (`removed`). */
+case class LeafIndex(before: ManifestRow, version: Long, added: Seq[Index], removed: Set[String])
 
 /** The leaves (object id to their S0 row) that the `__manifest` filter `filter` of a row-level
  * `command` (DELETE, UPDATE, MERGE INTO) selected; a leaf the filter selects at commit that is new

@@ -10,6 +10,7 @@ object Procedures {
     CreateTable.Name -> (new CreateTable(_)),
     Describe.Name -> (new Describe(_)),
     DescribeNamespace.Name -> (new DescribeNamespace(_)),
+    DropIndex.Name -> (new DropIndex(_)),
     EvolvePartitionSpec.Name -> (new EvolvePartitionSpec(_)),
     ExpireSnapshots.Name -> (new ExpireSnapshots(_)),
     ProgressOf.Name -> (new ProgressOf(_)),
