@@ -6,6 +6,7 @@ import java.util.concurrent.{ExecutionException, Executors}
 
 import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
 import org.lance.{JniLoader, Session}
+import org.lance.index.DistanceType
 
 import scala.annotation.tailrec
 import scala.util.control.NonFatal
@@ -45,6 +46,11 @@ object Lance {
     case e: NoClassDefFoundError => Option(e.getMessage).exists(_.contains(DispatcherClass))
     case _ => false
   }
+
+  /** Distance names, as Lance's: `l2` is the squared Euclidean distance, `cosine` 1 - cos, `dot`
+   * 1 - x·y (vector search and vector indexes). */
+  val Distances: Map[String, DistanceType] =
+    Map("l2" -> DistanceType.L2, "cosine" -> DistanceType.Cosine, "dot" -> DistanceType.Dot)
 
   lazy val allocator: BufferAllocator = new RootAllocator(Long.MaxValue)
 

@@ -76,11 +76,9 @@ case class IndexSettings(table: String, kind: String, values: Map[String, String
 
   def string(key: String, default: String): String = values.getOrElse(key, default)
 
-  def distance: DistanceType = string("distance_type", "l2").toLowerCase match {
-    case "l2" => DistanceType.L2
-    case "cosine" => DistanceType.Cosine
-    case "dot" => DistanceType.Dot
-    case other => fail(s"option 'distance_type' takes l2, cosine or dot, not '$other'")
+  def distance: DistanceType = {
+    val name = string("distance_type", "l2").toLowerCase
+    Lance.Distances.getOrElse(name, fail(s"option 'distance_type' takes l2, cosine or dot, not '$name'"))
   }
 
   def fail(message: String): Nothing = throw new IllegalArgumentException(s"table $table: create_index $kind: $message")

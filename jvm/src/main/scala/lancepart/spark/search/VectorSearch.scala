@@ -1,6 +1,7 @@
 // lance_vector_search(table, column, query_vector, k [, distance_type]): the table-valued function.
 package lancepart.spark.search
 
+import lancepart.lance.Lance
 import lancepart.spark.PartitionedTable
 import lancepart.spark.read.VectorQuery
 import org.apache.spark.sql.SparkSession
@@ -22,7 +23,7 @@ object VectorSearch {
   val Name = "lance_vector_search"
   private val Usage = s"$Name(table, column, query_vector, k [, distance_type]) - the k rows of a lancepart table " +
     s"nearest to query_vector in vector column `column`, with _distance; distance_type: " +
-    s"${VectorQuery.Distances.keys.toSeq.sorted.mkString(", ")} (default l2)"
+    s"${Lance.Distances.keys.toSeq.sorted.mkString(", ")} (default l2)"
 
   /** What the session extension registers. */
   def description: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => LogicalPlan) =
@@ -47,8 +48,8 @@ object VectorSearch {
     val k = value(args(3), IntegerType, "k").asInstanceOf[Int]
     if (k <= 0) fail(s"k must be positive, got $k")
     val distance = args.lift(4).fold("l2")(string(_, "distance_type").toLowerCase(java.util.Locale.ROOT))
-    if (!VectorQuery.Distances.contains(distance)) fail(
-      s"distance_type must be one of ${VectorQuery.Distances.keys.toSeq.sorted.mkString(", ")}, got '$distance'")
+    if (!Lance.Distances.contains(distance)) fail(
+      s"distance_type must be one of ${Lance.Distances.keys.toSeq.sorted.mkString(", ")}, got '$distance'")
     val query = VectorQuery(vectorColumn(table, string(args(1), "column"), args(2)), vector(args(2)), k, distance)
     val relation = DataSourceV2Relation.create(new SearchTable(table, query), Some(catalog), Some(ident))
     val distanceAttr = relation.output.find(_.name == VectorQuery.DistanceColumn).get
