@@ -49,10 +49,11 @@ def call(spark, t, column, kind, **named):
                            f"type => '{kind}'{args})").first())
 
 
-def nearest(spark, t, query, k, where=""):
+def nearest(spark, t, query, k, where="", options=None):
     vector = ", ".join(repr(float(x)) for x in query)
-    return [r.id for r in spark.sql(f"SELECT id FROM lance_vector_search('{t}', 'embedding', array({vector}), {k}) "
-                                    f"{where}").collect()]
+    tuning = f", 'l2', {options}" if options else ""
+    return [r.id for r in spark.sql(f"SELECT id FROM lance_vector_search('{t}', 'embedding', array({vector}), {k}"
+                                    f"{tuning}) {where}").collect()]
 
 
 @pytest.mark.parametrize("kind,column,lance_type", [
@@ -94,6 +95,75 @@ def test_vector_search_uses_the_index_with_its_recall(spark, ns, kind, options, 
     recall_at_10 = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(found, exact)])
     print(f"{kind} recall@10 on random vectors: {recall_at_10}")
     assert recall_at_10 >= recall
+
+
+def test_search_options_tune_the_index(spark, ns):
+    """nprobes over every IVF partition and a refine step (exact distances of 60 * k candidates)
+    bring IVF_PQ's answers to the exact ones; EXPLAIN shows the settings."""
+    t, tenants, vectors = create(spark, ns)
+    queries = np.random.default_rng(5).standard_normal((5, DIM)).astype(np.float32)
+    exact = [nearest(spark, t, q, 10) for q in queries]
+    call(spark, t, "embedding", "IVF_PQ", options="map('num_sub_vectors', '4', 'num_partitions', '4')")
+    tuned = "map('nprobes', '4', 'refine_factor', '60')"
+    assert [nearest(spark, t, q, 10, options=tuned) for q in queries] == exact
+    assert [nearest(spark, t, q, 10) for q in queries] != exact
+    vector = ", ".join(["0.5"] * DIM)
+    plan = spark.sql(f"EXPLAIN SELECT id FROM lance_vector_search('{t}', 'embedding', array({vector}), 10, 'l2', "
+                     f"{tuned})").collect()[0][0]
+    assert "nearest 10 by l2 on embedding nprobes=4 refine_factor=60" in plan, plan
+
+
+def unindexed(admin, name):
+    """{tenant: {index name: unindexed rows}} from the .partitions table."""
+    return {next(iter(p["values"].values())): {i["name"]: i["unindexed_rows"] for i in p["indexes"]}
+            for p in admin.partitions(name)}
+
+
+def test_optimize_indexes_builds_again_what_appends_left_unindexed(spark, admin, ns):
+    t, _, _ = create(spark, ns)
+    call(spark, t, "body", "INVERTED", options="map('stem', 'false')")
+    call(spark, t, "embedding", "IVF_PQ",
+         options="map('num_partitions', '4', 'num_sub_vectors', '4', 'distance_type', 'cosine')")
+    call(spark, t, "tag", "BTREE")
+    assert unindexed(admin, f"{ns}.docs") == {tn: {"body_idx": 0, "embedding_idx": 0, "tag_idx": 0} for tn in TENANTS}
+    assert [i["columns"] for i in admin.partitions(f"{ns}.docs")[0]["indexes"]] == [["body"], ["embedding"], ["tag"]]
+    vector = ", ".join(["0.25"] * DIM)
+    spark.sql(f"INSERT INTO {t} VALUES (9000, 'beta', 'tag1', 'kiwi', array({vector})), "
+              f"(9001, 'gamma', 'tag2', 'kiwi', array({vector})), (9002, 'gamma', 'tag2', 'kiwi', array({vector}))")
+    stale = unindexed(admin, f"{ns}.docs")
+    assert stale == {"acme": {"body_idx": 0, "embedding_idx": 0, "tag_idx": 0},
+                     "beta": {"body_idx": 1, "embedding_idx": 1, "tag_idx": 1},
+                     "gamma": {"body_idx": 2, "embedding_idx": 2, "tag_idx": 2}}
+    # one index, one partition
+    assert admin.optimize_indexes(f"{ns}.docs", index_name="tag_idx", where="tenant = 'beta'") == {
+        "optimized_partition_tables_count": 1, "indexed_rows_count": ROWS_PER_TENANT + 1}
+    assert unindexed(admin, f"{ns}.docs")["beta"] == {"body_idx": 1, "embedding_idx": 1, "tag_idx": 0}
+    # the rest: each index again with the options it was built with
+    assert tuple(spark.sql(f"CALL lance.system.optimize_indexes(table => '{t}')").first()) == (
+        2, 2 * (ROWS_PER_TENANT + 1) + 3 * (ROWS_PER_TENANT + 2))
+    assert all(n == 0 for indexes in unindexed(admin, f"{ns}.docs").values() for n in indexes.values())
+    uri, _ = leaves(admin, f"{ns}.docs")["gamma"]
+    stats = lance.dataset(uri).stats
+    pq = stats.index_stats("embedding_idx")["indices"][0]
+    assert (pq["metric_type"], pq["num_partitions"], pq["sub_index"]["num_sub_vectors"]) == ("cosine", 4, 4)
+    assert stats.index_stats("body_idx")["indices"][0]["params"]["stem"] is False
+    assert sorted(r.id for r in spark.sql(f"SELECT id FROM lance_text_search('{t}', 'body', 'kiwi', 5)").collect()) \
+        == [9000, 9001, 9002]
+    assert spark.table(t).count() == 3 * ROWS_PER_TENANT + 3
+    assert tuple(spark.sql(f"CALL lance.system.optimize_indexes(table => '{t}')").first()) == (0, 0)
+
+
+def test_optimize_indexes_names_an_index_it_cannot_build_again(spark, admin, ns):
+    t, _, _ = create(spark, ns)
+    call(spark, t, "body", "INVERTED")
+    uri, _ = leaves(admin, f"{ns}.docs")["acme"]
+    lance.dataset(uri).create_scalar_index("tag", "NGRAM")  # another writer's index, of a type lancepart does not build
+    spark.sql(f"INSERT INTO {t} VALUES (9000, 'acme', 'tag1', 'kiwi', NULL)")
+    with pytest.raises(Exception, match=r"partition table \S+: index 'tag_idx' is of type NGram, which create_index "
+                                        r"does not build; optimize the others by name"):
+        spark.sql(f"CALL lance.system.optimize_indexes(table => '{t}')")
+    assert unindexed(admin, f"{ns}.docs")["acme"] == {"body_idx": 1, "tag_idx": 1}  # nothing committed
+    assert admin.optimize_indexes(f"{ns}.docs", index_name="body_idx")["optimized_partition_tables_count"] == 1
 
 
 def test_where_indexes_only_the_partitions_it_selects(spark, admin, ns):

@@ -40,7 +40,7 @@ def test_partitions_metadata_table(spark, admin, events):
     rows = spark.sql(f"SELECT * FROM {events}.partitions ORDER BY object_id").collect()
     assert [f.name for f in spark.table(f"{events}.partitions").schema.fields] == [
         "spec_id", "event_date", "event_date_year", "country", "object_id", "location", "read_version",
-        "row_count", "data_size_bytes"]
+        "row_count", "data_size_bytes", "indexes"]
     expected = {p["object_id"]: p for p in admin.partitions(events.split(".", 1)[1])}
     assert len(rows) == len(expected) == 4
     for r in rows:
@@ -49,6 +49,7 @@ def test_partitions_metadata_table(spark, admin, events):
             p["spec_id"], p["location"], p["read_version"], p["row_count"])
         assert {k: getattr(r, k) for k in p["values"]} == p["values"]
         assert r.data_size_bytes > 0
+        assert r.indexes == [] == p["indexes"]
     assert spark.sql(f"SELECT sum(row_count) AS n FROM {events}.partitions WHERE spec_id = 2").collect()[0].n == 2
 
 

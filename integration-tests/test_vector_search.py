@@ -127,3 +127,36 @@ def test_python_search_restricts_the_search_with_where(spark, data, distance):
     check(rows, brute_force(vectors, query, (tenants == "beta") & (scores >= 50), 9, distance))
     plan = found._jdf.queryExecution().executedPlan().toString()
     assert "tables=1/4" in plan, plan  # the partition filter pruned the search
+
+
+@pytest.mark.parametrize("where", ["WHERE cast(score AS STRING) LIKE '1%'", "WHERE score % 2 = 0",
+                                   "WHERE _distance > 20"])
+def test_a_condition_lance_cannot_apply_first_is_refused(spark, data, where):
+    """Regression: Spark applied such a condition to the k rows each partition table found, which
+    returned fewer rows than k, and other ones than the k nearest matching rows."""
+    vectors, tenants, scores, query = data
+    with pytest.raises(Exception, match=r"lance_vector_search over table \S+docs: .* cannot choose the rows each "
+                                        r"partition table's search ranks .*prefilter"):
+        spark.sql(search_sql(query, 5, "l2", where)).collect()
+
+
+def test_prefilter_false_filters_the_rows_each_partition_table_found(spark, data):
+    vectors, tenants, scores, query = data
+    rows = spark.sql(search_sql(query, 10, "l2", "WHERE score % 5 = 0").replace(
+        "'l2')", "'l2', map('prefilter', 'false'))")).collect()
+    found = []  # each tenant's 10 nearest, then the condition, then the 10 nearest of those
+    for tenant in TENANTS:
+        found += brute_force(vectors, query, tenants == tenant, 10, "l2")[0]
+    kept = np.array([i for i in found if scores[i] % 5 == 0])
+    check(rows, brute_force(vectors, query, np.isin(np.arange(ROWS), kept), 10, "l2"))
+    assert len(rows) == len(kept) < 10  # fewer than k: the condition came after the search
+
+
+@pytest.mark.parametrize("options,message", [
+    ("map('nprobes', '0')", r"option 'nprobes' must be a positive integer, got '0'"),
+    ("map('bogus', '1')", r"no option 'bogus' \(options: nprobes, refine_factor, ef, prefilter\)"),
+])
+def test_bad_options(spark, data, options, message):
+    with pytest.raises(Exception, match=r"lance_vector_search: " + message):
+        spark.sql(f"SELECT * FROM lance_vector_search('{TABLE}', 'embedding', array({', '.join(['1.0'] * DIM)}), "
+                  f"3, 'l2', {options})").collect()

@@ -89,8 +89,8 @@ class Admin:
     @jvm_errors
     def partitions(self, name: str) -> list[dict]:
         """One dict per partition table: object_id, spec_id, values (field_id -> Python value, the
-        fields of its spec), location, read_version, row_count and data_size_bytes: the rows of
-        ``<table>.partitions``."""
+        fields of its spec), location, read_version, row_count, data_size_bytes and indexes (a dict
+        per Lance index: name, type, columns, unindexed_rows): the rows of ``<table>.partitions``."""
         rows = self._spark.sql(f"SELECT * FROM {self._qualified(name)}.partitions").collect()
         described = self.describe(name)
         fields = described["partition_fields"]
@@ -98,13 +98,14 @@ class Admin:
         tables = []
         for row in rows:
             spec_id, values, rest = row[0], row[1:1 + len(fields)], row[1 + len(fields):]
-            object_id, location, read_version, row_count, data_size_bytes = rest
+            object_id, location, read_version, row_count, data_size_bytes, indexes = rest
             tables.append({
                 "object_id": object_id, "spec_id": spec_id,
                 "values": {f["field_id"]: _utc(v, f["type"]) for f, v in zip(fields, values)
                            if f["field_id"] in spec_fields.get(spec_id, ())},
                 "location": location, "read_version": None if read_version is None else int(read_version),
-                "row_count": row_count, "data_size_bytes": data_size_bytes})
+                "row_count": row_count, "data_size_bytes": data_size_bytes,
+                "indexes": [i.asDict(recursive=True) for i in indexes]})
         return tables
 
     @jvm_errors
@@ -161,6 +162,13 @@ class Admin:
         SQL condition ``where`` (all when None) and has one, in one transaction:
         ``CALL <catalog>.system.drop_index``."""
         return self._call("drop_index", name, index_name=index_name, where=where)
+
+    def optimize_indexes(self, name: str, index_name: str | None = None, where: str | None = None) -> dict:
+        """Builds again, over all their rows, the indexes (all, or ``index_name``) that leave rows
+        unindexed on every partition table that may hold rows matching the SQL condition ``where``
+        (all when None), with the type and options each was built with, in one transaction:
+        ``CALL <catalog>.system.optimize_indexes``."""
+        return self._call("optimize_indexes", name, index_name=index_name, where=where)
 
     def rewrite_manifests(self, name: str) -> dict:
         """Compacts the table's ``__manifest``: ``CALL <catalog>.system.rewrite_manifests``."""

@@ -1,22 +1,49 @@
-"""Vector search from Python: the rows of a lancepart table nearest to a vector, as a DataFrame
-(the SQL function ``lance_vector_search``, so classic and Spark Connect sessions alike)."""
+"""Search from Python: the rows of a lancepart table nearest to a vector (``search``) or best
+matching a text (``text_search``), as a DataFrame (the SQL functions ``lance_vector_search`` and
+``lance_text_search``, so classic and Spark Connect sessions alike)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
 
 def search(spark: SparkSession, table: str, column: str, vector: Sequence[float], k: int,
-           where: str | None = None, distance: str = "l2") -> DataFrame:
+           where: str | None = None, distance: str = "l2", nprobes: int | None = None,
+           refine_factor: int | None = None, ef: int | None = None, prefilter: bool = True) -> DataFrame:
     """The ``k`` rows of ``table`` nearest to ``vector`` in its vector column ``column``, by
     ``distance`` (``l2``, ``cosine`` or ``dot``), nearest first, with their ``_distance``.
 
     ``where`` (a SQL condition over the table's columns) restricts the search, not its result: the
     ``k`` nearest rows among those it selects; partition filters prune partition tables through
-    the manifest, other conditions are applied in each partition table's search."""
-    found = spark.sql("SELECT * FROM lance_vector_search(:table, :column, :vector, :k, :distance)",
-                      args={"table": table, "column": column, "vector": [float(x) for x in vector], "k": k,
-                            "distance": distance})
+    the manifest, other conditions are applied in each partition table's search. With
+    ``prefilter=False`` those other conditions are applied to the rows each search finds instead
+    (fewer than ``k`` rows may remain). ``nprobes``, ``refine_factor`` and ``ef`` tune the search
+    of partition tables with a vector index (Lance's settings of the same names)."""
+    options = {"nprobes": nprobes, "refine_factor": refine_factor, "ef": ef, "prefilter": prefilter}
+    return _search(spark, "lance_vector_search", [table, column, [float(x) for x in vector], k, distance],
+                   options, where)
+
+
+def text_search(spark: SparkSession, table: str, column: str, query: str, k: int, where: str | None = None,
+                prefilter: bool = True) -> DataFrame:
+    """The ``k`` rows of ``table`` whose STRING column ``column`` best matches ``query`` (any of its
+    terms, scored by BM25 with each partition table's INVERTED index), best first, with their
+    ``_score``. ``where`` and ``prefilter`` restrict the search as in ``search``."""
+    return _search(spark, "lance_text_search", [table, column, query, k], {"prefilter": prefilter}, where)
+
+
+def _search(spark: SparkSession, function: str, arguments: list[Any], options: dict[str, Any],
+            where: str | None) -> DataFrame:
+    """``function`` called with ``arguments`` and the options that are set, as a MAP of strings."""
+    args = {f"a{i}": a for i, a in enumerate(arguments)}
+    pairs = [(key, str(value).lower() if isinstance(value, bool) else str(value))
+             for key, value in options.items() if value is not None]
+    for i, (key, value) in enumerate(pairs):
+        args[f"k{i}"], args[f"v{i}"] = key, value
+    options_sql = "map(" + ", ".join(f":k{i}, :v{i}" for i in range(len(pairs))) + ")"
+    placeholders = ", ".join(f":a{i}" for i in range(len(arguments)))
+    found = spark.sql(f"SELECT * FROM {function}({placeholders}, {options_sql})", args=args)
     return found if where is None else found.where(where)

@@ -69,6 +69,10 @@ object LeafSchema {
       .orElse(untagged.find(c => c.lanceId == f.id && readable(c)).filter(_ => agree))
   }
 
+  /** The namespace column of `namespace` that leaf column `c` of `leaf` holds ([[find]]'s inverse). */
+  def holder(leaf: Seq[LeafColumn], c: LeafColumn, namespace: Seq[SchemaField]): Option[SchemaField] =
+    namespace.find(f => find(leaf, f, namespace).exists(_ eq c))
+
   /**
    * What the leaf must change to match `namespace`: a column holding a namespace column takes
    * that column's name (and its tag, when untagged: it is then found before and after the rename);

@@ -102,6 +102,24 @@ sealed abstract class IndexKind(val name: String, val lanceType: IndexType, val 
     extends Serializable {
   def isVector: Boolean
 
+  /** The type's name in Lance's index statistics. */
+  def statisticsName: String
+
+  /** Where Lance's index statistics record the options the index was built with: option name to
+   * path (map keys and list positions) in the statistics. */
+  protected def recorded: Map[String, Seq[Any]] = Map.empty
+
+  /** The options that build the index `statistics` (Lance's statistics of an index of this kind)
+   * describes again; those Lance does not record take their defaults. */
+  def options(statistics: java.util.Map[String, Object]): Map[String, String] = recorded.flatMap {
+    case (option, path) =>
+      path.foldLeft(Option[Any](statistics)) {
+        case (Some(m: java.util.Map[_, _]), key: String) => Option(m.get(key))
+        case (Some(l: java.util.List[_]), i: Int) if i < l.size() => Option(l.get(i))
+        case _ => None
+      }.map(v => option -> v.toString)
+  }
+
   /** The fewest rows a partition table needs for this index (vector indexes train on its rows). */
   def minRows(settings: IndexSettings): Long = 1
 
@@ -126,6 +144,9 @@ object IndexKind {
         Seq("distance_type", "num_partitions", "max_iters", "sample_rate") ++ optionNames) {
     override def isVector: Boolean = true
     override def minRows(settings: IndexSettings): Long = settings.int("num_partitions", 1)
+    override protected def recorded: Map[String, Seq[Any]] = Map(
+      "distance_type" -> Seq("indices", 0, "metric_type"),
+      "num_partitions" -> Seq("indices", 0, "num_partitions"))
 
     /** IVF parameters with centroids trained on `ds` (Lance trains them itself only when it commits). */
     protected def ivf(ds: Dataset, column: String, rows: Long, settings: IndexSettings): IvfBuildParams = {
@@ -137,10 +158,12 @@ object IndexKind {
   }
 
   private object BTree extends Scalar("BTREE", IndexType.BTREE) {
+    override def statisticsName: String = "BTree"
     override protected def scalar(settings: IndexSettings): ScalarIndexParams = ScalarIndexParams.create("btree")
   }
 
   private object Bitmap extends Scalar("BITMAP", IndexType.BITMAP) {
+    override def statisticsName: String = "Bitmap"
     // One shard: the whole partition table.
     override protected def scalar(settings: IndexSettings): ScalarIndexParams =
       ScalarIndexParams.create("bitmap", """{"shard_id": 0}""")
@@ -159,6 +182,10 @@ object IndexKind {
           "remove_stop_words",
           "ascii_folding")
       ) {
+    override def statisticsName: String = "Inverted"
+    override protected def recorded: Map[String, Seq[Any]] =
+      optionNames.map(o => o -> Seq("indices", 0, "params", o)).toMap
+
     override protected def scalar(settings: IndexSettings): ScalarIndexParams = InvertedIndexParams.builder()
       .baseTokenizer(settings.string("base_tokenizer", "simple")).language(settings.string("language", "English"))
       .withPosition(settings.bool("with_position", default = false))
@@ -169,6 +196,11 @@ object IndexKind {
   }
 
   private object IvfPq extends Vector("IVF_PQ", IndexType.IVF_PQ, Seq("num_sub_vectors", "num_bits")) {
+    override def statisticsName: String = "IVF_PQ"
+    override protected def recorded: Map[String, Seq[Any]] = super.recorded ++ Map(
+      "num_sub_vectors" -> Seq("indices", 0, "sub_index", "num_sub_vectors"),
+      "num_bits" -> Seq("indices", 0, "sub_index", "nbits"))
+
     override def minRows(settings: IndexSettings): Long =
       math.max(super.minRows(settings), 1L << settings.int("num_bits", 8))
 
@@ -187,6 +219,13 @@ object IndexKind {
 
   private object IvfHnswSq
       extends Vector("IVF_HNSW_SQ", IndexType.IVF_HNSW_SQ, Seq("m", "ef_construction", "num_bits")) {
+    override def statisticsName: String = "IVF_HNSW_SQ"
+    override protected def recorded: Map[String, Seq[Any]] = super.recorded ++ Map(
+      "m" -> Seq("indices", 0, "sub_index", "params", "m"),
+      "ef_construction" -> Seq("indices", 0, "sub_index", "params", "ef_construction"),
+      "num_bits" -> Seq("indices", 0, "sub_index", "num_bits")
+    )
+
     override def params(ds: Dataset, column: String, rows: Long, settings: IndexSettings): IndexParams =
       IndexParams.builder().setVectorIndexParams(VectorIndexParams.withIvfHnswSqParams(
         settings.distance,
@@ -224,6 +263,40 @@ object Indexing {
       IndexJob(row.objectId, store.leafUri(row), store.leafVersion(row), manifest.meta.schema.fields, spec)
     }
 
+  /**
+   * The jobs that build again, over all their rows, the indexes (all, or the one named `name`) of
+   * the partition tables `rows` of `store` that leave rows unindexed (rows written after the
+   * build), each with the type and options Lance's statistics record for it; fails naming an index
+   * of another type than create_index builds.
+   */
+  def stale(store: ManifestStore, manifest: Manifest, rows: Seq[ManifestRow], name: Option[String]): Seq[IndexJob] =
+    Lance.parallel(rows) { row =>
+      val (uri, version) = (store.leafUri(row), store.leafVersion(row))
+      val namespace = manifest.meta.schema.fields
+      store.lance.withDataset(uri, Some(version)) { ds =>
+        val leaf = LeafSchema.columns(ds)
+        ds.describeIndices().asScala.toSeq.filter(d => name.forall(_ == d.getName) && d.getFieldIds.size == 1)
+          .flatMap { d =>
+            val statistics = ds.getIndexStatistics(d.getName)
+            val unindexed = statistics.get("num_unindexed_rows").asInstanceOf[Number].longValue()
+            val column = leaf.find(_.lanceId == d.getFieldIds.get(0)).flatMap(LeafSchema.holder(leaf, _, namespace))
+            Option.when(unindexed > 0 && column.isDefined) {
+              val kind = IndexKind.all.find(_.statisticsName == statistics.get("index_type")).getOrElse(
+                throw new IllegalArgumentException(
+                  s"table ${store.table}: partition table $uri: index '${d.getName}' is of type " +
+                    s"${statistics.get("index_type")}, which create_index does not build; optimize the others by name"))
+              val spec = IndexSpec(
+                store.table,
+                column.get,
+                kind,
+                d.getName,
+                settings(store.table, kind, kind.options(statistics)))
+              IndexJob(row.objectId, uri, version, namespace, spec)
+            }
+          }
+      }
+    }.flatten
+
   /** Builds `job`'s index over every fragment of its partition table without committing it; None
    * when the table has no rows, too few for the index, or no such column yet. */
   def build(lance: LanceAccess, job: IndexJob): (String, Option[BuiltIndex]) = job.objectId -> lance.withDataset(
@@ -252,26 +325,26 @@ object Indexing {
     }
   }
 
-  /** Commits the indexes `built` by `jobs` for partition tables `rows` (as read at `base`) in one
-   * transaction. */
+  /** Commits the indexes `built` by `jobs` for partition tables `rows` (as read at `base`; a table
+   * may have several jobs, one per index) in one transaction. */
   def commit(
       committer: Committer,
       base: Manifest,
       rows: Seq[ManifestRow],
       jobs: Seq[IndexJob],
       built: Seq[(String, Option[BuiltIndex])]): IndexResult = {
-    val indexed = built.collect { case (id, Some(index)) => id -> index }.toMap
+    val indexed = built.collect { case (id, Some(index)) => id -> index }.groupMap(_._1)(_._2)
     val before = rows.map(r => r.objectId -> r).toMap
     val versions = jobs.map(j => j.objectId -> j.version).toMap
     if (indexed.nonEmpty) committer.commit(TableWrite(
       base,
       PartitionDirectory.empty(base.meta.currentSpec),
       Seq.empty,
-      indexes = indexed.map { case (id, index) =>
-        id -> LeafIndex(before(id), versions(id), Seq(index.toLance), Set(index.name))
+      indexes = indexed.map { case (id, indexes) =>
+        id -> LeafIndex(before(id), versions(id), indexes.map(_.toLance), indexes.map(_.name).toSet)
       }
     ))
-    IndexResult(indexed.size, built.size - indexed.size, indexed.values.map(_.rows).sum)
+    IndexResult(indexed.size, built.map(_._1).distinct.size - indexed.size, indexed.values.flatten.map(_.rows).sum)
   }
 
   /** Drops the index `name` of the partition tables `rows` of `store` (as read at `base`) that have

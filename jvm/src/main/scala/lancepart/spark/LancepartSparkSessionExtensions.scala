@@ -1,13 +1,13 @@
 // lancepart's Spark session extension: Iceberg's partition evolution DDL (ALTER TABLE ... ADD /
-// DROP / REPLACE PARTITION FIELD) on lancepart's tables, and the vector search function
-// lance_vector_search. Spark loads it by itself from the plugin jar on the driver's class path
+// DROP / REPLACE PARTITION FIELD) on lancepart's tables, and the search functions
+// lance_vector_search and lance_text_search. Spark loads it by itself from the plugin jar on the driver's class path
 // (META-INF/services, SparkSessionExtensionsProvider), and again where spark.sql.extensions names it.
 package lancepart.spark
 
 import java.util.{Collections, WeakHashMap}
 
 import lancepart.spark.extensions.{ForeignPartitionField, PartitionFieldParser}
-import lancepart.spark.search.{FilterIntoSearch, VectorSearch}
+import lancepart.spark.search.{FilterIntoSearch, SearchConditions, TextSearch, VectorSearch}
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 
 /**
@@ -24,7 +24,9 @@ class LancepartSparkSessionExtensions extends SparkSessionExtensionsProvider {
     extensions.injectParser((session, parser) => new PartitionFieldParser(session, parser))
     if (LancepartSparkSessionExtensions.applied.add(extensions)) {
       extensions.injectTableFunction(VectorSearch.description)
+      extensions.injectTableFunction(TextSearch.description)
       extensions.injectPostHocResolutionRule(_ => FilterIntoSearch)
+      extensions.injectPlannerStrategy(_ => SearchConditions)
       extensions.injectCheckRule(new ForeignPartitionField(_))
     }
   }

@@ -6,7 +6,7 @@ import java.util
 import lancepart.lance.LeafSchema
 import lancepart.manifest.{Manifest, ManifestStore, TableFiles}
 import lancepart.prune.V2Predicates
-import lancepart.spark.read.{PartitionTableColumn, PartitionedScanBuilder, RowAddressColumn, SpjPolicy, VectorQuery}
+import lancepart.spark.read.{PartitionTableColumn, PartitionedScanBuilder, RowAddressColumn, SpjPolicy, LeafSearch}
 import lancepart.spark.write.{
   CopyOnWriteOperation, MergeOnReadOperation, PartitionedWriteBuilder, RowLevelMode, RowRemoval
 }
@@ -84,8 +84,8 @@ class PartitionedTable(
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
     new PartitionedScanBuilder(latest, options)
 
-  /** The scan of a vector search over this table (see [[lancepart.spark.search.SearchTable]]). */
-  def searchScanBuilder(query: VectorQuery, options: CaseInsensitiveStringMap): ScanBuilder =
+  /** The scan of a search over this table (see [[lancepart.spark.search.SearchTable]]). */
+  def searchScanBuilder(query: LeafSearch, options: CaseInsensitiveStringMap): ScanBuilder =
     new PartitionedScanBuilder(latest, options, search = Some(query))
 
   /**

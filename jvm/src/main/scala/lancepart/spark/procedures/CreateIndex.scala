@@ -4,9 +4,9 @@
 // commits them in one transaction (see [[Indexing]]).
 package lancepart.spark.procedures
 
-import lancepart.maintenance.{IndexKind, IndexResult, IndexSpec, Indexing}
+import lancepart.maintenance.{IndexJob, IndexKind, IndexResult, IndexSpec, Indexing}
 import lancepart.spark.PartitionedCatalog
-import lancepart.spark.read.VectorQuery
+import lancepart.spark.read.{PartitionedScan, VectorQuery}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
@@ -48,13 +48,7 @@ class CreateIndex(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
       optionalString(input, 3).getOrElse(s"${column.name}_idx"),
       Indexing.settings(table.name(), kind, stringMapArgument(input, 4)))
     val done = selectedScan(tableName(input, 0), optionalString(input, 5)).fold(IndexResult(0, 0, 0L)) { scan =>
-      val read = scan.table
-      val lance = read.store.lance
-      val jobs = Indexing.plan(read.store, read.manifest, scan.tablesSelected, spec)
-      val built =
-        if (jobs.isEmpty) Seq.empty
-        else SparkSession.active.sparkContext.parallelize(jobs, jobs.size).map(Indexing.build(lance, _)).collect().toSeq
-      Indexing.commit(read.committer, read.manifest, scan.tablesSelected, jobs, built)
+      CreateIndex.run(scan, Indexing.plan(scan.table.store, scan.table.manifest, scan.tablesSelected, spec))
     }
     result(CreateIndex.ResultSchema, InternalRow(done.indexedTables, done.skippedTables, done.indexedRows))
   }
@@ -62,6 +56,17 @@ class CreateIndex(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
 
 object CreateIndex {
   val Name = "create_index"
+
+  /** Builds `jobs` (for the partition tables `scan` selected) on executors, one task each, and
+   * commits them in one transaction. */
+  def run(scan: PartitionedScan, jobs: Seq[IndexJob]): IndexResult = {
+    val read = scan.table
+    val lance = read.store.lance
+    val built =
+      if (jobs.isEmpty) Seq.empty
+      else SparkSession.active.sparkContext.parallelize(jobs, jobs.size).map(Indexing.build(lance, _)).collect().toSeq
+    Indexing.commit(read.committer, read.manifest, scan.tablesSelected, jobs, built)
+  }
   private val ResultSchema = StructType(Seq(
     StructField("indexed_partition_tables_count", IntegerType, nullable = false),
     StructField("skipped_partition_tables_count", IntegerType, nullable = false),

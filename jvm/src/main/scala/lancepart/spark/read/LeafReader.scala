@@ -2,7 +2,7 @@
 package lancepart.spark.read
 
 import lancepart.arrow.ArrowTypes
-import lancepart.lance.{LanceAccess, LeafSchema}
+import lancepart.lance.{LanceAccess, LeafColumn, LeafSchema}
 import lancepart.spec.{SchemaEvolution, SchemaField}
 import org.apache.arrow.vector.types.pojo.Field
 import org.apache.arrow.vector.ipc.ArrowReader
@@ -13,6 +13,7 @@ import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantCol
 import org.apache.spark.sql.types.{DataType, LongType}
 import org.apache.spark.sql.vectorized.{ArrowColumnVector, ColumnVector, ColumnarBatch}
 import org.lance.Dataset
+import org.lance.index.IndexType
 import org.lance.ipc.{LanceScanner, ScanOptions}
 
 import scala.jdk.CollectionConverters._
@@ -34,9 +35,10 @@ import scala.jdk.CollectionConverters._
  * columns after filtering, return a NULL struct as a struct of NULLs and a NULL array of structs
  * as an empty array (Spark applies the filters again in any case).
  *
- * With `search`, the leaf returns its nearest rows instead (Lance's `nearest`, the filters applied
- * before the search, nested columns or not, since they decide which rows compete) and each row's
- * distance after the columns; a leaf without the vector column has no vectors and returns no rows.
+ * With `search`, the leaf returns its best rows instead (Lance's nearest or full-text search; with
+ * a prefilter, every filter applied before the search, nested columns or not, since they decide
+ * which rows compete, and refused where the leaf cannot apply one) with the search's column after
+ * the columns; a leaf without the searched column returns no rows.
  */
 class LeafReader(
     part: LeafPartition,
@@ -45,7 +47,7 @@ class LeafReader(
     filters: Seq[LeafFilter],
     lance: LanceAccess,
     rowAddress: Boolean = false,
-    search: Option[VectorQuery] = None) extends PartitionReader[ColumnarBatch] {
+    search: Option[LeafSearch] = None) extends PartitionReader[ColumnarBatch] {
   private val dataset: Dataset = lance.open(part.uri, part.readVersion)
   private val leaf =
     try LeafSchema.columns(dataset)
@@ -64,25 +66,46 @@ class LeafReader(
       }
     } catch { case e: Throwable => dataset.close(); throw e }
 
-  /** The leaf's vector column for `search`; None: no search, or no vectors in this leaf. */
-  private val vectorField: Option[Field] = search.flatMap(q => LeafSchema.find(leaf, q.column, namespace)).map(_.field)
-  private val scanner: Option[LanceScanner] = Option.unless(search.isDefined && vectorField.isEmpty) {
-    // Lance compares a literal with a column in the column's own type: only Spark's own types
-    val direct = columns.zip(stored).collect {
-      case (c, Some((f, t))) if f.getName == c.name && t == c.dataType && ArrowTypes.isSparkOwn(f, f.getName) => c.name
-    }.toSet
-    val nested = stored.flatten.exists { case (_, t) => LeafVectors.isNested(t) }
-    val applicable =
-      if (nested && search.isEmpty) Seq.empty else filters.filter(_.columns.forall(direct)).map(f => s"(${f.sql})")
-    val names = stored.flatten.map(_._1.getName).distinct
-    val options = new ScanOptions.Builder().columns((names ++ search.map(_ =>
-      VectorQuery.DistanceColumn)).asJava).batchSize(LeafReader.BatchRows)
-    if (applicable.nonEmpty) options.filter(applicable.mkString(" AND "))
-    if (names.isEmpty) options.withRowId(true)
-    if (rowAddress) options.withRowAddress(true)
-    part.fragments.foreach(ids => options.fragmentIds(ids.map(Int.box).asJava))
-    for (q <- search; v <- vectorField) options.nearest(q.lance(v.getName)).prefilter(true)
-    dataset.newScan(options.build())
+  /** The leaf column `search` queries; None: no search, or no such column in this leaf. */
+  private val searched: Option[LeafColumn] = search.flatMap(q => LeafSchema.find(leaf, q.column, namespace))
+  private val scanner: Option[LanceScanner] =
+    try Option.unless(search.isDefined && (searched.isEmpty || !searchable(search.get, searched.get))) {
+        // Lance compares a literal with a column in the column's own type: only Spark's own types
+        val direct = columns.zip(stored).collect {
+          case (c, Some((f, t)))
+              if f.getName == c.name && t == c.dataType && ArrowTypes.isSparkOwn(f, f.getName) => c.name
+        }.toSet
+        val nested = stored.flatten.exists { case (_, t) => LeafVectors.isNested(t) }
+        val (applicable, skipped) =
+          if (nested && search.isEmpty) (Seq.empty, filters) else filters.partition(_.columns.forall(direct))
+        for (q <- search if q.prefilter && skipped.nonEmpty) throw new IllegalArgumentException(
+          s"${q.function}: partition table ${part.uri} does not store the columns of ${skipped.map(_.sql)
+              .mkString(" AND ")} under their names and types, so they cannot choose the rows its search ranks; " +
+            "set option prefilter to 'false' to apply them to the rows the search finds")
+        val names = stored.flatten.map(_._1.getName).distinct
+        val options = new ScanOptions.Builder().columns((names ++ search.map(_.field.name)).asJava)
+          .batchSize(LeafReader.BatchRows)
+        if (applicable.nonEmpty) options.filter(applicable.map(f => s"(${f.sql})").mkString(" AND "))
+        if (names.isEmpty) options.withRowId(true)
+        if (rowAddress) options.withRowAddress(true)
+        part.fragments.foreach(ids => options.fragmentIds(ids.map(Int.box).asJava))
+        for (q <- search; c <- searched) q.configure(options, c.name)
+        dataset.newScan(options.build())
+      }
+    catch { case e: Throwable => dataset.close(); throw e }
+
+  /** Whether the leaf can run `q` on its column `c`: a full-text search needs an INVERTED index on
+   * it, except in a leaf with no rows (which has none to find). */
+  private def searchable(q: LeafSearch, c: LeafColumn): Boolean = q match {
+    case _: VectorQuery => true
+    case t: TextQuery =>
+      val indexed =
+        dataset.getIndexes.asScala.exists(i => i.indexType() == IndexType.INVERTED && i.fields().contains(c.lanceId))
+      if (!indexed && dataset.countRows() > 0) throw new IllegalArgumentException(
+        s"${t.function}: partition table ${part.uri} has no INVERTED index on column '${c.name}' " +
+          s"(namespace column '${t.column.name}'); build one with CALL <catalog>.system.create_index(table => ..., " +
+          s"column => '${t.column.name}', type => 'INVERTED')")
+      indexed
   }
   private val reader: Option[ArrowReader] = scanner.map(_.scanBatches())
   private var batch: ColumnarBatch = _
@@ -98,10 +121,9 @@ class LeafReader(
         ColumnVectorUtils.populate(constant, InternalRow(part.identityValues.getOrElse(c.name, null)), 0)
         constant
     }.toArray
-    val withDistance =
-      if (search.isEmpty) vectors else vectors :+ new ArrowColumnVector(root.getVector(VectorQuery.DistanceColumn))
+    val withScore = vectors ++ search.map(q => new ArrowColumnVector(root.getVector(q.field.name)))
     batch = new LeafBatch(
-      if (rowAddress) withDistance :+ addresses(root.getVector(LeafReader.RowAddress), rows) else withDistance,
+      if (rowAddress) withScore :+ addresses(root.getVector(LeafReader.RowAddress), rows) else withScore,
       rows)
     true
   }

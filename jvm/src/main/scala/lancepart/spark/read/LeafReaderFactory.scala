@@ -12,7 +12,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 /** `columns` are the namespace columns to read, in the scan's order, each with the type the scan
  * reads (Spark may have pruned nested fields); `namespace` is every column of the namespace schema;
- * `search`: each table's nearest rows, with [[VectorQuery.DistanceColumn]] after the columns;
+ * `search`: each table's best rows, with the search's column after the columns;
  * `rowAddress`: [[RowAddressColumn]] follows them; `tableColumn`: [[PartitionTableColumn]] follows those. */
 class LeafReaderFactory(
     columns: Seq[SchemaField],
@@ -21,7 +21,7 @@ class LeafReaderFactory(
     tableColumn: Boolean,
     lance: LanceAccess,
     rowAddress: Boolean = false,
-    search: Option[VectorQuery] = None) extends PartitionReaderFactory {
+    search: Option[LeafSearch] = None) extends PartitionReaderFactory {
   override def supportColumnarReads(partition: InputPartition): Boolean = true
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =

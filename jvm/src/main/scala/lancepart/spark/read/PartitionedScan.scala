@@ -28,8 +28,8 @@ import org.apache.spark.sql.types.{DataType, DoubleType, FloatType, LongType, St
  * `wholeTables`: the scan of a copy-on-write DELETE, UPDATE or MERGE, which returns every row of
  * the partition tables it reads (filters only prune tables), since the operation replaces them;
  * Spark may narrow it at run time to the tables holding rows the operation changes.
- * `search`: each partition table returns its nearest rows (filters applied first) with their
- * [[VectorQuery.DistanceColumn]], one input partition per table; Spark merges the top k.
+ * `search`: each partition table returns its k best rows (filters applied first, unless the search
+ * post-filters) with the search's column, one input partition per table; Spark merges the top k.
  */
 class PartitionedScan(
     val table: PartitionedTable,
@@ -38,17 +38,16 @@ class PartitionedScan(
     pruning: Boolean,
     sizing: SplitSizing,
     wholeTables: Boolean = false,
-    search: Option[VectorQuery] = None)
+    val search: Option[LeafSearch] = None)
     extends Scan with Batch with SupportsReportPartitioning with SupportsRuntimeV2Filtering {
   private val meta = table.manifest.meta
   private def metadata(name: String) =
     required.exists(_.name == name) && meta.schema.byName(name, caseSensitive = false).isEmpty
   private val tableColumn = metadata(PartitionTableColumn.Name)
   private val rowAddressColumn = metadata(RowAddressColumn.Name)
-  private val distanceColumn = search.isDefined
   private val dataSchema = StructType(required.filterNot(f =>
     (tableColumn && f.name == PartitionTableColumn.Name) || (rowAddressColumn && f.name == RowAddressColumn.Name) ||
-      (distanceColumn && f.name == VectorQuery.DistanceColumn)))
+      search.exists(_.field.name == f.name)))
 
   /** The `__manifest` filter that selects the partition tables read. */
   val manifestFilter: String = ManifestFilter.tables(meta, if (pruning) filters else Seq.empty)
@@ -72,10 +71,14 @@ class PartitionedScan(
       .map(sql => LeafFilter(sql, f.references.toSeq))
   }
 
+  /** Whether a search applies `filter` before ranking each partition table's rows: pruning answers
+   * it, or it is a leaf filter (a leaf that cannot apply one refuses the search: [[LeafReader]]). */
+  def appliedBeforeSearch(filter: Filter): Boolean = PartitionedScan.answeredByPruning(meta, pruning, filter) ||
+    LanceSql.render(filter, PartitionedScan.leafColumn(meta.schema)).isDefined
+
   override def readSchema(): StructType = {
-    val withDistance = if (distanceColumn) dataSchema.add(VectorQuery.distanceField) else dataSchema
-    val withAddress = if (rowAddressColumn) withDistance.add(RowAddressColumn.field)
-    else withDistance
+    val withScore = search.fold(dataSchema)(q => dataSchema.add(q.field))
+    val withAddress = if (rowAddressColumn) withScore.add(RowAddressColumn.field) else withScore
     if (tableColumn) withAddress.add(PartitionTableColumn.field) else withAddress
   }
 
@@ -98,7 +101,7 @@ class PartitionedScan(
 
   override def description(): String =
     s"${table.name()} [tables=${leaves.size}/$totalTables, manifest_version=${table.manifest.version}, " +
-      s"filters=${filters.mkString(", ")}${search.fold("")(q => s", nearest ${q.k} by ${q.distance} on ${q.column.name}")}]"
+      s"filters=${filters.mkString(", ")}${search.fold("")(q => s", ${q.description}")}]"
 
   /**
    * The reported partition keys: partition fields every scanned spec version has that Spark can
@@ -169,7 +172,7 @@ class PartitionedScan(
   /** What [[outputPartitioning]] reports for storage-partitioned joins, or why it reports nothing. */
   private def reportedPartitioning(splits: Int): String =
     if (wholeTables) "none (the scan of a DELETE, UPDATE or MERGE INTO, which Spark narrows at run time)"
-    else if (search.isDefined) "none (a vector search: one input partition per partition table)"
+    else if (search.isDefined) "none (a search: one input partition per partition table)"
     else if (!table.spj.enabled) s"none (catalog option ${PartitionedCatalog.SpjOption} is false)"
     else if (tablesSelected.isEmpty) "none (no partition table is read)"
     else if (unpartitioned.nonEmpty) s"none (partition tables without partition values are read: " +

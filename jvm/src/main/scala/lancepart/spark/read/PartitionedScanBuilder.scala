@@ -13,13 +13,13 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-/** `wholeTables`: builds the scan of a copy-on-write operation; `search`: of a vector search (see
+/** `wholeTables`: builds the scan of a copy-on-write operation; `search`: of a search (see
  * [[PartitionedScan]]). */
 class PartitionedScanBuilder(
     table: PartitionedTable,
     options: CaseInsensitiveStringMap,
     wholeTables: Boolean = false,
-    search: Option[VectorQuery] = None)
+    search: Option[LeafSearch] = None)
     extends ScanBuilder with SupportsPushDownV2Filters with SupportsPushDownRequiredColumns
     with SupportsPushDownAggregates {
   private val pruning = Option(options.get(PartitionedScanBuilder.PruningOption)).fold(true)(v =>
