@@ -9,6 +9,8 @@ import lance
 import numpy as np
 import pytest
 
+import lancepart
+
 DIM = 16
 TENANTS = ["acme", "beta", "gamma"]
 ROWS_PER_TENANT = 600
@@ -99,7 +101,8 @@ def test_vector_search_uses_the_index_with_its_recall(spark, ns, kind, options, 
 
 def test_search_options_tune_the_index(spark, ns):
     """nprobes over every IVF partition and a refine step (exact distances of 60 * k candidates)
-    bring IVF_PQ's answers to the exact ones; EXPLAIN shows the settings."""
+    bring IVF_PQ's answers to the exact ones, as does use_index false (which crosscheck_search
+    compares with pylance's exact search); EXPLAIN shows the settings."""
     t, tenants, vectors = create(spark, ns)
     queries = np.random.default_rng(5).standard_normal((5, DIM)).astype(np.float32)
     exact = [nearest(spark, t, q, 10) for q in queries]
@@ -107,6 +110,8 @@ def test_search_options_tune_the_index(spark, ns):
     tuned = "map('nprobes', '4', 'refine_factor', '60')"
     assert [nearest(spark, t, q, 10, options=tuned) for q in queries] == exact
     assert [nearest(spark, t, q, 10) for q in queries] != exact
+    assert [nearest(spark, t, q, 10, options="map('use_index', 'false')") for q in queries] == exact
+    assert lancepart.crosscheck_search(spark, t, "embedding", queries[0].tolist(), 10)["rows"] == 10
     vector = ", ".join(["0.5"] * DIM)
     plan = spark.sql(f"EXPLAIN SELECT id FROM lance_vector_search('{t}', 'embedding', array({vector}), 10, 'l2', "
                      f"{tuned})").collect()[0][0]

@@ -154,9 +154,37 @@ def test_prefilter_false_filters_the_rows_each_partition_table_found(spark, data
 
 @pytest.mark.parametrize("options,message", [
     ("map('nprobes', '0')", r"option 'nprobes' must be a positive integer, got '0'"),
-    ("map('bogus', '1')", r"no option 'bogus' \(options: nprobes, refine_factor, ef, prefilter\)"),
+    ("map('bogus', '1')", r"no option 'bogus' \(options: nprobes, refine_factor, ef, use_index, prefilter\)"),
 ])
 def test_bad_options(spark, data, options, message):
     with pytest.raises(Exception, match=r"lance_vector_search: " + message):
         spark.sql(f"SELECT * FROM lance_vector_search('{TABLE}', 'embedding', array({', '.join(['1.0'] * DIM)}), "
                   f"3, 'l2', {options})").collect()
+
+
+@pytest.mark.parametrize("where,distance", [(None, "l2"), ("tenant = 'beta' AND score >= 50", "cosine")])
+def test_crosscheck_search_agrees_with_pylance(spark, data, where, distance):
+    vectors, tenants, scores, query = data
+    assert lancepart.crosscheck_search(spark, TABLE, "embedding", query.tolist(), 8, where=where,
+                                       distance=distance) == {"rows": 8, "tables": len(TENANTS)}
+
+
+def test_crosscheck_search_shows_both_sides_when_they_differ(spark, admin, ns):
+    """Another writer appended a row of partition id = 2 to partition id = 1's table: Spark's search
+    with `id = 1` prunes to that table and keeps the row (the manifest answers the filter), pylance
+    applies the filter to the rows and does not."""
+    import lance
+    import pyarrow as pa
+
+    t = f"lance.{ns}.signed"
+    spark.sql(f"CREATE TABLE {t} (id INT, e ARRAY<FLOAT>) PARTITIONED BY (id) "
+              f"TBLPROPERTIES ('lancepart.fixed-size-list.e' = '2')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, array(0.0, 0.0)), (2, array(1.0, 1.0))")
+    assert lancepart.crosscheck_search(spark, t, "e", [0.0, 0.0], 2, where="id = 1") == {"rows": 1, "tables": 2}
+    location = admin.describe(f"{ns}.signed")["location"]
+    leaf = next(f"{location}/{p['location']}" for p in admin.partitions(f"{ns}.signed") if p["values"] == {"id": 1})
+    schema = lance.dataset(leaf).schema
+    lance.write_dataset(pa.table({"id": [2], "e": [[0.5, 0.5]]}, schema=schema), leaf, mode="append")
+    with pytest.raises(lancepart.CrosscheckError, match=r"(?s)Spark found 2 rows, pylance 1 in 2 partition tables"
+                                                        r".*'id': 2.*pylance:\n  \{'id': 1"):
+        lancepart.crosscheck_search(spark, t, "e", [0.0, 0.0], 2, where="id = 1")

@@ -3,12 +3,12 @@
 ``spark_session``/``configure`` register the catalog (``register_catalog`` adds one to a running
 session; ``plugin_conf`` gives the settings that load the plugin), ``Admin`` wraps the JVM's admin operations,
 ``crosscheck`` compares Spark's answer with an independent pylance read (``table_uri`` gives
-what pylance needs to open a table's files), ``search`` finds a table's rows nearest to a vector,
-``text_search`` those best matching a text.
+what pylance needs to open a table's files), ``search`` finds a table's rows nearest to a vector
+(``crosscheck_search`` compares it with pylance's search), ``text_search`` those best matching a text.
 """
 
 from lancepart.admin import Admin
-from lancepart.crosscheck import CrosscheckError, crosscheck, table_uri
+from lancepart.crosscheck import CrosscheckError, crosscheck, crosscheck_search, table_uri
 from lancepart.errors import LancepartError
 from lancepart.jar import jar_path, plugin_conf
 from lancepart.search import search, text_search
@@ -20,6 +20,7 @@ __all__ = [
     "LancepartError",
     "configure",
     "crosscheck",
+    "crosscheck_search",
     "jar_path",
     "plugin_conf",
     "register_catalog",

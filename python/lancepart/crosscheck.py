@@ -16,6 +16,7 @@ import json
 import math
 import os
 from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -24,6 +25,7 @@ import pyarrow.fs as pafs
 from pyspark.sql import SparkSession
 
 from lancepart.progress import iterate
+from lancepart.search import search
 
 
 class CrosscheckError(AssertionError):
@@ -54,12 +56,55 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
     return {"rows": spark_rows.num_rows, "tables": tables}
 
 
+def crosscheck_search(spark: SparkSession, table: str, column: str, vector: Sequence[float], k: int,
+                      where: str | None = None, distance: str = "l2", progress: bool | None = None) -> dict:
+    """Compares ``lancepart.search`` (exact: ``use_index=False``) with pylance's exact search of
+    every partition table of ``table`` (``where`` as its prefilter, valid in Spark SQL and Lance
+    SQL), merged: the k nearest of the tables' k nearest. The distances must agree (to a relative
+    1e-5) and so must the rows, but for those tied with the k-th distance, of which either side may
+    keep any. Returns ``{"rows": n, "tables": k}``; raises CrosscheckError showing both sides."""
+    vector = [float(x) for x in vector]
+    found = search(spark, table, column, vector, k, where=where, distance=distance, use_index=False).toArrow()
+
+    def nearest(ds, leaf_columns: dict[str, str | None]) -> pa.Table | None:
+        leaf_column = leaf_columns.get(column)
+        if leaf_column is None:
+            return None  # a partition table written before the column was added: no vectors
+        query = {"column": leaf_column, "q": vector, "k": k, "metric": distance, "use_index": False}
+        return ds.to_table(nearest=query, filter=where, prefilter=True)
+
+    merged, tables = read_with_pylance(spark, table, progress=progress, as_read=found.schema, scan=nearest,
+                                       added=("_distance",))
+    merged = merged.sort_by("_distance").slice(0, k)
+    spark_side = found.sort_by("_distance")
+    distances = (spark_side["_distance"].to_pylist(), merged["_distance"].to_pylist())
+    same = len(distances[0]) == len(distances[1]) and all(
+        math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-6) for a, b in zip(*distances))
+    if same and distances[0]:
+        last = distances[1][-1]
+        nearer = [t.filter(pc.less(t["_distance"], pa.scalar(last * (1 - 1e-5) - 1e-6, pa.float32())))
+                  .drop_columns(["_distance"]) for t in (spark_side, merged)]
+        same = _same_rows(*nearer)
+    if not same:
+        raise CrosscheckError("\n".join(
+            [f"crosscheck of the search of {table}.{column}{' WHERE ' + where if where else ''} failed: "
+             f"Spark found {spark_side.num_rows} rows, pylance {merged.num_rows} in {tables} partition tables",
+             "Spark:"] + [f"  {r}" for r in spark_side.to_pylist()] +
+            ["pylance:"] + [f"  {r}" for r in merged.to_pylist()]))
+    return {"rows": spark_side.num_rows, "tables": tables}
+
+
 def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
-                      progress: bool | None = None, as_read: pa.Schema | None = None) -> tuple[pa.Table, int]:
+                      progress: bool | None = None, as_read: pa.Schema | None = None,
+                      scan: Callable[[Any, dict[str, str | None]], pa.Table | None] | None = None,
+                      added: tuple[str, ...] = ()) -> tuple[pa.Table, int]:
     """Rows of every partition table of ``table`` (``catalog.ns...name``) and the leaf count;
     ``progress`` (a bar over partition tables): see ``lancepart.progress``. With ``as_read`` (the
     Arrow schema of Spark's columns), each partition table's columns as Spark reads them (its
-    stored types may differ from another's: see ``_as_read``), else as stored."""
+    stored types may differ from another's: see ``_as_read``), else as stored. ``scan`` reads a
+    partition table of a partitioned table instead of ``where``'s filtered scan, given the dataset
+    and the leaf column of each namespace column (None: not stored); it returns the rows with the
+    columns ``added`` after the leaf's, or None for no rows."""
     import lance  # imported here: lance warns when imported before pyspark forks its JVM
 
     table_dir, storage = table_uri(spark, table)
@@ -85,7 +130,9 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
             continue  # a table another client declared and never created: no rows
         ds = lance.dataset(f"{table_dir}/{leaf['location']}", version=version, storage_options=storage)
         stored = {f["name"]: _leaf_column(ds, f, schema_fields) for f in schema_fields}
-        data = ds.to_table(filter=where) if where else ds.to_table()
+        data = scan(ds, stored) if scan else ds.to_table(filter=where) if where else ds.to_table()
+        if data is None:
+            continue
         spec_id = int(leaf["object_id"].split("$")[0][1:])
         columns = {}
         for name, leaf_name in stored.items():
@@ -95,6 +142,7 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
                 field_id = identity_sources.get(spec_id, {}).get(name)
                 value = leaf.get(f"partition_field_{field_id}") if field_id else None
                 columns[name] = pa.array([value] * data.num_rows)
+        columns.update((name, data.column(name)) for name in added)
         part = pa.table(columns)
         if as_read is not None:
             part = pa.Table.from_arrays([_as_read(part.column(f.name), f.type) for f in as_read], schema=as_read)

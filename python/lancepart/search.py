@@ -12,7 +12,8 @@ from pyspark.sql import DataFrame, SparkSession
 
 def search(spark: SparkSession, table: str, column: str, vector: Sequence[float], k: int,
            where: str | None = None, distance: str = "l2", nprobes: int | None = None,
-           refine_factor: int | None = None, ef: int | None = None, prefilter: bool = True) -> DataFrame:
+           refine_factor: int | None = None, ef: int | None = None, use_index: bool = True,
+           prefilter: bool = True) -> DataFrame:
     """The ``k`` rows of ``table`` nearest to ``vector`` in its vector column ``column``, by
     ``distance`` (``l2``, ``cosine`` or ``dot``), nearest first, with their ``_distance``.
 
@@ -21,8 +22,10 @@ def search(spark: SparkSession, table: str, column: str, vector: Sequence[float]
     the manifest, other conditions are applied in each partition table's search. With
     ``prefilter=False`` those other conditions are applied to the rows each search finds instead
     (fewer than ``k`` rows may remain). ``nprobes``, ``refine_factor`` and ``ef`` tune the search
-    of partition tables with a vector index (Lance's settings of the same names)."""
-    options = {"nprobes": nprobes, "refine_factor": refine_factor, "ef": ef, "prefilter": prefilter}
+    of partition tables with a vector index (Lance's settings of the same names);
+    ``use_index=False`` searches them exactly (flat) all the same."""
+    options = {"nprobes": nprobes, "refine_factor": refine_factor, "ef": ef, "use_index": use_index,
+               "prefilter": prefilter}
     return _search(spark, "lance_vector_search", [table, column, [float(x) for x in vector], k, distance],
                    options, where)
 

@@ -49,7 +49,8 @@ case class VectorQuery(
 
   override def description: String = s"nearest $k by $distance on ${column.name}" +
     Seq("nprobes" -> tuning.nprobes, "refine_factor" -> tuning.refineFactor, "ef" -> tuning.ef)
-      .collect { case (name, Some(v)) => s" $name=$v" }.mkString + (if (prefilter) "" else " postfilter")
+      .collect { case (name, Some(v)) => s" $name=$v" }.mkString + (if (tuning.useIndex) "" else " flat") +
+    (if (prefilter) "" else " postfilter")
 
   override def configure(options: ScanOptions.Builder, leafColumn: String): Unit = {
     val query = new Query.Builder().setColumn(leafColumn).setKey(key).setK(k)
@@ -57,13 +58,19 @@ case class VectorQuery(
     tuning.nprobes.foreach(query.setNprobes)
     tuning.refineFactor.foreach(query.setRefineFactor)
     tuning.ef.foreach(query.setEf)
+    query.setUseIndex(tuning.useIndex)
     options.nearest(query.build()).prefilter(prefilter)
   }
 }
 
 /** Lance's search settings of an index: partitions probed (IVF), candidates refined with exact
- * distances (`refine_factor` times k), candidates kept while searching a graph (HNSW). */
-case class VectorTuning(nprobes: Option[Int] = None, refineFactor: Option[Int] = None, ef: Option[Int] = None)
+ * distances (`refine_factor` times k), candidates kept while searching a graph (HNSW); without
+ * `useIndex`, the exact (flat) search even where there is an index. */
+case class VectorTuning(
+    nprobes: Option[Int] = None,
+    refineFactor: Option[Int] = None,
+    ef: Option[Int] = None,
+    useIndex: Boolean = true)
 
 /** Rows whose text column matches `text` (Lance's match query: any of its terms, BM25-scored with
  * the statistics of each partition table's INVERTED index). */

@@ -21,7 +21,7 @@ object VectorSearch extends SearchFunction(
       "table, column, query_vector, k [, distance_type [, options]]",
       "the k rows of a lancepart table nearest to query_vector in vector column `column`, with _distance; " +
         s"distance_type: ${Lance.Distances.keys.toSeq.sorted.mkString(", ")} (default l2)",
-      Seq("nprobes", "refine_factor", "ef", "prefilter")
+      Seq("nprobes", "refine_factor", "ef", "use_index", "prefilter")
     ) {
 
   override def build(args: Seq[Expression]): LogicalPlan = {
@@ -32,8 +32,11 @@ object VectorSearch extends SearchFunction(
     if (!Lance.Distances.contains(distance)) fail(
       s"distance_type must be one of ${Lance.Distances.keys.toSeq.sorted.mkString(", ")}, got '$distance'")
     val settings = options(args.lift(5))
-    val tuning =
-      VectorTuning(settings.positiveInt("nprobes"), settings.positiveInt("refine_factor"), settings.positiveInt("ef"))
+    val tuning = VectorTuning(
+      settings.positiveInt("nprobes"),
+      settings.positiveInt("refine_factor"),
+      settings.positiveInt("ef"),
+      settings.boolean("use_index", default = true))
     val key = floats(args(2), ArrayType(FloatType), "query_vector")
     val field = column(table, string(args(1), "column"), key)
     val query = VectorQuery(field, key, count, distance, tuning, settings.boolean("prefilter", default = true))
