@@ -7,7 +7,8 @@
 #   make format formats the Scala sources (scalafmt through Maven; the rules are in .scalafmt.conf)
 #   make differential-sweep   the differential suite's random part over DIFF_SEEDS seeds (default 200)
 # and the benchmarks against peers (the last run: 65 minutes on 2 cores):
-#   make bench  also fetches the Iceberg runtime, writes bench/results/ and docs/benchmarks.md
+#   make bench  also fetches the Iceberg runtime, writes bench/results/ and docs/benchmarks.md; then the
+#               vector search benchmark (bench/search.py, settings in SEARCH_ARGS; 15-25 minutes more)
 #   make bench-quick   the 1,000-partition scans of lancepart and Iceberg (a few minutes), into target/bench-quick
 #   make docs   builds the documentation site (mkdocs) into target/site
 #   make wheel  builds target/wheel/lancepart-*.whl: the Python package with the plugin's classes
@@ -67,6 +68,7 @@ docs: $(VENV)/.installed
 
 bench: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 	$(PY) bench/run.py --iceberg-jar $(ICEBERG_JAR) $(BENCH_ARGS)
+	$(PY) bench/search.py $(SEARCH_ARGS)
 
 bench-quick: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 	$(PY) bench/run.py --iceberg-jar $(ICEBERG_JAR) --output target/bench-quick --variants 1000 --rows 2000000 \

@@ -1,4 +1,4 @@
-"""Writers killed with SIGKILL at random points of multi-partition writes, 20 times in each mode:
+"""Writers killed with SIGKILL at random points of multi-partition writes, 12 times in each mode:
 the manifest always opens, strong mode shows each write whole or not at all, weak mode shows
 whole leaf commits only, and vacuum then leaves no orphan and loses nothing committed."""
 
@@ -21,7 +21,7 @@ import lance
 
 import lancepart
 
-TRIALS = 20
+TRIALS = 12
 PER_PARTITION = 100
 # two partitions that exist, two that each batch creates
 PARTITIONS = ["US", "FR", "T{trial}-{{b}}-a", "T{trial}-{{b}}-b"]

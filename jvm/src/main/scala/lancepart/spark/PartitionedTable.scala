@@ -10,7 +10,7 @@ import lancepart.spark.read.{PartitionTableColumn, PartitionedScanBuilder, RowAd
 import lancepart.spark.write.{
   CopyOnWriteOperation, MergeOnReadOperation, PartitionedWriteBuilder, RowLevelMode, RowRemoval
 }
-import lancepart.spec.TransactionMode
+import lancepart.spec.{SchemaField, TransactionMode}
 import lancepart.txn.{Committer, PartitionDirectory, TableWrite}
 import org.apache.spark.sql.connector.catalog.{
   MetadataColumn, SupportsDeleteV2, SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite,
@@ -83,6 +83,13 @@ class PartitionedTable(
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
     new PartitionedScanBuilder(latest, options)
+
+  /** The namespace column `column` (any case); `fail` reports a table without it. */
+  def column(column: String, fail: String => Nothing): SchemaField = {
+    val schema = manifest.meta.schema
+    schema.byName(column, caseSensitive = false).getOrElse(
+      fail(s"table $tableName has no column '$column' (columns: ${schema.fields.map(_.name).mkString(", ")})"))
+  }
 
   /** The scan of a search over this table (see [[lancepart.spark.search.SearchTable]]). */
   def searchScanBuilder(query: LeafSearch, options: CaseInsensitiveStringMap): ScanBuilder =

@@ -36,11 +36,8 @@ class CreateIndex(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
     val kind = IndexKind(table.name(), input.getUTF8String(2).toString)
     def fail(message: String): Nothing =
       throw new IllegalArgumentException(s"${CreateIndex.Name} ${kind.name}: $message")
-    val schema = table.manifest.meta.schema
     val column =
-      if (kind.isVector) VectorQuery.vectorColumn(table, columnName, fail)._1
-      else schema.byName(columnName, caseSensitive = false).getOrElse(fail(
-        s"table ${table.name()} has no column '$columnName' (columns: ${schema.fields.map(_.name).mkString(", ")})"))
+      if (kind.isVector) VectorQuery.vectorColumn(table, columnName, fail)._1 else table.column(columnName, fail)
     val spec = IndexSpec(
       table.name(),
       column,

@@ -48,7 +48,7 @@ case class VectorQuery(
   override def ascending: Boolean = true
 
   override def description: String = s"nearest $k by $distance on ${column.name}" +
-    Seq("nprobes" -> tuning.nprobes, "refine_factor" -> tuning.refineFactor, "ef" -> tuning.ef)
+    Seq("nprobes" -> tuning.nprobes, "refine_factor" -> Some(tuning.refineFactor).filter(_ != 1), "ef" -> tuning.ef)
       .collect { case (name, Some(v)) => s" $name=$v" }.mkString + (if (tuning.useIndex) "" else " flat") +
     (if (prefilter) "" else " postfilter")
 
@@ -56,19 +56,21 @@ case class VectorQuery(
     val query = new Query.Builder().setColumn(leafColumn).setKey(key).setK(k)
       .setDistanceType(Lance.Distances(distance))
     tuning.nprobes.foreach(query.setNprobes)
-    tuning.refineFactor.foreach(query.setRefineFactor)
+    query.setRefineFactor(tuning.refineFactor)
     tuning.ef.foreach(query.setEf)
     query.setUseIndex(tuning.useIndex)
     options.nearest(query.build()).prefilter(prefilter)
   }
 }
 
-/** Lance's search settings of an index: partitions probed (IVF), candidates refined with exact
- * distances (`refine_factor` times k), candidates kept while searching a graph (HNSW); without
- * `useIndex`, the exact (flat) search even where there is an index. */
+/** Lance's search settings of an index: partitions probed (IVF), candidates re-ranked by their
+ * exact distance (`refineFactor` times k; at least the k found, so that `_distance` is exact and
+ * the k best of several tables merge by it, not by each index's approximation), candidates kept
+ * while searching a graph (HNSW); without `useIndex`, the exact (flat) search even where there
+ * is an index. */
 case class VectorTuning(
     nprobes: Option[Int] = None,
-    refineFactor: Option[Int] = None,
+    refineFactor: Int = 1,
     ef: Option[Int] = None,
     useIndex: Boolean = true)
 
@@ -98,8 +100,7 @@ object VectorQuery {
    * of floating-point numbers), and its number of elements; `fail` reports what is wrong. */
   def vectorColumn(table: PartitionedTable, column: String, fail: String => Nothing): (SchemaField, Int) = {
     val schema = table.manifest.meta.schema
-    val field = schema.byName(column, caseSensitive = false).getOrElse(fail(
-      s"table ${table.name()} has no column '$column' (columns: ${schema.fields.map(_.name).mkString(", ")})"))
+    val field = table.column(column, fail)
     schema.arrow(field).getType match {
       case l: ArrowType.FixedSizeList
           if l.getListSize > 0 &&

@@ -29,7 +29,7 @@ import org.apache.spark.sql.types.{DataType, DoubleType, FloatType, LongType, St
  * the partition tables it reads (filters only prune tables), since the operation replaces them;
  * Spark may narrow it at run time to the tables holding rows the operation changes.
  * `search`: each partition table returns its k best rows (filters applied first, unless the search
- * post-filters) with the search's column, one input partition per table; Spark merges the top k.
+ * post-filters) with the search's column; Spark merges the top k.
  */
 class PartitionedScan(
     val table: PartitionedTable,
@@ -172,7 +172,7 @@ class PartitionedScan(
   /** What [[outputPartitioning]] reports for storage-partitioned joins, or why it reports nothing. */
   private def reportedPartitioning(splits: Int): String =
     if (wholeTables) "none (the scan of a DELETE, UPDATE or MERGE INTO, which Spark narrows at run time)"
-    else if (search.isDefined) "none (a search: one input partition per partition table)"
+    else if (search.isDefined) "none (a search, whose tables each return their own k best rows)"
     else if (!table.spj.enabled) s"none (catalog option ${PartitionedCatalog.SpjOption} is false)"
     else if (tablesSelected.isEmpty) "none (no partition table is read)"
     else if (unpartitioned.nonEmpty) s"none (partition tables without partition values are read: " +
@@ -232,12 +232,12 @@ class PartitionedScan(
   }(_.splits)
 
   /** One input partition per partition table when the scan reports its partitioning, else the
-   * tables packed into splits; a table read at its `pins` version if it has one. */
+   * tables packed into splits (a search's too: each returns its own k best rows, one after the
+   * other, which spares a task per table); a table read at its `pins` version if it has one. */
   private def planFor(leaves: Seq[ManifestRow], pins: Map[String, Long]): Array[InputPartition] = {
     def partition(row: ManifestRow) = leafOf(row, pins.get(row.objectId))
     val splits: Seq[InputPartition] =
       if (reporting) leaves.map(row => KeyedSplit(partition(row), keyOf(row)))
-      else if (search.isDefined) leaves.map(row => PackedSplit(Seq(partition(row))))
       else PartitionedScan.pack(leaves.map(row => partition(row) -> row.stats.fold(0L)(_.bytes)), sizing)
         .map(PackedSplit(_))
     PartitionedScan.log.info(s"table ${table.name()}: planned ${leaves.size} of $totalTables partition tables " +

@@ -34,9 +34,7 @@ object TextSearch extends SearchFunction(
 
   /** The namespace column `column` of `table`, checked to be a STRING column. */
   private def column(table: PartitionedTable, column: String) = {
-    val schema = table.manifest.meta.schema
-    val field = schema.byName(column, caseSensitive = false).getOrElse(fail(
-      s"table ${table.name()} has no column '$column' (columns: ${schema.fields.map(_.name).mkString(", ")})"))
+    val field = table.column(column, fail)
     if (field.dataType != StringType)
       fail(s"column '${field.name}' of table ${table.name()} is not a STRING column; it has type ${field.dataType.sql}")
     field

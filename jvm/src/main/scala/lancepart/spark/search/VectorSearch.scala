@@ -34,9 +34,10 @@ object VectorSearch extends SearchFunction(
     val settings = options(args.lift(5))
     val tuning = VectorTuning(
       settings.positiveInt("nprobes"),
-      settings.positiveInt("refine_factor"),
+      settings.positiveInt("refine_factor").getOrElse(1),
       settings.positiveInt("ef"),
-      settings.boolean("use_index", default = true))
+      settings.boolean("use_index", default = true)
+    )
     val key = floats(args(2), ArrayType(FloatType), "query_vector")
     val field = column(table, string(args(1), "column"), key)
     val query = VectorQuery(field, key, count, distance, tuning, settings.boolean("prefilter", default = true))
