@@ -188,3 +188,20 @@ def test_crosscheck_search_shows_both_sides_when_they_differ(spark, admin, ns):
     with pytest.raises(lancepart.CrosscheckError, match=r"(?s)Spark found 2 rows, pylance 1 in 2 partition tables"
                                                         r".*'id': 2.*pylance:\n  \{'id': 1"):
         lancepart.crosscheck_search(spark, t, "e", [0.0, 0.0], 2, where="id = 1")
+
+
+def test_a_partition_table_storing_a_filtered_column_in_a_narrower_type_is_named(spark, ns):
+    """After a column is widened (INT to BIGINT), a partition table written before stores it as INT:
+    Lance compares a literal in the stored type, so lancepart does not give it the condition, and
+    it cannot choose the rows that table's search ranks."""
+    t = f"lance.{ns}.widened"
+    spark.sql(f"CREATE TABLE {t} (id INT, score INT, e ARRAY<FLOAT>) PARTITIONED BY (id) "
+              f"TBLPROPERTIES ('lancepart.fixed-size-list.e' = '2')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 10, array(0.0, 0.0)), (2, 20, array(1.0, 1.0))")
+    spark.sql(f"ALTER TABLE {t} ALTER COLUMN score TYPE BIGINT")
+    search = f"SELECT id, score FROM lance_vector_search('{t}', 'e', array(0.0, 0.0), 1{{}}) WHERE score > 15"
+    with pytest.raises(Exception, match=r"lance_vector_search: partition table \S+ does not store the columns of "
+                                        r".*`score` > 15 under their names and types.*prefilter"):
+        spark.sql(search.format("")).collect()
+    # applied to the rows each partition table found instead
+    assert [tuple(r) for r in spark.sql(search.format(", 'l2', map('prefilter', 'false')")).collect()] == [(2, 20)]
