@@ -163,6 +163,9 @@ def test_optimize_indexes_builds_again_what_appends_left_unindexed(spark, admin,
         == [9000, 9001, 9002]
     assert spark.table(t).count() == 3 * ROWS_PER_TENANT + 3
     assert tuple(spark.sql(f"CALL lance.system.optimize_indexes(table => '{t}')").first()) == (0, 0)
+    with pytest.raises(Exception, match=r"table \S+docs: no partition table selected by 'tenant = .beta.' has an "
+                                        r"index named 'nope'; nothing was optimized"):
+        admin.optimize_indexes(f"{ns}.docs", index_name="nope", where="tenant = 'beta'")
 
 
 def test_optimize_indexes_names_an_index_it_cannot_build_again(spark, admin, ns):

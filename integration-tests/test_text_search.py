@@ -87,8 +87,8 @@ def test_python_text_search(spark, data):
 def test_a_partition_table_without_the_index_is_named(spark, data):
     spark.sql(f"INSERT INTO {TABLE} VALUES (5000, 'delta', 1, 'kiwi kiwi')")
     try:
-        with pytest.raises(Exception, match=r"lance_text_search: partition table \S+ has no INVERTED index on "
-                                            r"column 'body'.*create_index"):
+        with pytest.raises(Exception, match=r"lance_text_search: partition table \S+ \(tenant=delta\) has no INVERTED "
+                                            r"index on column 'body'.*create_index.*where =>"):
             spark.sql(search_sql("kiwi", 3)).collect()
         # the other partition tables still answer a search the partition filter keeps to them
         check(spark.sql(search_sql("kiwi", 3, "WHERE tenant <> 'delta'")).collect(),
@@ -101,6 +101,7 @@ def test_a_partition_table_without_the_index_is_named(spark, data):
     ("'n', 'kiwi', 3", r"column 'n' of table \S+docs is not a STRING column; it has type INT"),
     ("'nope', 'kiwi', 3", r"table \S+docs has no column 'nope'"),
     ("'body', 'kiwi', 0", r"k must be positive, got 0"),
+    ("'body', ' ', 3", r"query is empty"),
     ("'body', 'kiwi', 3, map('nprobes', '2')", r"no option 'nprobes' \(options: prefilter\)"),
     ("'body', 'kiwi', 3, map('prefilter', 'maybe')", r"option 'prefilter' must be true or false, got 'maybe'"),
 ])

@@ -102,6 +102,8 @@ def test_distance_filter(spark, data):
     ("'score', array(1.0), 3", r"column 'score' of table .*docs is not a vector column"),
     ("'embedding', array(1.0), 0", r"k must be positive, got 0"),
     ("'embedding', array(1.0), 3, 'manhattan'", r"distance_type must be one of cosine, dot, l2, got 'manhattan'"),
+    ("'embedding', array_repeat(CAST('NaN' AS FLOAT), 16), 3", r"query_vector has an element NaN"),
+    ("'embedding', array_repeat(0.0, 16), 3, 'cosine'", r"query_vector is all zeros, which has no cosine distance"),
 ])
 def test_bad_arguments(spark, data, args, message):
     with pytest.raises(Exception, match=r"lance_vector_search: " + message):
@@ -200,7 +202,7 @@ def test_a_partition_table_storing_a_filtered_column_in_a_narrower_type_is_named
     spark.sql(f"INSERT INTO {t} VALUES (1, 10, array(0.0, 0.0)), (2, 20, array(1.0, 1.0))")
     spark.sql(f"ALTER TABLE {t} ALTER COLUMN score TYPE BIGINT")
     search = f"SELECT id, score FROM lance_vector_search('{t}', 'e', array(0.0, 0.0), 1{{}}) WHERE score > 15"
-    with pytest.raises(Exception, match=r"lance_vector_search: partition table \S+ does not store the columns of "
+    with pytest.raises(Exception, match=r"lance_vector_search: partition table \S+ \(id=1\) does not store the columns of "
                                         r".*`score` > 15 under their names and types.*prefilter"):
         spark.sql(search.format("")).collect()
     # applied to the rows each partition table found instead

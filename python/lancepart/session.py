@@ -27,7 +27,8 @@ SPJ_CONF = {
 def configure(builder: SparkSession.Builder, root: str, catalog: str = "lance",
               storage: dict[str, str] | None = None) -> SparkSession.Builder:
     """Adds the plugin (``plugin_conf``: the jar, on the driver and executor class paths too, or
-    with the Maven packages a wheel's jar needs), its SQL extension (appended to the
+    with the Maven packages a wheel's jar needs; the ``spark.jars``, ``spark.jars.packages`` and
+    ``spark.jars.excludes`` the builder has follow the plugin's), its SQL extension (appended to the
     ``spark.sql.extensions`` the builder has) and the catalog ``catalog`` rooted at ``root`` to
     ``builder``. ``storage`` entries become ``spark.sql.catalog.<catalog>.storage.<key>`` (Lance
     object-store options). ``SPJ_CONF`` is set too (settings given later on the builder override
@@ -35,7 +36,8 @@ def configure(builder: SparkSession.Builder, root: str, catalog: str = "lance",
     """
     # a builder keeps its settings in _options, which has no public getter
     extensions = with_extension(builder._options.get(EXTENSIONS_KEY))
-    for key, value in {**plugin_conf(), EXTENSIONS_KEY: extensions, **catalog_conf(catalog, root, storage),
+    lists = with_plugin_lists({key: builder._options[key] for key in PLUGIN_LISTS if key in builder._options})
+    for key, value in {**plugin_conf(), **lists, EXTENSIONS_KEY: extensions, **catalog_conf(catalog, root, storage),
                        **SPJ_CONF}.items():
         builder = builder.config(key, value)
     return builder
@@ -94,8 +96,13 @@ PLUGIN_LISTS = ("spark.jars", "spark.jars.packages", "spark.jars.excludes")
 
 
 def with_plugin_lists(conf: dict[str, str]) -> dict[str, str]:
-    """``conf`` with its ``PLUGIN_LISTS`` settings appended to the plugin's values, so that a
-    session's other jars (Iceberg's runtime, a JDBC driver) do not replace the plugin's."""
+    """``conf`` with its ``PLUGIN_LISTS`` settings appended to the plugin's values (unless they
+    start with them already), so that a session's other jars (Iceberg's runtime, a JDBC driver)
+    do not replace the plugin's."""
     plugin = plugin_conf()
-    return {key: f"{plugin[key]},{value}" if key in PLUGIN_LISTS and key in plugin else value
-            for key, value in conf.items()}
+
+    def merged(key: str, value: str) -> str:
+        if key not in PLUGIN_LISTS or key not in plugin or value.split(",")[:1] == [plugin[key].split(",")[0]]:
+            return value
+        return f"{plugin[key]},{value}"
+    return {key: merged(key, value) for key, value in conf.items()}

@@ -30,3 +30,12 @@ def test_jars_given_to_spark_session_add_to_the_plugins(monkeypatch, tmp_path):
     (tmp_path / "plugin.jar").write_bytes(b"PK")
     conf = with_plugin_lists({"spark.jars": "/opt/iceberg.jar", "spark.sql.shuffle.partitions": "4"})
     assert conf == {"spark.jars": f"{tmp_path / 'plugin.jar'},/opt/iceberg.jar", "spark.sql.shuffle.partitions": "4"}
+
+
+def test_configure_keeps_the_jars_the_builder_has(monkeypatch, tmp_path):
+    """Regression: configure replaced spark.jars, so a session lost the Iceberg runtime set before."""
+    monkeypatch.setenv("LANCEPART_JAR", str(tmp_path / "plugin.jar"))
+    (tmp_path / "plugin.jar").write_bytes(b"PK")
+    builder = SparkSession.builder.config("spark.jars", "/opt/iceberg.jar")
+    builder = configure(configure(builder, "warehouse"), "warehouse", catalog="other")
+    assert builder._options["spark.jars"] == f"{tmp_path / 'plugin.jar'},/opt/iceberg.jar"

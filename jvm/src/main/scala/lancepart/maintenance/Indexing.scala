@@ -347,14 +347,24 @@ object Indexing {
     IndexResult(indexed.size, built.map(_._1).distinct.size - indexed.size, indexed.values.flatten.map(_.rows).sum)
   }
 
+  /** The partition tables of `rows` whose version `store`'s manifest reads has an index `name`,
+   * with that version. */
+  private def having(store: ManifestStore, rows: Seq[ManifestRow], name: String): Seq[(ManifestRow, Long)] =
+    Lance.parallel(rows) { row =>
+      val version = store.leafVersion(row)
+      Option.when(store.lance.withDataset(store.leafUri(row), Some(version))(_.listIndexes().contains(name)))(
+        row -> version)
+    }.flatten
+
+  /** Whether a partition table of `rows` has an index `name`. */
+  def anyHas(store: ManifestStore, rows: Seq[ManifestRow], name: String): Boolean = having(store, rows, name).nonEmpty
+
   /** Drops the index `name` of the partition tables `rows` of `store` (as read at `base`) that have
    * one, in one transaction; the number of partition tables it was dropped from. */
   def drop(store: ManifestStore, committer: Committer, base: Manifest, rows: Seq[ManifestRow], name: String): Int = {
-    val indexed = Lance.parallel(rows) { row =>
-      val version = store.leafVersion(row)
-      Option.when(store.lance.withDataset(store.leafUri(row), Some(version))(_.listIndexes().contains(name)))(
-        row.objectId -> LeafIndex(row, version, Seq.empty, Set(name)))
-    }.flatten.toMap
+    val indexed = having(store, rows, name).map { case (row, version) =>
+      row.objectId -> LeafIndex(row, version, Seq.empty, Set(name))
+    }.toMap
     if (indexed.nonEmpty)
       committer.commit(TableWrite(base, PartitionDirectory.empty(base.meta.currentSpec), Seq.empty, indexes = indexed))
     indexed.size

@@ -26,10 +26,14 @@ class OptimizeIndexes(catalog: PartitionedCatalog) extends BaseProcedure(catalog
   )
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
-    partitionedTable(input, 0)
+    val table = partitionedTable(input, 0)
     val index = optionalString(input, 1)
     val done = selectedScan(tableName(input, 0), optionalString(input, 2)).fold(IndexResult(0, 0, 0L)) { scan =>
-      CreateIndex.run(scan, Indexing.stale(scan.table.store, scan.table.manifest, scan.tablesSelected, index))
+      val store = scan.table.store
+      for (name <- index if !Indexing.anyHas(store, scan.tablesSelected, name)) throw new IllegalArgumentException(
+        s"table ${table.name()}: no partition table ${optionalString(input, 2).fold("")(w => s"selected by '$w' ")}" +
+          s"has an index named '$name'; nothing was optimized")
+      CreateIndex.run(scan, Indexing.stale(store, scan.table.manifest, scan.tablesSelected, index))
     }
     result(OptimizeIndexes.ResultSchema, InternalRow(done.indexedTables, done.indexedRows))
   }

@@ -79,7 +79,7 @@ class LeafReader(
         val (applicable, skipped) =
           if (nested && search.isEmpty) (Seq.empty, filters) else filters.partition(_.columns.forall(direct))
         for (q <- search if q.prefilter && skipped.nonEmpty) throw new IllegalArgumentException(
-          s"${q.function}: partition table ${part.uri} does not store the columns of ${skipped.map(_.sql)
+          s"${q.function}: partition table ${part.uri}${part.shownValues} does not store the columns of ${skipped.map(_.sql)
               .mkString(" AND ")} under their names and types, so they cannot choose the rows its search ranks; " +
             "set option prefilter to 'false' to apply them to the rows the search finds")
         val names = stored.flatten.map(_._1.getName).distinct
@@ -102,9 +102,9 @@ class LeafReader(
       val indexed =
         dataset.getIndexes.asScala.exists(i => i.indexType() == IndexType.INVERTED && i.fields().contains(c.lanceId))
       if (!indexed && dataset.countRows() > 0) throw new IllegalArgumentException(
-        s"${t.function}: partition table ${part.uri} has no INVERTED index on column '${c.name}' " +
-          s"(namespace column '${t.column.name}'); build one with CALL <catalog>.system.create_index(table => ..., " +
-          s"column => '${t.column.name}', type => 'INVERTED')")
+        s"${t.function}: partition table ${part.uri}${part.shownValues} has no INVERTED index on column " +
+          s"'${t.column.name}'; build one with CALL <catalog>.system.create_index(table => ..., column => " +
+          s"'${t.column.name}', type => 'INVERTED', where => <a condition selecting this partition>)")
       indexed
   }
   private val reader: Option[ArrowReader] = scanner.map(_.scanBatches())

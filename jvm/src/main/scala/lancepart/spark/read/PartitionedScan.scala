@@ -328,7 +328,13 @@ case class LeafPartition(
     readVersion: Option[Long],
     identityValues: Map[String, Any],
     objectId: String,
-    fragments: Option[Seq[Int]] = None)
+    fragments: Option[Seq[Int]] = None) {
+
+  /** The partition's identity values as messages show them after its URI (" (tenant=acme)"). */
+  def shownValues: String =
+    if (identityValues.isEmpty) ""
+    else identityValues.toSeq.sortBy(_._1).map { case (k, v) => s"$k=$v" }.mkString(" (", ", ", ")")
+}
 
 /** An input partition: the partition tables one task reads, in order. */
 sealed trait LeafSplit extends InputPartition {

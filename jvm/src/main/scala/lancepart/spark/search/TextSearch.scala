@@ -26,9 +26,10 @@ object TextSearch extends SearchFunction(
     val (table, catalog, ident) = this.table(args.head)
     val query = TextQuery(
       column(table, string(args(1), "column")),
-      string(args(2), "query"),
+      Some(string(args(2), "query")).filter(_.trim.nonEmpty).getOrElse(fail("query is empty")),
       k(args(3)),
-      options(args.lift(4)).boolean("prefilter", default = true))
+      options(args.lift(4)).boolean("prefilter", default = true)
+    )
     plan(table, catalog, ident, query)
   }
 

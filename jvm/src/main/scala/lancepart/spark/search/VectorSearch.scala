@@ -39,6 +39,8 @@ object VectorSearch extends SearchFunction(
       settings.boolean("use_index", default = true)
     )
     val key = floats(args(2), ArrayType(FloatType), "query_vector")
+    key.find(x => x.isNaN || x.isInfinite).foreach(x => fail(s"query_vector has an element $x"))
+    if (distance == "cosine" && key.forall(_ == 0f)) fail("query_vector is all zeros, which has no cosine distance")
     val field = column(table, string(args(1), "column"), key)
     val query = VectorQuery(field, key, count, distance, tuning, settings.boolean("prefilter", default = true))
     plan(table, catalog, ident, query)
