@@ -6,7 +6,7 @@
 #               suites (NEWEST_SUITES) again under the newest pylance
 #   make format formats the Scala sources (scalafmt through Maven; the rules are in .scalafmt.conf)
 #   make differential-sweep   the differential suite's random part over DIFF_SEEDS seeds (default 200)
-# and the benchmarks against peers (the last run: 65 minutes on 2 cores):
+# and the benchmarks against peers (the last run: 65 minutes on 2 cores, and the search benchmark 15-25 more):
 #   make bench  also fetches the Iceberg runtime, writes bench/results/ and docs/benchmarks.md; then the
 #               vector search benchmark (bench/search.py, settings in SEARCH_ARGS; 15-25 minutes more)
 #   make bench-quick   the 1,000-partition scans of lancepart and Iceberg (a few minutes), into target/bench-quick
