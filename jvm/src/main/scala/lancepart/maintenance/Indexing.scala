@@ -5,7 +5,7 @@
 // partition table's index of its name. Dropping an index is one such transaction too.
 package lancepart.maintenance
 
-import lancepart.lance.{Lance, LanceAccess, LeafSchema}
+import lancepart.lance.{DescribedIndex, IndexedField, Lance, LanceAccess, LeafIndexes, LeafSchema}
 import lancepart.manifest.{Manifest, ManifestRow, ManifestStore}
 import lancepart.spec.SchemaField
 import lancepart.txn.{Committer, LeafIndex, PartitionDirectory, TableWrite}
@@ -266,36 +266,28 @@ object Indexing {
   /**
    * The jobs that build again, over all their rows, the indexes (all, or the one named `name`) of
    * the partition tables `rows` of `store` that leave rows unindexed (rows written after the
-   * build), each with the type and options Lance's statistics record for it; fails naming an index
-   * of another type than create_index builds.
+   * build), each with the type and options Lance's statistics record for it, and whether a table
+   * of `rows` has an index `name`; fails naming an index of another type than create_index builds.
    */
-  def stale(store: ManifestStore, manifest: Manifest, rows: Seq[ManifestRow], name: Option[String]): Seq[IndexJob] =
-    Lance.parallel(rows) { row =>
+  def stale(store: ManifestStore, manifest: Manifest, rows: Seq[ManifestRow], name: Option[String])
+      : (Seq[IndexJob], Boolean) = {
+    val namespace = manifest.meta.schema.fields
+    val found = Lance.parallel(rows) { row =>
       val (uri, version) = (store.leafUri(row), store.leafVersion(row))
-      val namespace = manifest.meta.schema.fields
-      store.lance.withDataset(uri, Some(version)) { ds =>
-        val leaf = LeafSchema.columns(ds)
-        ds.describeIndices().asScala.toSeq.filter(d => name.forall(_ == d.getName) && d.getFieldIds.size == 1)
-          .flatMap { d =>
-            val statistics = ds.getIndexStatistics(d.getName)
-            val unindexed = statistics.get("num_unindexed_rows").asInstanceOf[Number].longValue()
-            val column = leaf.find(_.lanceId == d.getFieldIds.get(0)).flatMap(LeafSchema.holder(leaf, _, namespace))
-            Option.when(unindexed > 0 && column.isDefined) {
-              val kind = IndexKind.all.find(_.statisticsName == statistics.get("index_type")).getOrElse(
-                throw new IllegalArgumentException(
-                  s"table ${store.table}: partition table $uri: index '${d.getName}' is of type " +
-                    s"${statistics.get("index_type")}, which create_index does not build; optimize the others by name"))
-              val spec = IndexSpec(
-                store.table,
-                column.get,
-                kind,
-                d.getName,
-                settings(store.table, kind, kind.options(statistics)))
-              IndexJob(row.objectId, uri, version, namespace, spec)
-            }
-          }
+      val named = store.lance.withDataset(uri, Some(version))(LeafIndexes.of(_, namespace))
+        .filter(i => name.forall(_ == i.name))
+      named -> named.collect {
+        case i @ DescribedIndex(_, _, Seq(IndexedField(_, _, Some(column))), statistics) if i.unindexedRows > 0 =>
+          val kind = IndexKind.all.find(_.statisticsName == statistics.get("index_type")).getOrElse(
+            throw new IllegalArgumentException(
+              s"table ${store.table}: partition table $uri: index '${i.name}' is of type " +
+                s"${statistics.get("index_type")}, which create_index does not build; optimize the others by name"))
+          val spec = IndexSpec(store.table, column, kind, i.name, settings(store.table, kind, kind.options(statistics)))
+          IndexJob(row.objectId, uri, version, namespace, spec)
       }
-    }.flatten
+    }
+    (found.flatMap(_._2), found.exists(_._1.nonEmpty))
+  }
 
   /** Builds `job`'s index over every fragment of its partition table without committing it; None
    * when the table has no rows, too few for the index, or no such column yet. */
@@ -347,24 +339,14 @@ object Indexing {
     IndexResult(indexed.size, built.map(_._1).distinct.size - indexed.size, indexed.values.flatten.map(_.rows).sum)
   }
 
-  /** The partition tables of `rows` whose version `store`'s manifest reads has an index `name`,
-   * with that version. */
-  private def having(store: ManifestStore, rows: Seq[ManifestRow], name: String): Seq[(ManifestRow, Long)] =
-    Lance.parallel(rows) { row =>
-      val version = store.leafVersion(row)
-      Option.when(store.lance.withDataset(store.leafUri(row), Some(version))(_.listIndexes().contains(name)))(
-        row -> version)
-    }.flatten
-
-  /** Whether a partition table of `rows` has an index `name`. */
-  def anyHas(store: ManifestStore, rows: Seq[ManifestRow], name: String): Boolean = having(store, rows, name).nonEmpty
-
   /** Drops the index `name` of the partition tables `rows` of `store` (as read at `base`) that have
    * one, in one transaction; the number of partition tables it was dropped from. */
   def drop(store: ManifestStore, committer: Committer, base: Manifest, rows: Seq[ManifestRow], name: String): Int = {
-    val indexed = having(store, rows, name).map { case (row, version) =>
-      row.objectId -> LeafIndex(row, version, Seq.empty, Set(name))
-    }.toMap
+    val indexed = Lance.parallel(rows) { row =>
+      val version = store.leafVersion(row)
+      Option.when(store.lance.withDataset(store.leafUri(row), Some(version))(_.listIndexes().contains(name)))(
+        row.objectId -> LeafIndex(row, version, Seq.empty, Set(name)))
+    }.flatten.toMap
     if (indexed.nonEmpty)
       committer.commit(TableWrite(base, PartitionDirectory.empty(base.meta.currentSpec), Seq.empty, indexes = indexed))
     indexed.size

@@ -3,7 +3,7 @@
 // location, read_version, row count, data size and Lance indexes, read from __manifest and Lance metadata.
 package lancepart.spark
 
-import lancepart.lance.LeafSchema
+import lancepart.lance.LeafIndexes
 import lancepart.manifest.{ManifestQuery, ManifestRow}
 import lancepart.spec.BoundSpec
 import org.apache.spark.sql.catalyst.InternalRow
@@ -11,8 +11,6 @@ import org.apache.spark.sql.catalyst.util.GenericArrayData
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.lance.Dataset
-
-import scala.jdk.CollectionConverters._
 
 class PartitionsTable(table: PartitionedTable) extends MetadataTable(table, PartitionsTable.Name) {
   private val fields = table.manifest.meta.allFields
@@ -35,17 +33,9 @@ class PartitionsTable(table: PartitionedTable) extends MetadataTable(table, Part
       fixed.tail.map { case (n, t) => StructField(n, t, nullable = n == "read_version") })
 
   /** The Lance indexes of `ds`: name, type, the namespace columns they cover, unindexed rows. */
-  private def indexes(ds: Dataset): Seq[PartitionsTable.LeafIndex] = {
-    lazy val namespace = table.manifest.meta.schema.fields
-    lazy val leaf = LeafSchema.columns(ds)
-    ds.describeIndices().asScala.toSeq.sortBy(_.getName).map { d =>
-      val names = d.getFieldIds.asScala.toSeq.map(id =>
-        leaf.find(_.lanceId == id).fold(s"<field $id>")(c =>
-          LeafSchema.holder(leaf, c, namespace).fold(c.name)(_.name)))
-      val unindexed = ds.getIndexStatistics(d.getName).get("num_unindexed_rows").asInstanceOf[Number].longValue()
-      PartitionsTable.LeafIndex(d.getName, d.getIndexType, names, unindexed)
-    }
-  }
+  private def indexes(ds: Dataset): Seq[PartitionsTable.LeafIndex] =
+    LeafIndexes.of(ds, table.manifest.meta.schema.fields).map(i =>
+      PartitionsTable.LeafIndex(i.name, i.kind, i.fields.map(_.shown), i.unindexedRows))
 
   /** The partition tables of the spec versions the table declares, by object id, each with its
    * row count and data size at the version the table's manifest reads. */

@@ -68,6 +68,13 @@ abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedu
     input.getArray(ordinal).toSeq[UTF8String](StringType).map(_.toString)
 
   /** The procedure's result: `resultRows` of `schema`. */
+  /** The failure of an index procedure when no partition table `where` selects in `table` has an
+   * index `name`; `outcome` says what was left undone. */
+  protected def noSuchIndex(table: String, where: Option[String], name: String, outcome: String): Nothing =
+    throw new IllegalArgumentException(
+      s"table $table: no partition table ${where.fold("")(w => s"selected by '$w' ")}" +
+        s"has an index named '$name'; $outcome")
+
   protected def result(schema: StructType, resultRows: InternalRow*): java.util.Iterator[Scan] = {
     val scan: Scan = new LocalScan {
       override def rows(): Array[InternalRow] = resultRows.toArray

@@ -29,9 +29,7 @@ class DropIndex(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
       val read = scan.table
       Indexing.drop(read.store, read.committer, read.manifest, scan.tablesSelected, index)
     }
-    if (dropped == 0) throw new IllegalArgumentException(
-      s"table ${table.name()}: no partition table ${optionalString(input, 2).fold("")(w => s"selected by '$w' ")}" +
-        s"has an index named '$index'; nothing was dropped")
+    if (dropped == 0) noSuchIndex(table.name(), optionalString(input, 2), index, "nothing was dropped")
     result(DropIndex.ResultSchema, InternalRow(dropped))
   }
 }

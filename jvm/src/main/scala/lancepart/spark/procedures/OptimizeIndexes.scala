@@ -28,12 +28,11 @@ class OptimizeIndexes(catalog: PartitionedCatalog) extends BaseProcedure(catalog
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
     val table = partitionedTable(input, 0)
     val index = optionalString(input, 1)
-    val done = selectedScan(tableName(input, 0), optionalString(input, 2)).fold(IndexResult(0, 0, 0L)) { scan =>
-      val store = scan.table.store
-      for (name <- index if !Indexing.anyHas(store, scan.tablesSelected, name)) throw new IllegalArgumentException(
-        s"table ${table.name()}: no partition table ${optionalString(input, 2).fold("")(w => s"selected by '$w' ")}" +
-          s"has an index named '$name'; nothing was optimized")
-      CreateIndex.run(scan, Indexing.stale(store, scan.table.manifest, scan.tablesSelected, index))
+    val where = optionalString(input, 2)
+    val done = selectedScan(tableName(input, 0), where).fold(IndexResult(0, 0, 0L)) { scan =>
+      val (jobs, named) = Indexing.stale(scan.table.store, scan.table.manifest, scan.tablesSelected, index)
+      for (name <- index if !named) noSuchIndex(table.name(), where, name, "nothing was optimized")
+      CreateIndex.run(scan, jobs)
     }
     result(OptimizeIndexes.ResultSchema, InternalRow(done.indexedTables, done.indexedRows))
   }
