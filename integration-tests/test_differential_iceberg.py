@@ -274,6 +274,16 @@ CASES = [
         SIMPLE + " TBLPROPERTIES ('transaction.mode' = 'strong')", SIMPLE_ROWS, "UPDATE {t} SET v = v + 1 WHERE id % 2 = 0",
         "MERGE INTO {t} t USING (SELECT id, 'c' AS p, 0 AS v FROM range(4, 7)) s ON t.id = s.id "
         "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *", "DELETE FROM {t} WHERE v % 3 = 0")),
+    *(Case(f"conditions Spark folds to false or NULL{suffix}", (
+        create, SIMPLE_ROWS, "UPDATE {t} SET v = -1 WHERE p = NULL", "UPDATE {t} SET v = -1 WHERE false",
+        "UPDATE {t} SET v = -1 WHERE id NOT IN (NULL, 1)", "DELETE FROM {t} WHERE false",
+        "MERGE INTO {t} t USING (SELECT 10 AS id, 'a' AS p, 1 AS v) s ON 1 != 1 "
+        "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *",
+        "MERGE INTO {t} t USING (SELECT id, 'z' AS p, 2 AS v FROM range(1, 3)) s ON t.id = s.id AND NULL "
+        "WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT *",
+        "MERGE INTO {t} t USING (SELECT 1 AS id) s ON false WHEN MATCHED THEN DELETE"))
+      for suffix, create in (("", SIMPLE), (", strong mode", SIMPLE + " TBLPROPERTIES ('transaction.mode' = 'strong')"),
+                             (", plain table", "CREATE TABLE {t} (id BIGINT, p STRING, v INT)"))),
     Case("update after add column, old partitions lack it", (
         SIMPLE, SIMPLE_ROWS, "ALTER TABLE {t} ADD COLUMN c STRING", "INSERT INTO {t} VALUES (6, 'a', 60, 'x')",
         "UPDATE {t} SET c = concat('was ', p) WHERE c IS NULL AND id % 2 = 0", "DELETE FROM {t} WHERE length(c) > 5")),
@@ -375,7 +385,8 @@ CASES += [merge_on_read(c) for c in CASES if c.name in (
     "update the source columns of bucket and days fields", "merge with every clause",
     "merge upsert, then insert-only and delete-only merges", "merge where two source rows match one target row",
     "merge a table with itself, partitioned by days and bucket", "merge into an empty table",
-    "update and merge, strong mode", "update after add column, old partitions lack it")]
+    "update and merge, strong mode", "update after add column, old partitions lack it",
+    "conditions Spark folds to false or NULL", "conditions Spark folds to false or NULL, strong mode")]
 
 
 @pytest.fixture(scope="module", autouse=True)

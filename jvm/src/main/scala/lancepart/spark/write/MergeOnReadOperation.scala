@@ -4,7 +4,7 @@
 // commit deletes those rows from their partition tables (Lance deletion files) and appends the rest.
 package lancepart.spark.write
 
-import lancepart.manifest.Naming
+import lancepart.manifest.{ManifestRow, Naming}
 import lancepart.spark.PartitionedTable
 import lancepart.spark.read.{PartitionTableColumn, PartitionedScan, PartitionedScanBuilder, RowAddressColumn}
 import lancepart.txn.{CommandRead, LeafWrite, PartitionDirectory, RowAddresses, TableWrite}
@@ -58,25 +58,25 @@ class MergeOnReadOperation(table: PartitionedTable, info: RowLevelOperationInfo)
     }
   }
 
+  /** Without a scan when Spark's optimizer removed it: the command's condition is always false or
+   * NULL (`WHERE false`, `ON 1 != 1`), so it deletes no row and reads none (a MERGE's inserts remain). */
   override def newWriteBuilder(writeInfo: LogicalWriteInfo): DeltaWriteBuilder = new DeltaWriteBuilder {
-    override def build(): DeltaWrite = new MergeOnReadWrite(
-      table,
-      writeInfo,
-      scan.getOrElse(throw new IllegalStateException(
-        s"table ${table.name()}: the write of a ${command()} was planned before its scan")),
-      command()
-    )
+    override def build(): DeltaWrite = new MergeOnReadWrite(table, writeInfo, scan, command())
   }
 }
 
 /**
- * The write of a merge-on-read `command` whose rows `scan` read. Spark gives a deleted row its row
+ * The write of a merge-on-read `command` whose rows `scan` read (None: it read none). Spark gives a deleted row its row
  * id and NULL data columns (a DELETE's rows have no data columns), an inserted row its data and a
  * NULL row id: clustering by the partition columns and then the partition table sends each
  * partition's inserts, and each partition table's deletes, to one task, sorted so that a
  * partition's inserts come together and are written as its fragments at once.
  */
-class MergeOnReadWrite(table: PartitionedTable, info: LogicalWriteInfo, scan: PartitionedScan, command: Command)
+class MergeOnReadWrite(
+    table: PartitionedTable,
+    info: LogicalWriteInfo,
+    scan: Option[PartitionedScan],
+    command: Command)
     extends DeltaWrite with DeltaBatchWrite with RequiresDistributionAndOrdering {
   private val clustering = {
     val inserts = if (command == Command.DELETE) Array.empty[Expression] else PartitionedWrite.clustering(table)
@@ -100,13 +100,14 @@ class MergeOnReadWrite(table: PartitionedTable, info: LogicalWriteInfo, scan: Pa
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     val done = messages.toSeq.map { case m: MergeOnReadMessage => m }
     val what = if (command == Command.MERGE) "MERGE INTO" else command.name()
-    val read = scan.tablesRead.map(r => r.objectId -> r).toMap
+    val read = scan.fold(Map.empty[String, ManifestRow])(_.tablesRead.map(r => r.objectId -> r).toMap)
     val deletes = done.flatMap(_.deletes).groupMapReduce(_._1)(_._2)(_ ++ _).map { case (id, addresses) =>
       val row = read.getOrElse(
         id,
         throw new IllegalStateException(
           s"table ${table.name()}: $what deletes rows of partition table $id, which its scan did not read"))
-      val version = scan.versionsRead.get(id).orElse(row.readVersion).getOrElse(throw new IllegalStateException(
+      val pinned = scan.flatMap(_.versionsRead.get(id))
+      val version = pinned.orElse(row.readVersion).getOrElse(throw new IllegalStateException(
         s"table ${table.name()}: $what read partition table $id at no known version"))
       id -> RowAddresses(row, version, addresses.distinct, what)
     }
@@ -115,11 +116,12 @@ class MergeOnReadWrite(table: PartitionedTable, info: LogicalWriteInfo, scan: Pa
       table.manifest,
       directory,
       done.flatMap(_.writes),
-      reads = Option.when(isolation == IsolationLevel.Serializable)(CommandRead(
-        what,
-        IsolationLevel.property(command),
-        scan.manifestFilter,
-        scan.tablesSelected.map(r => r.objectId -> r).toMap)),
+      reads = scan.filter(_ => isolation == IsolationLevel.Serializable).map(s =>
+        CommandRead(
+          what,
+          IsolationLevel.property(command),
+          s.manifestFilter,
+          s.tablesSelected.map(r => r.objectId -> r).toMap)),
       addressDeletes = deletes
     )
     if (!tx.isEmpty) table.committer.commit(tx)
