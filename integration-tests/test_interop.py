@@ -205,3 +205,67 @@ def test_field_ids_with_other_characters_name_quoted_manifest_columns(spark, roo
     de = [r for r in _manifest_rows(table_dir).values() if r["object_type"] == "table" and r["partition_field_coun-try x"] == "DE"]
     assert len(de) == 1
     assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} WHERE country = 'DE'").collect()) == [6]
+
+
+def add_foreign_partition_column(table_dir, nullable):
+    """Another writer's own `partition_field_spec_id` column (no spec declares it), 1 in every row."""
+    manifest = lance.dataset(f"{table_dir}/__manifest")
+    field = pa.field("partition_field_spec_id", pa.int32(), nullable=nullable)
+
+    @lance.batch_udf(output_schema=pa.schema([field]))
+    def spec_id(batch):
+        return pa.RecordBatch.from_arrays([pa.array([1] * batch.num_rows, pa.int32())], schema=pa.schema([field]))
+
+    manifest.add_columns(spec_id)
+    assert lance.dataset(f"{table_dir}/__manifest").schema.field(field.name).nullable == nullable
+
+
+def foreign_values(table_dir):
+    rows = lance.dataset(f"{table_dir}/__manifest").to_table(
+        columns=["object_id", "partition_field_spec_id"]).to_pylist()
+    return {r["object_id"]: r["partition_field_spec_id"] for r in rows}
+
+
+@pytest.mark.parametrize("mode", ["weak", "strong"])
+def test_another_writers_nullable_partition_column_keeps_its_values(spark, root, ns, mode):
+    """lancepart writes the partition_field_* columns of declared spec fields only: another
+    writer's column keeps its values in every row a write rewrites, and is NULL in new rows."""
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, c STRING) PARTITIONED BY (c) TBLPROPERTIES ('transaction.mode' = '{mode}')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    table_dir = root / ns / "t"
+    add_foreign_partition_column(table_dir, nullable=True)
+    before = foreign_values(table_dir)
+    spark.sql(f"INSERT INTO {t} VALUES (4, 'a')")
+    spark.sql(f"UPDATE {t} SET id = id + 10 WHERE c = 'b'")
+    spark.sql(f"DELETE FROM {t} WHERE c = 'c'")
+    spark.sql(f"INSERT INTO {t} VALUES (5, 'd')")
+    after = foreign_values(table_dir)
+    assert set(before.values()) == {1}
+    assert {i: v for i, v in after.items() if i in before} == {i: 1 for i in before if i in after}
+    assert all(v is None for i, v in after.items() if i not in before)
+    d = next(r for r in lance.dataset(f"{table_dir}/__manifest").to_table(filter="object_type = 'table'").to_pylist()
+             if r["partition_field_c"] == "d")
+    assert d["partition_field_spec_id"] is None
+    assert sorted(r.id for r in spark.table(t).collect()) == [1, 4, 5, 12]
+
+
+@pytest.mark.parametrize("mode", ["weak", "strong"])
+def test_another_writers_not_null_partition_column_is_kept_and_new_rows_are_refused_by_name(spark, root, ns, mode):
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, c STRING) PARTITIONED BY (c) TBLPROPERTIES ('transaction.mode' = '{mode}')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
+    table_dir = root / ns / "t"
+    add_foreign_partition_column(table_dir, nullable=False)
+    before = foreign_values(table_dir)
+    manifest_version = lance.dataset(f"{table_dir}/__manifest").version
+    with pytest.raises(Exception, match=rf"table lance\.{ns}\.t: cannot add row '.*' to __manifest: its column "
+                                        r"'partition_field_spec_id' \(another writer's, NOT NULL\) need a value"):
+        spark.sql(f"INSERT INTO {t} VALUES (3, 'new')")
+    assert lance.dataset(f"{table_dir}/__manifest").version == manifest_version
+    assert foreign_values(table_dir) == before
+    assert sorted(r.id for r in spark.table(t).collect()) == [1, 2]
+    if mode == "weak":  # a write that adds no __manifest row keeps the column's values
+        spark.sql(f"INSERT INTO {t} VALUES (4, 'a')")
+        assert foreign_values(table_dir) == before
+        assert sorted(r.id for r in spark.table(t).collect()) == [1, 2, 4]

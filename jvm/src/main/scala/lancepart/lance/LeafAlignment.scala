@@ -78,7 +78,10 @@ object LeafAlignment {
   private def layout(ds: Dataset, schema: NamespaceSchema): LeafLayout = {
     val leaf = LeafSchema.columns(ds)
     LeafLayout(
-      leaf.map(l => l.field -> schema.fields.find(c => LeafSchema.find(leaf, c, schema.fields).contains(l))),
-      ds.getLanceFileFormatVersion)
+      LeafSchema.forAppend(ds).zip(leaf).map { case (written, l) =>
+        written -> schema.fields.find(c => LeafSchema.find(leaf, c, schema.fields).contains(l))
+      },
+      ds.getLanceFileFormatVersion
+    )
   }
 }

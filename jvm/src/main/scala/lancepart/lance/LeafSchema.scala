@@ -7,6 +7,7 @@ import lancepart.arrow.ArrowTypes
 import lancepart.spec.{NamespaceSchema, SchemaEvolution, SchemaField}
 import org.apache.arrow.vector.types.pojo.{Field, FieldType, Schema}
 import org.lance.Dataset
+import org.lance.schema.LanceField
 
 import scala.jdk.CollectionConverters._
 import scala.util.Try
@@ -30,16 +31,44 @@ object LeafColumn {
 object LeafSchema {
   val FieldIdKey = "lancepart:field_id"
 
-  /** The Arrow schema of data written now: the readable columns, tagged with their ids. */
-  def arrow(schema: NamespaceSchema): Schema = new Schema(schema.fields.map(tagged(schema, _)).asJava)
+  /** The Arrow schema of new partition tables: the readable columns ([[created]]). */
+  def arrow(schema: NamespaceSchema): Schema = new Schema(schema.fields.map(created(schema, _)).asJava)
 
-  /** Column `f` as a new partition table stores it ([[NamespaceSchema.arrow]]), tagged with its id. */
-  def tagged(schema: NamespaceSchema, f: SchemaField): Field = {
-    val plain = schema.arrow(f)
+  /** Column `f` as a partition table created now stores it: tagged with its id, and with the
+   * namespace's field ids as the table's Lance field ids ([[NamespaceSchema.withFieldIds]]). */
+  def created(schema: NamespaceSchema, f: SchemaField): Field = withTag(schema.withFieldIds(f), f.id)
+
+  /** Column `f` as a column added to an existing partition table ([[NamespaceSchema.arrow]]),
+   * tagged with its id; Lance gives it the next field id of that table. */
+  def tagged(schema: NamespaceSchema, f: SchemaField): Field = withTag(schema.arrow(f), f.id)
+
+  private def withTag(field: Field, id: Int): Field = {
+    val metadata =
+      Option(field.getMetadata).fold(Map.empty[String, String])(_.asScala.toMap) + (FieldIdKey -> id.toString)
     new Field(
-      plain.getName,
-      new FieldType(plain.isNullable, plain.getType, plain.getDictionary, Map(FieldIdKey -> f.id.toString).asJava),
-      plain.getChildren)
+      field.getName,
+      new FieldType(field.isNullable, field.getType, field.getDictionary, metadata.asJava),
+      field.getChildren)
+  }
+
+  /** The top-level Arrow fields of `ds` as new fragments of it must be written: each field, nested
+   * ones included, carrying the Lance field id `ds` gives it, so that the fragments' data files
+   * name the fields `ds` has (a write otherwise numbers them 0, 1, ..., which a table with gaps in
+   * its ids, from a dropped column, reads as other columns). */
+  def forAppend(ds: Dataset): Seq[Field] = {
+    val lanceFields = ds.getLanceSchema.fields().asScala.map(f => f.getName -> f).toMap
+    ds.getSchema.getFields.asScala.toSeq.map(f => withLanceIds(f, lanceFields(f.getName)))
+  }
+
+  /** `f` with `lance`'s field id, and its children with theirs (matched by name: a fixed-size
+   * list's element has none, Lance stores the list as one field). */
+  private def withLanceIds(f: Field, lance: LanceField): Field = {
+    val metadata = Option(f.getMetadata).fold(Map.empty[String, String])(_.asScala.toMap) +
+      (NamespaceSchema.FieldIdKey -> lance.getId.toString)
+    val children = f.getChildren.asScala.map { c =>
+      lance.getChildren.asScala.find(_.getName == c.getName).fold(c)(withLanceIds(c, _))
+    }
+    new Field(f.getName, new FieldType(f.isNullable, f.getType, f.getDictionary, metadata.asJava), children.asJava)
   }
 
   /** The top-level columns of `ds`, in order. Their Lance field ids are read from `ds` (its Lance

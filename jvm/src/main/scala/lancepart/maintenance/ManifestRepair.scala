@@ -92,7 +92,7 @@ object ManifestRepair {
       store.updateMetadata(Map(RepairInProgressKey -> "true"))
       record(store, meta.unpartitioned, recorded)
       store.addColumns(missing)
-      store.upsert(rows, c => c == ObjectId || c == ObjectType || restored.contains(c))
+      store.upsert(rows, Some(c => c == ObjectId || c == ObjectType || restored.contains(c)))
       store.removeMetadata(RepairInProgressKey)
     } else record(store, meta.unpartitioned, recorded)
     progress.advance()

@@ -298,9 +298,9 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   /**
    * One atomic `__manifest` commit: rows whose object_id exists are replaced, others inserted
    * (merge_insert keyed on object_id); Lance retries it on top of concurrent commits. Returns
-   * the new manifest version. Only `columns` are written (default: those lancepart keeps).
+   * the new manifest version. Only `columns` are written (None: those lancepart keeps, [[written]]).
    */
-  def upsert(rows: Seq[ManifestRow], columns: String => Boolean = Written): Long =
+  def upsert(rows: Seq[ManifestRow], columns: Option[String => Boolean] = None): Long =
     lance.withDataset(uri)(mergeInsert(_, rows, Seq.empty, ConflictRetries, columns)._1)
 
   /**
@@ -330,16 +330,19 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       version
     }
 
-  /** The committed version and its table metadata. Writes `columns` (default: those lancepart
-   * keeps); the other columns of an updated row, such as `base_objects`, keep their values. */
+  /** The committed version and its table metadata. Writes `columns` (None: those lancepart keeps,
+   * [[written]]); the other columns of an updated row, such as `base_objects` and another writer's
+   * own, keep their values. */
   private def mergeInsert(
       ds: Dataset,
       rows: Seq[ManifestRow],
       removed: Seq[String],
       retries: Int,
-      columns: String => Boolean = Written): (Long, Map[String, String]) = {
+      columns: Option[String => Boolean] = None): (Long, Map[String, String]) = {
     val types = partitionTypes(ds.getSchema)
-    val schema = new Schema(ds.getSchema.getFields.asScala.filter(f => columns(f.getName)).asJava)
+    val writes = columns.getOrElse(written(ds, rows))
+    val schema = new Schema(ds.getSchema.getFields.asScala.filter(f => writes(f.getName)).asJava)
+    val inserts = insertsRows(ds, schema, rows)
     Lance.using(VectorSchemaRoot.create(schema, Lance.allocator)) { root =>
       root.allocateNew()
       rows.zipWithIndex.foreach { case (row, i) =>
@@ -352,13 +355,57 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
           Data.exportArrayStream(Lance.allocator, reader, stream)
           val params = new MergeInsertParams(Collections.singletonList(ObjectId))
             .withMatchedUpdateAll()
-            .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll)
+            .withNotMatched(
+              if (inserts) MergeInsertParams.WhenNotMatched.InsertAll else MergeInsertParams.WhenNotMatched.DoNothing)
             .withConflictRetries(retries)
           if (removed.nonEmpty) params.withNotMatchedBySourceDeleteIf(ManifestQuery.byId(removed))
-          Lance.using(ds.mergeInsert(params, stream).dataset())(d => (d.version(), d.getTableMetadata.asScala.toMap))
+          val result = ds.mergeInsert(params, stream)
+          Lance.using(result.dataset()) { d =>
+            val updated = result.stats().numUpdatedRows()
+            if (!inserts && updated != rows.size) throw new IllegalStateException(
+              s"table $table: ${rows.size - updated} of the __manifest rows that version ${d.version()} updates " +
+                "were removed by a concurrent commit before it; check the table and repeat the write")
+            (d.version(), d.getTableMetadata.asScala.toMap)
+          }
         }
       }
     }
+  }
+
+  /**
+   * The columns lancepart keeps: the directory namespace's, `metadata`, `read_version`, and the
+   * `partition_field_<id>` columns of the fields that a spec declared in `ds`'s table metadata has
+   * or `rows` carry values of (a staged REPLACE's spec is declared when it is published). Another
+   * writer's `partition_field_*` column of no declared field is its own and is never written.
+   */
+  private def written(ds: Dataset, rows: Seq[ManifestRow]): String => Boolean = {
+    val declared = ds.getTableMetadata.asScala.toSeq.flatMap { case (key, value) =>
+      PartitionSpec.versionOfKey(key).toSeq.flatMap(_ => PartitionSpec.parse(value, key, table).fields.map(_.fieldId))
+    }
+    val partitionColumns = (declared ++ rows.flatMap(_.values.keys)).map(PartitionField.ColumnPrefix + _).toSet
+    c => RequiredColumns.contains(c) || c == Metadata || c == ReadVersion || partitionColumns(c)
+  }
+
+  /**
+   * Whether a merge of `rows`, writing `schema`'s columns, may insert rows: not when another
+   * writer's NOT NULL column is not one of them (Lance refuses inserts then), and the merge then
+   * only updates. A row new to `__manifest` is refused before anything is written: lancepart knows
+   * no value for that column.
+   */
+  private def insertsRows(ds: Dataset, schema: Schema, rows: Seq[ManifestRow]): Boolean = {
+    val written = schema.getFields.asScala.map(_.getName).toSet
+    val unfilled = ds.getSchema.getFields.asScala.filter(f => !f.isNullable && !written(f.getName))
+    if (unfilled.nonEmpty && rows.nonEmpty) {
+      val existing = scan(ds, ManifestQuery.byId(rows.map(_.objectId)), Seq(ObjectId)).map(_(ObjectId).toString).toSet
+      rows.map(_.objectId).find(id => !existing(id)).foreach { id =>
+        throw new UnsupportedOperationException(
+          s"table $table: cannot add row '$id' to __manifest: its column${if (unfilled.size > 1) "s" else ""} " +
+            s"${unfilled.map(f => s"'${f.getName}'").mkString(", ")} (another writer's, NOT NULL) " +
+            "need a value lancepart does not know; nothing was changed. Make the column nullable, or write " +
+            "this partition with the client that added it")
+      }
+    }
+    unfilled.isEmpty
   }
 
   private def columnValue(row: ManifestRow, column: String, types: Map[String, DataType]): Any = column match {
@@ -407,10 +454,6 @@ object ManifestStore {
 
   /** The columns every reader needs; `metadata` and `read_version` are read when present. */
   val RequiredColumns: Seq[String] = Seq(ObjectId, ObjectType, Location)
-
-  /** The columns lancepart writes; others (`base_objects`, other writers' own) keep their values. */
-  val Written: String => Boolean = c =>
-    RequiredColumns.contains(c) || c == Metadata || c == ReadVersion || c.startsWith(PartitionField.ColumnPrefix)
 
   private def has(ds: Dataset, column: String): Boolean = ds.getSchema.getFields.asScala.exists(_.getName == column)
   private val ConflictRetries = 20

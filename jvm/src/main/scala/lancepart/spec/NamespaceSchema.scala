@@ -1,10 +1,13 @@
 // The namespace `schema` property (spec: Schema): JsonArrowSchema with `lance:field_id` on every field.
 package lancepart.spec
 
+import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 import lancepart.arrow.{ArrowTypes, UnsupportedArrowType}
-import org.apache.arrow.vector.types.pojo.Field
+import org.apache.arrow.vector.types.pojo.{Field, FieldType}
 import org.apache.spark.sql.types._
+
+import scala.jdk.CollectionConverters._
 
 /** One top-level column of the namespace schema with its stable field id and its COMMENT. */
 case class SchemaField(id: Int, name: String, dataType: DataType, nullable: Boolean, comment: Option[String] = None)
@@ -30,8 +33,21 @@ case class NamespaceSchema(fields: Seq[SchemaField], json: String, droppedMaxId:
     new Field(f.name, stored.getFieldType, stored.getChildren)
   }
 
+  /**
+   * [[arrow]] of column `f` with its namespace field ids as Lance takes them from a write's Arrow
+   * schema (`lance:field_id` on the column and on every field inside it): a partition table
+   * created from it has the namespace's field ids (spec: Field IDs "must remain consistent across
+   * partition tables"), gaps of dropped columns included.
+   */
+  def withFieldIds(f: SchemaField): Field = NamespaceSchema.withIds(arrow(f), columnNodes(f.id))
+
   @transient private lazy val arrowFields: Map[Int, Field] =
     NamespaceSchema.columns(json, "schema").map { case (_, field, id, _) => id -> field }.toMap
+
+  @transient private lazy val columnNodes: Map[Int, JsonNode] =
+    Json.array(Json.parse(json, "schema"), "fields", "schema").map { node =>
+      SchemaJson.fieldFromJson(node, "schema")._3 -> node
+    }.toMap
 
   /** A column by id; None for a dropped one (old specs may still name it as a source). */
   def byId(id: Int): Option[SchemaField] = fields.find(_.id == id)
@@ -81,6 +97,21 @@ object NamespaceSchema {
       val (name, field, id) = SchemaJson.fieldFromJson(f, what)
       (name, field, id, Json.stringMap(f.get("metadata")).get(CommentKey))
     }
+
+  /** `field` with the ids of its JsonArrowField `node`, whose nested `fields` are, in order, the
+   * Arrow field's children ([[ArrowJsonType.toArrow]] reads them so). */
+  private def withIds(field: Field, node: JsonNode): Field = {
+    val id = Json.stringMap(node.get("metadata"))(FieldIdKey)
+    val nested =
+      Option(node.get("type")).filter(_.has("fields")).fold(Seq.empty[JsonNode])(_.get("fields").asScala.toSeq)
+    val children = field.getChildren.asScala.toSeq
+    val metadata = Option(field.getMetadata).fold(Map.empty[String, String])(_.asScala.toMap) + (FieldIdKey -> id)
+    new Field(
+      field.getName,
+      new FieldType(field.isNullable, field.getType, field.getDictionary, metadata.asJava),
+      children.zip(nested).map { case (c, n) => withIds(c, n) }.asJava
+    )
+  }
 
   /** Refuses a COMMENT on a field inside column `column` (of type `dt`), which would be lost. */
   def checkNoNestedComments(table: String, column: String, dt: DataType): Unit = dt match {

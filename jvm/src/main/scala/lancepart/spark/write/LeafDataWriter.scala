@@ -38,7 +38,7 @@ class LeafDataWriter(
     fileVersion: String,
     strong: Boolean) extends DataWriter[InternalRow] {
   private val active = schema.fields
-  private val newLeafLayout = LeafLayout(active.map(c => LeafSchema.tagged(schema, c) -> Some(c)), fileVersion)
+  private val newLeafLayout = LeafLayout(active.map(c => LeafSchema.created(schema, c) -> Some(c)), fileVersion)
   private var current: Option[Target] = None
   private val written = mutable.LinkedHashMap.empty[String, (LeafTarget, mutable.ArrayBuffer[FragmentMetadata])]
   private val pending = mutable.ArrayBuffer.empty[InternalRow]
