@@ -269,3 +269,24 @@ def test_another_writers_not_null_partition_column_is_kept_and_new_rows_are_refu
         spark.sql(f"INSERT INTO {t} VALUES (4, 'a')")
         assert foreign_values(table_dir) == before
         assert sorted(r.id for r in spark.table(t).collect()) == [1, 2, 4]
+
+
+def test_rows_appended_to_another_writers_partition_table_with_a_gap_in_its_field_ids_read_right(spark, root, ns):
+    """A partition table another client wrote and then dropped a column from has Lance field ids
+    0, 2, 3: rows lancepart appends must name those ids, not 0, 1, 2 (which read `country` as the
+    dropped column's id and `event_date` as `country`'s)."""
+    table_dir = root / ns / "events"
+    write_by_hand(table_dir, read_version_column=False)
+    jp = next(r for r in _manifest_rows(table_dir).values()
+              if r["object_type"] == "table" and r["partition_field_country"] == "JP")
+    uri = f"{table_dir}/{jp['location']}"
+    data = pa.table({"id": pa.array([5], pa.int64()), "note": ["dropped"],
+                     "event_date": pa.array([dt.date(2025, 12, 10)]), "country": ["JP"]})
+    lance.write_dataset(data, uri, mode="overwrite").drop_columns(["note"])
+    assert [f.id() for f in lance.dataset(uri).lance_schema.fields()] == [0, 2, 3]
+    t = f"lance.{ns}.events"
+    spark.sql(f"INSERT INTO {t} VALUES (8, DATE'2025-12-12', 'JP')")
+    expected = [(5, dt.date(2025, 12, 10), "JP"), (8, dt.date(2025, 12, 12), "JP")]
+    assert sorted((r["id"], r["event_date"], r["country"]) for r in lance.dataset(uri).to_table().to_pylist()) == expected
+    assert sorted(tuple(r) for r in spark.sql(f"SELECT id, event_date, country FROM {t} WHERE country = 'JP'")
+                  .collect()) == expected
