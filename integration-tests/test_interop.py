@@ -251,18 +251,30 @@ def test_another_writers_nullable_partition_column_keeps_its_values(spark, root,
 
 
 @pytest.mark.parametrize("mode", ["weak", "strong"])
-def test_another_writers_not_null_partition_column_is_kept_and_new_rows_are_refused_by_name(spark, root, ns, mode):
+@pytest.mark.parametrize("statement", [
+    "INSERT INTO {t} VALUES (3, 'new')",
+    "UPDATE {t} SET c = 'new' WHERE id = 1",  # merge-on-read: deletes row 1 from 'a', inserts it into a new partition
+])
+def test_another_writers_not_null_partition_column_is_kept_and_new_rows_are_refused_by_name(
+        spark, root, ns, mode, statement):
+    """A commit that would add a __manifest row is refused before any partition table changes
+    (a merge-on-read UPDATE deleted the row from its partition table first, and lost it)."""
     t = f"lance.{ns}.t"
-    spark.sql(f"CREATE TABLE {t} (id BIGINT, c STRING) PARTITIONED BY (c) TBLPROPERTIES ('transaction.mode' = '{mode}')")
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, c STRING) PARTITIONED BY (c) TBLPROPERTIES "
+              f"('transaction.mode' = '{mode}', 'write.update.mode' = 'merge-on-read')")
     spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
     table_dir = root / ns / "t"
     add_foreign_partition_column(table_dir, nullable=False)
     before = foreign_values(table_dir)
     manifest_version = lance.dataset(f"{table_dir}/__manifest").version
+    leaf_versions = {r["location"]: lance.dataset(f"{table_dir}/{r['location']}").version
+                     for r in lance.dataset(f"{table_dir}/__manifest").to_table(filter="object_type = 'table'")
+                     .to_pylist()}
     with pytest.raises(Exception, match=rf"table lance\.{ns}\.t: cannot add row '.*' to __manifest: its column "
-                                        r"'partition_field_spec_id' \(another writer's, NOT NULL\) need a value"):
-        spark.sql(f"INSERT INTO {t} VALUES (3, 'new')")
+                                        r"'partition_field_spec_id' \(another writer's, NOT NULL\) needs a value"):
+        spark.sql(statement.format(t=t))
     assert lance.dataset(f"{table_dir}/__manifest").version == manifest_version
+    assert {loc: lance.dataset(f"{table_dir}/{loc}").version for loc in leaf_versions} == leaf_versions
     assert foreign_values(table_dir) == before
     assert sorted(r.id for r in spark.table(t).collect()) == [1, 2]
     if mode == "weak":  # a write that adds no __manifest row keeps the column's values

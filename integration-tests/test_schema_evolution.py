@@ -271,16 +271,38 @@ def test_partition_tables_carry_the_namespace_field_ids_after_drop_and_add_colum
               f"(4, 'old', 'c4', named_struct('x', 4, 'y', 'y4'), 'e4')")
     expected = namespace_ids(schema_json(root, ns)["fields"])
     assert (expected["c"], expected["s.x"], expected["e"]) == (3, 5, 7), expected
+    assert_leaves_read_by_field_id(spark, root, ns, t, ("id", "c", "s", "s.x", "s.y", "e"), leaves=2)
+
+
+@pytest.mark.parametrize("mode", ["weak", "strong"])
+def test_columns_a_write_adds_to_an_older_partition_table_take_the_namespace_field_ids(spark, root, ns, mode):
+    """x (id 3) added and dropped before the partition table had it: d (4) and x (5) added later
+    reach it at the next write with ids 4 and 5, not Lance's next free 3 and 4 (x's read as d's)."""
+    t = f"lance.{ns}.e"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, a STRING, b STRING) PARTITIONED BY (a) "
+              f"TBLPROPERTIES ('transaction.mode' = '{mode}')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'q', 'b1')")
+    for statement in ("ADD COLUMN x STRING", "DROP COLUMN x", "ADD COLUMN d STRING", "ADD COLUMN x INT"):
+        spark.sql(f"ALTER TABLE {t} {statement}")
+    spark.sql(f"INSERT INTO {t} VALUES (2, 'q', 'b2', 'd2', 22)")
+    expected = namespace_ids(schema_json(root, ns)["fields"])
+    assert (expected["d"], expected["x"]) == (4, 5), expected
+    assert_leaves_read_by_field_id(spark, root, ns, t, ("id", "b", "d", "x"), leaves=1)
+
+
+def assert_leaves_read_by_field_id(spark, root, ns, t, columns, leaves):
+    """Every partition table that readers read has the namespace's field ids for ``columns``, and
+    reading each top-level one by field id, as a spec reader does, gives Spark's values."""
+    expected = namespace_ids(schema_json(root, ns)["fields"])
     spark_rows = {r.id: r.asDict(recursive=True) for r in spark.table(t).collect()}
-    columns = ("id", "c", "s", "s.x", "s.y", "e")
     rows = manifest(root, ns, "e").to_table(filter="object_type = 'table'").to_pylist()
-    assert len(rows) == 2
+    assert len(rows) == leaves
     for r in rows:
         leaf = lance.dataset(str(root / ns / "e" / r["location"]), version=version_read(root, ns, r, "e"))
         ids = leaf_ids(leaf.lance_schema.fields())
         assert {path: ids.get(path) for path in columns} == {path: expected[path] for path in columns}, leaf.uri
-        # read as a spec reader does: each namespace column from the leaf column of its field id
         by_id = {i: path for path, i in ids.items() if "." not in path}
+        top = [c for c in columns if "." not in c and c != "id"]
         for row in leaf.to_table().to_pylist():
-            read = {name: row[by_id[expected[name]]] for name in ("c", "s", "e")}
+            read = {name: row[by_id[expected[name]]] for name in top}
             assert read == {name: spark_rows[row["id"]][name] for name in read}, (leaf.uri, row)

@@ -54,23 +54,18 @@ object LeafAlignment {
       if (narrower || !missing.forall(addable) || (pinned.isDefined && !unchanged)) None
       else if (unchanged) Some(layout(ds, schema))
       else {
-        LeafProject.commit(lance, uri, base = None, before)(LeafSchema.aligned(_, schema.fields))
         // planned again when another commit lands first (another writer may have added them)
-        if (missing.nonEmpty) Lance.replanned(lance.withDataset(uri) { latest =>
-          val stillMissing = missingFields(LeafSchema.columns(latest), schema)
-          if (stillMissing.nonEmpty) {
-            before()
-            latest.addColumns(stillMissing.asJava)
-          }
-        })
+        LeafProject.commit(lance, uri, base = None, before)(leaf =>
+          LeafSchema.aligned(leaf, schema.fields).copy(added = missingFields(leaf, schema)))
         Some(lance.withDataset(uri)(layout(_, schema)))
       }
     }
   }
 
-  /** The namespace columns a leaf of columns `leaf` lacks, as the fields to add. */
+  /** The namespace columns a leaf of columns `leaf` lacks, as the fields to add: with the
+   * namespace's field ids, which the leaf then has where they are free ([[LeafProject]]). */
   private def missingFields(leaf: Seq[LeafColumn], schema: NamespaceSchema): Seq[Field] =
-    schema.fields.filter(c => LeafSchema.find(leaf, c, schema.fields).isEmpty).map(LeafSchema.tagged(schema, _))
+    schema.fields.filter(c => LeafSchema.find(leaf, c, schema.fields).isEmpty).map(LeafSchema.created(schema, _))
 
   /** Whether Lance can add `f` to existing rows, as NULL: every field in it is nullable. */
   private def addable(f: Field): Boolean = f.isNullable && f.getChildren.asScala.forall(addable)

@@ -10,9 +10,10 @@ import org.lance.schema.LanceField
 
 import scala.jdk.CollectionConverters._
 
-/** Top-level columns (by current name) to rename, and to tag with a namespace field id. */
-case class LeafChange(renames: Map[String, String], tags: Map[String, Int]) {
-  def isEmpty: Boolean = renames.isEmpty && tags.isEmpty
+/** Top-level columns (by current name) to rename, and to tag with a namespace field id; columns to
+ * add (all NULL in existing rows), each with the Lance field ids it should take (`lance:field_id`). */
+case class LeafChange(renames: Map[String, String], tags: Map[String, Int], added: Seq[Field] = Seq.empty) {
+  def isEmpty: Boolean = renames.isEmpty && tags.isEmpty && added.isEmpty
 }
 
 object LeafProject {
@@ -49,12 +50,37 @@ object LeafProject {
       val tag = change.tags.get(f.getName).map(id => LeafSchema.FieldIdKey -> id.toString)
       withIds(f, change.renames.getOrElse(f.getName, f.getName), tag.toMap)
     }
-    val schema = new Schema(fields.asJava, ds.getSchema.getCustomMetadata)
+    val schema = new Schema((fields ++ added(ds, change.added)).asJava, ds.getSchema.getCustomMetadata)
     val project = Project.builder().schema(schema).build()
     Lance.using(new Transaction.Builder().readVersion(ds.version()).operation(project).build()) { txn =>
       Lance.using(new CommitBuilder(ds).detached(detached).skipAutoCleanup(true).execute(txn))(_.version())
     }
   }
+
+  /** Columns `fields` to add to `ds`, all NULL: a Project with fields no data file has (as Lance's
+   * own all-NULL column adds commit). One whose ids `ds` already uses, in its schema or in a data
+   * file (a dropped column's), goes without them, and Lance gives it the next free ones. */
+  private def added(ds: Dataset, fields: Seq[Field]): Seq[Field] = if (fields.isEmpty) Seq.empty
+  else {
+    def ids(f: LanceField): Seq[Int] = f.getId +: f.getChildren.asScala.toSeq.flatMap(ids)
+    val taken = ds.getLanceSchema.fields().asScala.flatMap(ids).toSet ++
+      ds.getFragments.asScala.flatMap(_.metadata().getFiles.asScala.flatMap(_.getFields.toSeq))
+    fields.map(f => if (wanted(f).exists(taken)) withoutIds(f) else f)
+  }
+
+  private def wanted(f: Field): Seq[Int] =
+    Option(f.getMetadata).flatMap(m => Option(m.get(LanceFieldIdKey))).map(_.toInt).toSeq ++
+      f.getChildren.asScala.flatMap(wanted)
+
+  private def withoutIds(f: Field): Field = new Field(
+    f.getName,
+    new FieldType(
+      f.isNullable,
+      f.getType,
+      f.getDictionary,
+      (Option(f.getMetadata).fold(Map.empty[String, String])(_.asScala.toMap) - LanceFieldIdKey).asJava),
+    f.getChildren.asScala.map(withoutIds).asJava
+  )
 
   /** `f` as an Arrow field named `name` with `extra` metadata, every nested field carrying its
    * Lance field id so the Project keeps it (a fixed-size list's element has none: Lance stores

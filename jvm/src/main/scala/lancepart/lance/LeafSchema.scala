@@ -34,17 +34,12 @@ object LeafSchema {
   /** The Arrow schema of new partition tables: the readable columns ([[created]]). */
   def arrow(schema: NamespaceSchema): Schema = new Schema(schema.fields.map(created(schema, _)).asJava)
 
-  /** Column `f` as a partition table created now stores it: tagged with its id, and with the
-   * namespace's field ids as the table's Lance field ids ([[NamespaceSchema.withFieldIds]]). */
-  def created(schema: NamespaceSchema, f: SchemaField): Field = withTag(schema.withFieldIds(f), f.id)
-
-  /** Column `f` as a column added to an existing partition table ([[NamespaceSchema.arrow]]),
-   * tagged with its id; Lance gives it the next field id of that table. */
-  def tagged(schema: NamespaceSchema, f: SchemaField): Field = withTag(schema.arrow(f), f.id)
-
-  private def withTag(field: Field, id: Int): Field = {
-    val metadata =
-      Option(field.getMetadata).fold(Map.empty[String, String])(_.asScala.toMap) + (FieldIdKey -> id.toString)
+  /** Column `f` as a partition table stores it when created or when the column is added to it:
+   * tagged with its id, and with the namespace's field ids for the table's Lance field ids
+   * ([[NamespaceSchema.withFieldIds]]). */
+  def created(schema: NamespaceSchema, f: SchemaField): Field = {
+    val field = schema.withFieldIds(f)
+    val metadata = field.getMetadata.asScala.toMap + (FieldIdKey -> f.id.toString)
     new Field(
       field.getName,
       new FieldType(field.isNullable, field.getType, field.getDictionary, metadata.asJava),

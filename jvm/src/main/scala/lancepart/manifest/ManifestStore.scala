@@ -387,26 +387,44 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   }
 
   /**
+   * Refuses, before a transaction changes any partition table, a commit on top of manifest
+   * `version` that would add rows (those of `ids` it lacks; strong-mode `table_version` records
+   * when `records`) while another writer's NOT NULL column has no value lancepart could give them.
+   */
+  def requireAddable(version: Long, ids: Seq[String], records: Boolean): Unit =
+    atVersion(version)(ds => refuseAdding(ds, ids, records, unfilled(ds, written(ds, Seq.empty))))
+
+  /**
    * Whether a merge of `rows`, writing `schema`'s columns, may insert rows: not when another
    * writer's NOT NULL column is not one of them (Lance refuses inserts then), and the merge then
-   * only updates. A row new to `__manifest` is refused before anything is written: lancepart knows
-   * no value for that column.
+   * only updates. A row new to `__manifest` is refused before anything is written.
    */
   private def insertsRows(ds: Dataset, schema: Schema, rows: Seq[ManifestRow]): Boolean = {
     val written = schema.getFields.asScala.map(_.getName).toSet
-    val unfilled = ds.getSchema.getFields.asScala.filter(f => !f.isNullable && !written(f.getName))
-    if (unfilled.nonEmpty && rows.nonEmpty) {
-      val existing = scan(ds, ManifestQuery.byId(rows.map(_.objectId)), Seq(ObjectId)).map(_(ObjectId).toString).toSet
-      rows.map(_.objectId).find(id => !existing(id)).foreach { id =>
+    val columns = unfilled(ds, written)
+    refuseAdding(ds, rows.map(_.objectId), records = false, columns)
+    columns.isEmpty
+  }
+
+  /** Another writer's NOT NULL columns of `__manifest` that a merge writing `written` leaves out. */
+  private def unfilled(ds: Dataset, written: String => Boolean): Seq[Field] =
+    ds.getSchema.getFields.asScala.toSeq.filter(f => !f.isNullable && !written(f.getName))
+
+  private def refuseAdding(ds: Dataset, ids: Seq[String], records: Boolean, unfilled: Seq[Field]): Unit =
+    if (unfilled.nonEmpty) {
+      val existing =
+        if (ids.isEmpty) Set.empty[String]
+        else scan(ds, ManifestQuery.byId(ids), Seq(ObjectId)).map(_(ObjectId).toString).toSet
+      val added = ids.find(id => !existing(id)).map(id => s"row '$id'")
+        .orElse(Option.when(records)("a table_version row (strong mode records every partition table version)"))
+      added.foreach { what =>
         throw new UnsupportedOperationException(
-          s"table $table: cannot add row '$id' to __manifest: its column${if (unfilled.size > 1) "s" else ""} " +
+          s"table $table: cannot add $what to __manifest: its column${if (unfilled.size > 1) "s" else ""} " +
             s"${unfilled.map(f => s"'${f.getName}'").mkString(", ")} (another writer's, NOT NULL) " +
-            "need a value lancepart does not know; nothing was changed. Make the column nullable, or write " +
-            "this partition with the client that added it")
+            s"need${if (unfilled.size > 1) "" else "s"} a value lancepart does not know; nothing was changed. Make " +
+            "the column nullable, or write this partition with the client that added it")
       }
     }
-    unfilled.isEmpty
-  }
 
   private def columnValue(row: ManifestRow, column: String, types: Map[String, DataType]): Any = column match {
     case ObjectId => row.objectId

@@ -211,6 +211,11 @@ class Committer(
         plan.fragments ++= group.flatMap(_.fragments)
       }
 
+      // No partition table changes before __manifest is known to take the rows the commit adds.
+      store.requireAddable(
+        latest.version,
+        plans.values.toSeq.filter(_.isNew).flatMap(p => p.namespaces.map(_.objectId) :+ p.leaf.objectId),
+        records = strong && plans.nonEmpty)
       // Leaves under one new namespace each carry its row: keep one.
       val rows = Lance.parallel(plans.values.toSeq)(commitLeaf(_, latest.version + 1)).flatten.distinctBy(_.objectId)
       val removed = replacedIds.toSeq.filterNot(plans.contains)

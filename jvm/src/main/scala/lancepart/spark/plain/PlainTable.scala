@@ -5,7 +5,7 @@ package lancepart.spark.plain
 import java.util
 
 import lancepart.arrow.UnsupportedArrowType
-import lancepart.lance.{Lance, LanceAccess}
+import lancepart.lance.{Lance, LanceAccess, LeafSchema}
 import lancepart.maintenance.PlainMaintenance
 import lancepart.prune.V2Predicates
 import lancepart.spark.{FixedSizeLists, TableProperties}
@@ -55,6 +55,11 @@ class PlainTable(
   def atTime(micros: Long): PlainTable = at(PlainMaintenance.versionAt(lance, uri, tableName, micros))
 
   override def schema(): StructType = plainColumns.sparkSchema
+
+  /** The columns as rows written into the dataset carry them: with its Lance field ids
+   * ([[LeafSchema.forAppend]]; a dataset that lost a column has gaps in them). */
+  lazy val writtenColumns: PlainColumns =
+    lance.withDataset(uri, Some(lanceVersion))(ds => PlainColumns(tableName, LeafSchema.forAppend(ds)))
 
   override def properties(): util.Map[String, String] =
     (config + (TableCatalog.PROP_LOCATION -> uri) + (TableProperties.FileVersionKey -> fileVersion) +

@@ -26,9 +26,9 @@ class PlainWriteBuilder(table: PlainTable, info: LogicalWriteInfo)
   override def overwriteDynamicPartitions(): WriteBuilder = truncate()
 
   override def build(): Write =
-    new PlainWrite(table.tableName, table.uri, table.plainColumns, table.fileVersion, table.lance)(fragments =>
+    new PlainWrite(table.tableName, table.uri, table.writtenColumns, table.fileVersion, table.lance)(fragments =>
       if (overwrite)
-        PlainWrite.overwrite(table.lance, table.uri, table.lanceVersion, table.plainColumns.schema, fragments)
+        PlainWrite.overwrite(table.lance, table.uri, table.lanceVersion, table.writtenColumns.schema, fragments)
       else PlainWrite.append(table.lance, table.uri, table.lanceVersion, fragments))
 }
 
