@@ -277,10 +277,15 @@ def test_another_writers_not_null_partition_column_is_kept_and_new_rows_are_refu
     assert {loc: lance.dataset(f"{table_dir}/{loc}").version for loc in leaf_versions} == leaf_versions
     assert foreign_values(table_dir) == before
     assert sorted(r.id for r in spark.table(t).collect()) == [1, 2]
-    if mode == "weak":  # a write that adds no __manifest row keeps the column's values
+    if mode == "weak":  # writes that add no __manifest row keep the column's values
         spark.sql(f"INSERT INTO {t} VALUES (4, 'a')")
+        spark.sql(f"UPDATE {t} SET id = 5 WHERE id = 2")
         assert foreign_values(table_dir) == before
-        assert sorted(r.id for r in spark.table(t).collect()) == [1, 2, 4]
+        assert sorted(r.id for r in spark.table(t).collect()) == [1, 4, 5]
+    else:  # every strong-mode write records the partition table version it makes in a new row
+        with pytest.raises(Exception, match=rf"table lance\.{ns}\.t: cannot add a table_version row"):
+            spark.sql(f"INSERT INTO {t} VALUES (4, 'a')")
+        assert sorted(r.id for r in spark.table(t).collect()) == [1, 2]
 
 
 def test_rows_appended_to_another_writers_partition_table_with_a_gap_in_its_field_ids_read_right(spark, root, ns):
@@ -302,3 +307,25 @@ def test_rows_appended_to_another_writers_partition_table_with_a_gap_in_its_fiel
     assert sorted((r["id"], r["event_date"], r["country"]) for r in lance.dataset(uri).to_table().to_pylist()) == expected
     assert sorted(tuple(r) for r in spark.sql(f"SELECT id, event_date, country FROM {t} WHERE country = 'JP'")
                   .collect()) == expected
+
+
+def test_a_column_added_to_another_writers_partition_table_whose_id_it_uses_takes_a_free_one(spark, root, ns):
+    """The namespace gives new column w id 3, which a partition table of another writer already
+    uses for a column of its own (of another type: one of w's type would be read as w, spec
+    readers match columns by field id): w takes the next free id there, and both read right."""
+    table_dir = root / ns / "events"
+    write_by_hand(table_dir, read_version_column=False)
+    jp = next(r for r in _manifest_rows(table_dir).values()
+              if r["object_type"] == "table" and r["partition_field_country"] == "JP")
+    uri = f"{table_dir}/{jp['location']}"
+    lance.write_dataset(pa.table({"id": pa.array([5], pa.int64()), "event_date": pa.array([dt.date(2025, 12, 10)]),
+                                  "country": ["JP"], "theirs": [7]}), uri, mode="overwrite")
+    t = f"lance.{ns}.events"
+    spark.sql(f"ALTER TABLE {t} ADD COLUMN w STRING")
+    spark.sql(f"INSERT INTO {t} VALUES (8, DATE'2025-12-12', 'JP', 'w8')")
+    ids = {f.name(): f.id() for f in lance.dataset(uri).lance_schema.fields()}
+    assert ids == {"id": 0, "event_date": 1, "country": 2, "theirs": 3, "w": 4}
+    assert sorted((r["id"], r["theirs"], r["w"]) for r in lance.dataset(uri).to_table().to_pylist()) == \
+        [(5, 7, None), (8, None, "w8")]
+    assert sorted(tuple(r) for r in spark.sql(f"SELECT id, w FROM {t} WHERE country = 'JP'").collect()) == \
+        [(5, None), (8, "w8")]

@@ -271,7 +271,9 @@ def test_partition_tables_carry_the_namespace_field_ids_after_drop_and_add_colum
               f"(4, 'old', 'c4', named_struct('x', 4, 'y', 'y4'), 'e4')")
     expected = namespace_ids(schema_json(root, ns)["fields"])
     assert (expected["c"], expected["s.x"], expected["e"]) == (3, 5, 7), expected
-    assert_leaves_read_by_field_id(spark, root, ns, t, ("id", "c", "s", "s.x", "s.y", "e"), leaves=2)
+    inserted = {1: {"c": "c1", "s": {"x": 1, "y": "y1"}, "e": None}}
+    inserted.update({i: {"c": f"c{i}", "s": {"x": i, "y": f"y{i}"}, "e": f"e{i}"} for i in (2, 3, 4)})
+    assert_leaves_read_by_field_id(spark, root, ns, t, ("id", "c", "s", "s.x", "s.y", "e"), inserted, leaves=2)
 
 
 @pytest.mark.parametrize("mode", ["weak", "strong"])
@@ -287,22 +289,24 @@ def test_columns_a_write_adds_to_an_older_partition_table_take_the_namespace_fie
     spark.sql(f"INSERT INTO {t} VALUES (2, 'q', 'b2', 'd2', 22)")
     expected = namespace_ids(schema_json(root, ns)["fields"])
     assert (expected["d"], expected["x"]) == (4, 5), expected
-    assert_leaves_read_by_field_id(spark, root, ns, t, ("id", "b", "d", "x"), leaves=1)
+    inserted = {1: {"b": "b1", "d": None, "x": None}, 2: {"b": "b2", "d": "d2", "x": 22}}
+    assert_leaves_read_by_field_id(spark, root, ns, t, ("id", "b", "d", "x"), inserted, leaves=1)
 
 
-def assert_leaves_read_by_field_id(spark, root, ns, t, columns, leaves):
+def assert_leaves_read_by_field_id(spark, root, ns, t, columns, inserted, leaves):
     """Every partition table that readers read has the namespace's field ids for ``columns``, and
-    reading each top-level one by field id, as a spec reader does, gives Spark's values."""
+    reading each top-level one by field id, as a spec reader does, gives the ``inserted`` values
+    (by row id), as Spark does."""
     expected = namespace_ids(schema_json(root, ns)["fields"])
-    spark_rows = {r.id: r.asDict(recursive=True) for r in spark.table(t).collect()}
+    assert {r.id: {c: r.asDict(recursive=True)[c] for c in inserted[r.id]} for r in spark.table(t).collect()} == inserted
     rows = manifest(root, ns, "e").to_table(filter="object_type = 'table'").to_pylist()
     assert len(rows) == leaves
+    read = {}
     for r in rows:
         leaf = lance.dataset(str(root / ns / "e" / r["location"]), version=version_read(root, ns, r, "e"))
         ids = leaf_ids(leaf.lance_schema.fields())
         assert {path: ids.get(path) for path in columns} == {path: expected[path] for path in columns}, leaf.uri
         by_id = {i: path for path, i in ids.items() if "." not in path}
-        top = [c for c in columns if "." not in c and c != "id"]
         for row in leaf.to_table().to_pylist():
-            read = {name: row[by_id[expected[name]]] for name in top}
-            assert read == {name: spark_rows[row["id"]][name] for name in read}, (leaf.uri, row)
+            read[row[by_id[expected["id"]]]] = {name: row[by_id[expected[name]]] for name in inserted[row["id"]]}
+    assert read == inserted

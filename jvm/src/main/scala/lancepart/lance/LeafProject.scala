@@ -3,7 +3,8 @@
 // data file keeps its meaning), on the main branch or detached on top of a pinned version.
 package lancepart.lance
 
-import org.apache.arrow.vector.types.pojo.{Field, FieldType, Schema}
+import lancepart.arrow.FieldIds
+import org.apache.arrow.vector.types.pojo.{Field, Schema}
 import org.lance.{CommitBuilder, Dataset, Transaction}
 import org.lance.operation.Project
 import org.lance.schema.LanceField
@@ -18,8 +19,6 @@ case class LeafChange(renames: Map[String, String], tags: Map[String, Int], adde
 
 object LeafProject {
 
-  /** Lance's key for a field id in a Project's schema (lance-core: SchemaOperation). */
-  private val LanceFieldIdKey = "lance:field_id"
   private val PrimaryKeyPositionKey = "lance-schema:unenforced-primary-key:position"
 
   /**
@@ -42,9 +41,14 @@ object LeafProject {
 
   private def apply(ds: Dataset, uri: String, change: LeafChange, detached: Boolean): Long = {
     val lanceFields = ds.getLanceSchema.fields().asScala.toSeq
-    lanceFields.find(_.isUnenforcedClusteringKey).foreach { f =>
-      throw new UnsupportedOperationException(
-        s"partition table $uri: column '${f.getName}' is a clustering key, which lancepart's schema change would not keep")
+    lanceFields.find(_.isUnenforcedClusteringKey) match {
+      case Some(_) if !detached && change.renames.isEmpty && change.tags.isEmpty =>
+        // Lance's own add keeps the key; it gives the columns its next ids
+        ds.addColumns(change.added.map(withoutIds).asJava)
+        return ds.version()
+      case Some(f) => throw new UnsupportedOperationException(
+          s"partition table $uri: column '${f.getName}' is a clustering key, which lancepart's schema change would not keep")
+      case None =>
     }
     val fields = lanceFields.map { f =>
       val tag = change.tags.get(f.getName).map(id => LeafSchema.FieldIdKey -> id.toString)
@@ -59,28 +63,19 @@ object LeafProject {
 
   /** Columns `fields` to add to `ds`, all NULL: a Project with fields no data file has (as Lance's
    * own all-NULL column adds commit). One whose ids `ds` already uses, in its schema or in a data
-   * file (a dropped column's), goes without them, and Lance gives it the next free ones. */
+   * file (a dropped column's), is numbered above every id in use or asked for. */
   private def added(ds: Dataset, fields: Seq[Field]): Seq[Field] = if (fields.isEmpty) Seq.empty
   else {
     def ids(f: LanceField): Seq[Int] = f.getId +: f.getChildren.asScala.toSeq.flatMap(ids)
     val taken = ds.getLanceSchema.fields().asScala.flatMap(ids).toSet ++
       ds.getFragments.asScala.flatMap(_.metadata().getFiles.asScala.flatMap(_.getFields.toSeq))
-    fields.map(f => if (wanted(f).exists(taken)) withoutIds(f) else f)
+    var next = (taken ++ fields.flatMap(FieldIds.of)).max + 1
+    val fresh = () => { next += 1; next - 1 }
+    fields.map(f => if (FieldIds.of(f).exists(taken)) FieldIds.renumbered(f, fresh) else f)
   }
 
-  private def wanted(f: Field): Seq[Int] =
-    Option(f.getMetadata).flatMap(m => Option(m.get(LanceFieldIdKey))).map(_.toInt).toSeq ++
-      f.getChildren.asScala.flatMap(wanted)
-
-  private def withoutIds(f: Field): Field = new Field(
-    f.getName,
-    new FieldType(
-      f.isNullable,
-      f.getType,
-      f.getDictionary,
-      (Option(f.getMetadata).fold(Map.empty[String, String])(_.asScala.toMap) - LanceFieldIdKey).asJava),
-    f.getChildren.asScala.map(withoutIds).asJava
-  )
+  private def withoutIds(f: Field): Field =
+    FieldIds.rebuilt(f, f.getName, FieldIds.metadata(f) - FieldIds.Key, f.getChildren.asScala.toSeq.map(withoutIds))
 
   /** `f` as an Arrow field named `name` with `extra` metadata, every nested field carrying its
    * Lance field id so the Project keeps it (a fixed-size list's element has none: Lance stores
@@ -90,10 +85,10 @@ object LeafProject {
     val key = Option.when(f.isUnenforcedPrimaryKey)(
       PrimaryKeyPositionKey -> f.getUnenforcedPrimaryKeyPosition.orElse(0).toString)
     val metadata = Option(f.getMetadata).fold(Map.empty[String, String])(_.asScala.toMap) ++ extra ++ key +
-      (LanceFieldIdKey -> f.getId.toString)
+      (FieldIds.Key -> f.getId.toString)
     val children =
-      if (f.getChildren.isEmpty) arrow.getChildren
-      else f.getChildren.asScala.map(c => withIds(c, c.getName, Map.empty)).asJava
-    new Field(name, new FieldType(f.isNullable, f.getType, arrow.getDictionary, metadata.asJava), children)
+      if (f.getChildren.isEmpty) arrow.getChildren.asScala.toSeq
+      else f.getChildren.asScala.toSeq.map(c => withIds(c, c.getName, Map.empty))
+    FieldIds.rebuilt(arrow, name, metadata, children)
   }
 }

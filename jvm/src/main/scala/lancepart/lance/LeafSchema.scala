@@ -3,9 +3,9 @@
 // its namespace field id, so a column is found before and after its rename.
 package lancepart.lance
 
-import lancepart.arrow.ArrowTypes
+import lancepart.arrow.{ArrowTypes, FieldIds}
 import lancepart.spec.{NamespaceSchema, SchemaEvolution, SchemaField}
-import org.apache.arrow.vector.types.pojo.{Field, FieldType, Schema}
+import org.apache.arrow.vector.types.pojo.{Field, Schema}
 import org.lance.Dataset
 import org.lance.schema.LanceField
 
@@ -39,11 +39,11 @@ object LeafSchema {
    * ([[NamespaceSchema.withFieldIds]]). */
   def created(schema: NamespaceSchema, f: SchemaField): Field = {
     val field = schema.withFieldIds(f)
-    val metadata = field.getMetadata.asScala.toMap + (FieldIdKey -> f.id.toString)
-    new Field(
+    FieldIds.rebuilt(
+      field,
       field.getName,
-      new FieldType(field.isNullable, field.getType, field.getDictionary, metadata.asJava),
-      field.getChildren)
+      FieldIds.metadata(field) + (FieldIdKey -> f.id.toString),
+      field.getChildren.asScala.toSeq)
   }
 
   /** The top-level Arrow fields of `ds` as new fragments of it must be written: each field, nested
@@ -57,14 +57,13 @@ object LeafSchema {
 
   /** `f` with `lance`'s field id, and its children with theirs (matched by name: a fixed-size
    * list's element has none, Lance stores the list as one field). */
-  private def withLanceIds(f: Field, lance: LanceField): Field = {
-    val metadata = Option(f.getMetadata).fold(Map.empty[String, String])(_.asScala.toMap) +
-      (NamespaceSchema.FieldIdKey -> lance.getId.toString)
-    val children = f.getChildren.asScala.map { c =>
-      lance.getChildren.asScala.find(_.getName == c.getName).fold(c)(withLanceIds(c, _))
-    }
-    new Field(f.getName, new FieldType(f.isNullable, f.getType, f.getDictionary, metadata.asJava), children.asJava)
-  }
+  private def withLanceIds(f: Field, lance: LanceField): Field =
+    FieldIds.withId(
+      f,
+      lance.getId,
+      f.getChildren.asScala.toSeq.map { c =>
+        lance.getChildren.asScala.find(_.getName == c.getName).fold(c)(withLanceIds(c, _))
+      })
 
   /** The top-level columns of `ds`, in order. Their Lance field ids are read from `ds` (its Lance
    * schema, a twentieth of a small partition table's scan: docs/benchmarks.md) the first time one

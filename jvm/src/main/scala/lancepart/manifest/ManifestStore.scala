@@ -73,6 +73,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
         spec.spec.key) || stored.get(TableMetadata.SchemaKey) != current.properties.get(TableMetadata.SchemaKey)) {
       throw new IllegalStateException(s"table $table changed while ${spec.spec.key} was being added; retry")
     }
+    requireAddable(latestVersion(), Seq(spec.namespace), records = false)
     updateMetadata(Map(spec.spec.key -> spec.spec.toJson))
     upsert(Seq(ManifestRow(spec.namespace, Naming.NamespaceType, None, None, Map.empty)))
   }
@@ -363,8 +364,9 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
           Lance.using(result.dataset()) { d =>
             val updated = result.stats().numUpdatedRows()
             if (!inserts && updated != rows.size) throw new IllegalStateException(
-              s"table $table: ${rows.size - updated} of the __manifest rows that version ${d.version()} updates " +
-                "were removed by a concurrent commit before it; check the table and repeat the write")
+              s"table $table: __manifest version ${d.version()} was committed without ${rows.size - updated} of " +
+                "the rows this write updates: a concurrent commit removed them first; check the table and repeat " +
+                "the write")
             (d.version(), d.getTableMetadata.asScala.toMap)
           }
         }

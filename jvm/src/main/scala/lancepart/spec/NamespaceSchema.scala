@@ -3,8 +3,8 @@ package lancepart.spec
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
-import lancepart.arrow.{ArrowTypes, UnsupportedArrowType}
-import org.apache.arrow.vector.types.pojo.{Field, FieldType}
+import lancepart.arrow.{ArrowTypes, FieldIds, UnsupportedArrowType}
+import org.apache.arrow.vector.types.pojo.Field
 import org.apache.spark.sql.types._
 
 import scala.jdk.CollectionConverters._
@@ -101,16 +101,10 @@ object NamespaceSchema {
   /** `field` with the ids of its JsonArrowField `node`, whose nested `fields` are, in order, the
    * Arrow field's children ([[ArrowJsonType.toArrow]] reads them so). */
   private def withIds(field: Field, node: JsonNode): Field = {
-    val id = Json.stringMap(node.get("metadata"))(FieldIdKey)
+    val id = Json.stringMap(node.get("metadata"))(FieldIdKey).toInt
     val nested =
       Option(node.get("type")).filter(_.has("fields")).fold(Seq.empty[JsonNode])(_.get("fields").asScala.toSeq)
-    val children = field.getChildren.asScala.toSeq
-    val metadata = Option(field.getMetadata).fold(Map.empty[String, String])(_.asScala.toMap) + (FieldIdKey -> id)
-    new Field(
-      field.getName,
-      new FieldType(field.isNullable, field.getType, field.getDictionary, metadata.asJava),
-      children.zip(nested).map { case (c, n) => withIds(c, n) }.asJava
-    )
+    FieldIds.withId(field, id, field.getChildren.asScala.toSeq.zip(nested).map { case (c, n) => withIds(c, n) })
   }
 
   /** Refuses a COMMENT on a field inside column `column` (of type `dt`), which would be lost. */

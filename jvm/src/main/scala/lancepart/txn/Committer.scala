@@ -6,7 +6,7 @@ package lancepart.txn
 
 import java.util.concurrent.ThreadLocalRandom
 
-import lancepart.lance.{Lance, LeafStats}
+import lancepart.lance.{Lance, LeafField, LeafStats}
 import lancepart.manifest.{Manifest, ManifestConflict, ManifestQuery, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.spec.TransactionMode
 import org.apache.arrow.vector.types.pojo.Schema
@@ -214,8 +214,10 @@ class Committer(
       // No partition table changes before __manifest is known to take the rows the commit adds.
       store.requireAddable(
         latest.version,
-        plans.values.toSeq.filter(_.isNew).flatMap(p => p.namespaces.map(_.objectId) :+ p.leaf.objectId),
-        records = strong && plans.nonEmpty)
+        guard.objectId +: plans.values.toSeq.filter(_.isNew).flatMap(p =>
+          p.namespaces.map(_.objectId) :+ p.leaf.objectId),
+        records = strong && plans.nonEmpty
+      )
       // Leaves under one new namespace each carry its row: keep one.
       val rows = Lance.parallel(plans.values.toSeq)(commitLeaf(_, latest.version + 1)).flatten.distinctBy(_.objectId)
       val removed = replacedIds.toSeq.filterNot(plans.contains)
@@ -234,6 +236,16 @@ class Committer(
     private def relocate(location: String, group: Seq[LeafWrite], target: LeafTarget): Unit = {
       val from = current.getOrElse(location, location)
       if (from != target.location) {
+        if (!target.isNew) {
+          val theirs = LeafField.idsByPath(
+            leaves.fields(store.leafUri(target.location), if (strong) target.baseVersion else None))
+          if (LeafField.idsWritten(leafSchema.getFields.asScala.toSeq).exists { case (p, id) =>
+              !theirs.get(p).contains(id)
+            })
+            conflict(
+              s"partition ${describe(target.objectId, target.key.byFieldId)} was created by a concurrent write " +
+                "whose partition table has other columns or field ids than the one this write wrote for it")
+        }
         for (w <- group; f <- w.fragments; file <- f.getFiles.asScala)
           files.move(from, target.location, s"data/${file.getPath}")
         if (own(from)) {
