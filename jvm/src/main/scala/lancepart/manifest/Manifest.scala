@@ -5,5 +5,7 @@ import lancepart.spec.TableMetadata
 
 /** What a reader needs: metadata at one manifest version. Each leaf is read at its row's
  * `read_version`, or at its latest version where that is NULL (see [[ManifestRow]]).
- * `fileVersion` is the Lance file format of `__manifest`, which new partition tables take. */
-case class Manifest(meta: TableMetadata, version: Long, fileVersion: String)
+ * `fileVersion` is the Lance file format of `__manifest`, which new partition tables take.
+ * `foreignNotNull` names another writer's NOT NULL `__manifest` columns, which lancepart does not
+ * write: a commit cannot add rows while there is one (see [[ManifestStore.requireAddable]]). */
+case class Manifest(meta: TableMetadata, version: Long, fileVersion: String, foreignNotNull: Seq[String])

@@ -73,7 +73,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
         spec.spec.key) || stored.get(TableMetadata.SchemaKey) != current.properties.get(TableMetadata.SchemaKey)) {
       throw new IllegalStateException(s"table $table changed while ${spec.spec.key} was being added; retry")
     }
-    requireAddable(latestVersion(), Seq(spec.namespace), records = false)
+    requireAddable(latest(current), Seq(spec.namespace), records = false)
     updateMetadata(Map(spec.spec.key -> spec.spec.toJson))
     upsert(Seq(ManifestRow(spec.namespace, Naming.NamespaceType, None, None, Map.empty)))
   }
@@ -204,14 +204,14 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       // A table of another writer states no mode: it is strong when its rows pin leaf versions.
       val meta = if (props.contains(TransactionMode.Key) || !pinsVersions(ds)) declared
       else declared.copy(mode = TransactionMode.Strong)
-      Manifest(meta, ds.version(), ds.getLanceFileFormatVersion)
+      Manifest(meta, ds.version(), ds.getLanceFileFormatVersion, foreignNotNull(ds, declared))
     }
   }
 
   /** The latest manifest version with `meta` in force (a staged table's view, before its
    * metadata is published). */
   def latest(meta: TableMetadata): Manifest =
-    lance.withDataset(uri)(ds => Manifest(meta, ds.version(), ds.getLanceFileFormatVersion))
+    lance.withDataset(uri)(ds => Manifest(meta, ds.version(), ds.getLanceFileFormatVersion, foreignNotNull(ds, meta)))
 
   /** Refuses a table whose rows read partition tables at a branch or tag (the spec's earlier
    * edition): lancepart reads and writes main-branch versions only, and reading main instead
@@ -384,17 +384,27 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
     val declared = ds.getTableMetadata.asScala.toSeq.flatMap { case (key, value) =>
       PartitionSpec.versionOfKey(key).toSeq.flatMap(_ => PartitionSpec.parse(value, key, table).fields.map(_.fieldId))
     }
-    val partitionColumns = (declared ++ rows.flatMap(_.values.keys)).map(PartitionField.ColumnPrefix + _).toSet
+    keeps(declared ++ rows.flatMap(_.values.keys))
+  }
+
+  /** The columns lancepart keeps in a table whose partition fields are `fieldIds`. */
+  private def keeps(fieldIds: Seq[String]): String => Boolean = {
+    val partitionColumns = fieldIds.map(PartitionField.ColumnPrefix + _).toSet
     c => RequiredColumns.contains(c) || c == Metadata || c == ReadVersion || partitionColumns(c)
   }
 
+  /** Another writer's NOT NULL columns of `ds`, a `__manifest` with `meta`. */
+  private def foreignNotNull(ds: Dataset, meta: TableMetadata): Seq[String] =
+    unfilled(ds, keeps(meta.allFields.map(_.fieldId)))
+
   /**
-   * Refuses, before a transaction changes any partition table, a commit on top of manifest
-   * `version` that would add rows (those of `ids` it lacks; strong-mode `table_version` records
-   * when `records`) while another writer's NOT NULL column has no value lancepart could give them.
+   * Refuses, before a transaction changes any partition table, a commit on top of `manifest` that
+   * would add rows (those of `ids` it lacks; strong-mode `table_version` records when `records`)
+   * while another writer's NOT NULL column has no value lancepart could give them.
    */
-  def requireAddable(version: Long, ids: Seq[String], records: Boolean): Unit =
-    atVersion(version)(ds => refuseAdding(ds, ids, records, unfilled(ds, written(ds, Seq.empty))))
+  def requireAddable(manifest: Manifest, ids: Seq[String], records: Boolean): Unit =
+    if (manifest.foreignNotNull.nonEmpty)
+      atVersion(manifest.version)(ds => refuseAdding(ds, ids, records, manifest.foreignNotNull))
 
   /**
    * Whether a merge of `rows`, writing `schema`'s columns, may insert rows: not when another
@@ -409,10 +419,10 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   }
 
   /** Another writer's NOT NULL columns of `__manifest` that a merge writing `written` leaves out. */
-  private def unfilled(ds: Dataset, written: String => Boolean): Seq[Field] =
-    ds.getSchema.getFields.asScala.toSeq.filter(f => !f.isNullable && !written(f.getName))
+  private def unfilled(ds: Dataset, written: String => Boolean): Seq[String] =
+    ds.getSchema.getFields.asScala.toSeq.filter(f => !f.isNullable && !written(f.getName)).map(_.getName)
 
-  private def refuseAdding(ds: Dataset, ids: Seq[String], records: Boolean, unfilled: Seq[Field]): Unit =
+  private def refuseAdding(ds: Dataset, ids: Seq[String], records: Boolean, unfilled: Seq[String]): Unit =
     if (unfilled.nonEmpty) {
       val existing =
         if (ids.isEmpty) Set.empty[String]
@@ -422,7 +432,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       added.foreach { what =>
         throw new UnsupportedOperationException(
           s"table $table: cannot add $what to __manifest: its column${if (unfilled.size > 1) "s" else ""} " +
-            s"${unfilled.map(f => s"'${f.getName}'").mkString(", ")} (another writer's, NOT NULL) " +
+            s"${unfilled.map(c => s"'$c'").mkString(", ")} (another writer's, NOT NULL) " +
             s"need${if (unfilled.size > 1) "" else "s"} a value lancepart does not know; nothing was changed. Make " +
             "the column nullable, or write this partition with the client that added it")
       }

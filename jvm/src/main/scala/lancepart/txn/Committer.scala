@@ -213,7 +213,7 @@ class Committer(
 
       // No partition table changes before __manifest is known to take the rows the commit adds.
       store.requireAddable(
-        latest.version,
+        latest,
         guard.objectId +: plans.values.toSeq.filter(_.isNew).flatMap(p =>
           p.namespaces.map(_.objectId) :+ p.leaf.objectId),
         records = strong && plans.nonEmpty
