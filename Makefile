@@ -3,7 +3,11 @@
 #   make test   checks the Scala formatting, builds the jar and the wheel, runs the Scala tests, then the
 #               Python unit and integration tests (with the differential suite against Iceberg, whose runtime
 #               jar it fetches, and the wheel installed into a fresh environment), then the interop
-#               suites (NEWEST_SUITES) again under the newest pylance
+#               suites (NEWEST_SUITES) again under the newest pylance; pytest's per-test times go to
+#               target/pytest*.xml (bench/test_durations.py summarizes them)
+#   make test-quick   the inner loop (a few minutes): the Scala tests and the jar, the Python unit tests
+#               and QUICK_SUITES (write, read, prune, MERGE and the other row-level commands, evolution,
+#               crosscheck)
 #   make format formats the Scala sources (scalafmt through Maven; the rules are in .scalafmt.conf)
 #   make differential-sweep   the differential suite's random part over DIFF_SEEDS seeds (default 200)
 # and the benchmarks against peers (the last run: 65 minutes on 2 cores, and the search benchmark 15-25 more):
@@ -30,9 +34,15 @@ NEWEST_VENV := .venv-newest-pylance
 # Spark reads, reads what Spark wrote, or crosschecks Spark's answers (the rest run once)
 NEWEST_SUITES := test_interop.py test_arrow_types.py test_plain_tables.py test_foreign_rewrite.py \
 	test_catalog.py test_metadata.py test_write_read.py test_errors.py test_evolution.py test_transforms.py
+# The end-to-end slice `make test-quick` runs
+QUICK_SUITES := test_write_read.py test_pruning.py test_row_level.py test_evolution.py test_schema_evolution.py \
+	test_interop.py
 DIFF_SEEDS := 200
+# Two pytest workers, each with its own Spark session, one test module at a time: on 2 cores the
+# suite takes 1.3x less time than with one (docs/testing.md)
+PYTEST_WORKERS := -n 2 --dist loadfile
 
-.PHONY: demo test format differential-sweep jar wheel bench bench-quick docs
+.PHONY: demo test test-quick format differential-sweep jar wheel bench bench-quick docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
@@ -40,9 +50,14 @@ demo: $(VENV)/.installed $(JAR)
 test: $(VENV)/.installed $(NEWEST_VENV)/.installed $(ICEBERG_JAR)
 	$(MVN) spotless:check package
 	$(MAKE) --no-print-directory wheel
-	$(PY) -m pytest -q -p no:cacheprovider --durations=25 python/tests integration-tests
-	$(NEWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests \
-		$(addprefix integration-tests/,$(NEWEST_SUITES))
+	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) --durations=25 --junitxml=target/pytest.xml \
+		python/tests integration-tests
+	$(NEWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) --junitxml=target/pytest-newest.xml \
+		python/tests $(addprefix integration-tests/,$(NEWEST_SUITES))
+
+test-quick: $(VENV)/.installed
+	$(MVN) spotless:check package
+	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) python/tests $(addprefix integration-tests/,$(QUICK_SUITES))
 
 format:
 	$(MVN) spotless:apply

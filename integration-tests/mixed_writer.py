@@ -1,10 +1,8 @@
-"""A process with its own Spark session that runs a list of operations on one table, for the
-mixed-operation concurrency tests.
+"""Operations on one table that a writer process (``writer_process.py``) runs alongside others,
+for the mixed-operation concurrency tests.
 
-``python mixed_writer.py <root> <table> <writer> <operations> <go file>`` prints ``{"ready": true}``
-once its session is up, waits for ``go file`` to exist, then runs ``operations`` (a JSON list) in
-order on ``table`` (columns id BIGINT, p STRING, tag STRING, v INT, maybe more added later).
-An operation is ``{"kind": ..., "partitions": [...]}`` with kind one of ``append``,
+``run_operations`` runs ``operations`` (a list) in order on ``table`` (columns id BIGINT, p STRING,
+tag STRING, v INT, maybe more added later). An operation is ``{"kind": ..., "partitions": [...]}`` with kind one of ``append``,
 ``dynamic`` (dynamic INSERT OVERWRITE), ``static`` (INSERT OVERWRITE ... PARTITION (p = ...), one
 partition), ``delete_partition`` (DELETE WHERE p IN ...), ``delete_tag`` (DELETE WHERE tag = the
 operation's ``target``), ``rewrite_delete_tag`` and ``merge_delete_tag`` (the same as a DELETE with a
@@ -14,18 +12,13 @@ system.evolve_partition_spec to ``fields``), ``compact``, ``rewrite_manifests`` 
 maintenance procedures rewrite_data_files, rewrite_manifests, expire_snapshots of every version but
 the latest) and ``replace`` (REPLACE TABLE ... AS SELECT * FROM the
 table itself, partitioned by p). Writes tag every row with ``w<writer>-<index>``
-(``tag_rows`` gives them). After each operation it prints one JSON line: the operation, its tag,
-``start`` and ``end`` (epoch seconds), ``ok`` and the error's first line when it failed.
+(``tag_rows`` gives them). Each operation's log entry holds the operation, its tag, ``start`` and
+``end`` (epoch seconds), ``ok`` and the error's first line when it failed.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 import time
-
-import lancepart
 
 ROWS_PER_PARTITION = 3
 
@@ -78,31 +71,16 @@ def statement(table: str, writer: int, index: int, op: dict) -> str:
     raise ValueError(f"unknown operation {kind}")
 
 
-def main(root: str, table: str, writer: int, operations: list[dict], go: str) -> None:
-    spark = lancepart.spark_session(root, master="local[1]", **{
-        "spark.ui.enabled": "false", "spark.driver.memory": "512m", "spark.sql.shuffle.partitions": "1",
-        "spark.sql.sources.partitionOverwriteMode": "dynamic"})
-    spark.sparkContext.setLogLevel("OFF")
-    print(json.dumps({"ready": True}), flush=True)
-    while not os.path.exists(go):
-        time.sleep(0.02)
+def run_operations(spark, table: str, writer: int, operations: list[dict]):
+    """Runs ``operations`` in order on ``table``; yields the log entry of each."""
     for index, op in enumerate(operations):
-        sql = statement(table, writer, index, op)
-        if op["kind"] == "static":
-            spark.conf.set("spark.sql.sources.partitionOverwriteMode", "static")
+        spark.conf.set("spark.sql.shuffle.partitions", "1")
+        spark.conf.set("spark.sql.sources.partitionOverwriteMode", "static" if op["kind"] == "static" else "dynamic")
         start = time.time()
         try:
-            spark.sql(sql).collect()
+            spark.sql(statement(table, writer, index, op)).collect()
             ok, error = True, None
         except Exception as e:  # noqa: BLE001 - the log records every failure; the test judges it
             ok, error = False, str(getattr(e, "java_exception", e)).strip().splitlines()[0][:500]
-        end = time.time()
-        spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
-        print(json.dumps({**op, "writer": writer, "tag": tag_of(writer, index), "start": start, "end": end,
-                          "ok": ok, "error": error}), flush=True)
-    spark.stop()
-
-
-if __name__ == "__main__":
-    root_arg, table_arg, writer_arg, operations_arg, go_arg = sys.argv[1:]
-    main(root_arg, table_arg, int(writer_arg), json.loads(operations_arg), go_arg)
+        yield {**op, "writer": writer, "tag": tag_of(writer, index), "start": start, "end": time.time(), "ok": ok,
+               "error": error}

@@ -1,20 +1,21 @@
 """Eight writer processes, each with its own Spark session, append at once to partitions they
 share, partitions only they write, and partitions they all create in the same batch; meanwhile
-this process reads, and in strong mode every read sees one version of every partition."""
+this process reads, and in strong mode every read sees one version of every partition. The
+writer processes are a pool the module's tests share (``writer_pool.py``)."""
 
 from __future__ import annotations
 
 import collections
 import json
-import subprocess
-import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import lance
 import pytest
 
 import lancepart
+from writer_pool import WriterPool
 from writer_process import batch_rows
 
 WRITERS = 8
@@ -24,31 +25,37 @@ PER_PARTITION = 50
 PARTITIONS = ["US", "FR", "JP", "W{writer}", "N{{b}}"]
 
 
+@pytest.fixture(scope="module")
+def writers(root):
+    pool = WriterPool(root)
+    yield pool
+    pool.close()
+
+
 @pytest.mark.parametrize("mode", ["weak", "strong"])
-def test_eight_writers_append_at_once(spark, root, ns, mode):
+def test_eight_writers_append_at_once(spark, root, ns, writers, mode):
     t = f"lance.{ns}.events"
     spark.sql(f"CREATE TABLE {t} (id BIGINT, c STRING, writer STRING, batch INT) PARTITIONED BY (c) "
               f"TBLPROPERTIES ('transaction.mode' = '{mode}')")
     spark.sql(f"INSERT INTO {t} VALUES (-1, 'US', 'seed', -1), (-2, 'FR', 'seed', -1), (-3, 'JP', 'seed', -1)")
-    script = Path(__file__).with_name("writer_process.py")
-    procs = []
-    for w in range(WRITERS):
-        partitions = [p.format(writer=w) for p in PARTITIONS]
-        procs.append((partitions, subprocess.Popen(
-            [sys.executable, str(script), str(root), t, str(w), str(BATCHES), str(PER_PARTITION), json.dumps(partitions)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
-    snapshots = read_while_running(spark, t, [p for _, p in procs])
+    partitions = [[p.format(writer=w) for p in PARTITIONS] for w in range(WRITERS)]
+    with ThreadPoolExecutor(WRITERS) as threads:
+        running = []
+        for w, writer in enumerate(writers.take(WRITERS)):
+            writer.send({"batches": BATCHES, "table": t, "writer": w, "per_partition": PER_PARTITION,
+                         "partitions": partitions[w]})
+            running.append(threads.submit(writer.until_done))
+        snapshots = read_while_running(spark, t, running)
+        events = [r.result() for r in running]
     if mode == "strong":
         torn = [s for s in snapshots if not consistent(s)]
         assert not torn, f"{len(torn)} of {len(snapshots)} reads saw part of a write: {torn[0]}"
     assert any(0 < sum(s.values()) < WRITERS * BATCHES * len(PARTITIONS) * PER_PARTITION for s in snapshots), \
         "no read ran while the writers committed"
     expected = {-1, -2, -3}
-    for w, (partitions, proc) in enumerate(procs):
-        out, err = proc.communicate(timeout=600)
-        assert proc.returncode == 0, f"writer {w} failed:\n{err[-3000:]}"
-        assert out.split().count("COMMITTED") == BATCHES
-        expected |= {r[0] for b in range(BATCHES) for r in batch_rows(w, b, partitions, PER_PARTITION)}
+    for w in range(WRITERS):
+        assert [e["committed"] for e in events[w]] == list(range(BATCHES)), f"writer {w}: {events[w]}"
+        expected |= {r[0] for b in range(BATCHES) for r in batch_rows(w, b, partitions[w], PER_PARTITION)}
 
     ids = [r.id for r in spark.sql(f"SELECT id FROM {t}").collect()]
     assert len(ids) == len(expected) and set(ids) == expected, "every row present exactly once"
@@ -67,11 +74,11 @@ def test_eight_writers_append_at_once(spark, root, ns, mode):
     assert lancepart.crosscheck(spark, t)["rows"] == len(expected)
 
 
-def read_while_running(spark, table, procs) -> list[dict]:
-    """Rows per (writer, partition) from reads made until the writers finish. Each read is planned,
-    then waits a moment for commits to land, then runs (a long read)."""
+def read_while_running(spark, table, running) -> list[dict]:
+    """Rows per (writer, partition) from reads made until the writers finish (``running``: their
+    futures). Each read is planned, then waits a moment for commits to land, then runs (a long read)."""
     snapshots = []
-    while any(p.poll() is None for p in procs):
+    while not all(r.done() for r in running):
         planned = spark.sql(f"SELECT writer, c, count(*) AS n FROM {table} WHERE writer <> 'seed' "
                             "GROUP BY writer, c").rdd
         time.sleep(0.5)
@@ -98,28 +105,24 @@ TAG_REMOVER_KINDS = {"delete_tag", "rewrite_delete_tag", "merge_delete_tag"}
 REMOVER_KINDS = {"dynamic", "static", "delete_partition", "replace", *TAG_REMOVER_KINDS}
 
 
-def run_mixed(spark, root, table: str, plans: list[list[dict]]) -> list[dict]:
-    """Runs one mixed_writer process per plan, all starting at once; returns their log entries,
-    the seed write (one append to partitions a and b) first."""
+def run_mixed(spark, root, writers: WriterPool, table: str, plans: list[list[dict]]) -> list[dict]:
+    """Runs one plan per writer of the pool, all starting at once; returns their log entries, the
+    seed write (one append to partitions a and b) first."""
     from mixed_writer import statement
 
     seed = {"kind": "append", "partitions": ["a", "b"], "writer": 99, "tag": "w99-0", "start": 0, "end": 0, "ok": True,
             "error": None}
     spark.sql(statement(table, 99, 0, seed))
-    script = Path(__file__).with_name("mixed_writer.py")
     go = root / f"go-{table}"
-    procs = [subprocess.Popen([sys.executable, str(script), str(root), table, str(w), json.dumps(plan), str(go)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for w, plan in enumerate(plans)]
-    for proc in procs:
-        assert json.loads(proc.stdout.readline() or "{}").get("ready"), proc.stderr.read()[-3000:]
+    taken = writers.take(len(plans))
+    for w, (writer, plan) in enumerate(zip(taken, plans)):
+        writer.send({"operations": plan, "table": table, "writer": w, "go": str(go)})
     go.touch()
     log = [seed]
-    for w, proc in enumerate(procs):
-        out, err = proc.communicate(timeout=600)
-        assert proc.returncode == 0, f"process {w} failed:\n{err[-3000:]}"
-        log += [json.loads(line) for line in out.splitlines()]
-        assert len(log) == 1 + sum(len(p) for p in plans[:w + 1]), f"process {w} logged too few operations:\n{out}"
+    for w, writer in enumerate(taken):
+        entries = writer.until_done()
+        assert len(entries) == len(plans[w]), f"writer {w} logged too few operations: {entries}"
+        log += entries
     print("\n".join(f"{e['tag']} {e['kind']} {e.get('partitions')} {e['start']:.2f}-{e['end']:.2f} ok={e['ok']} {e['error']}"
                     for e in sorted(log, key=lambda e: e["start"])))
     return log
@@ -223,13 +226,13 @@ def create_mixed_table(spark, ns: str, mode: str) -> str:
 
 
 @pytest.mark.parametrize("mode", ["weak", "strong"])
-def test_dynamic_overwrite_races_append_on_one_partition(spark, root, ns, mode):
+def test_dynamic_overwrite_races_append_on_one_partition(spark, root, ns, writers, mode):
     """Issue 14 item 3: an append committing after a dynamic overwrite replaced its partition was
     committed into the new partition table while its file stayed in the old one's directory, and
     every later scan failed ("Object at location ... not found")."""
     t = create_mixed_table(spark, ns, mode)
     rounds = 8
-    log = run_mixed(spark, root, t, [[{"kind": "dynamic", "partitions": ["a"]}] * rounds,
+    log = run_mixed(spark, root, writers, t, [[{"kind": "dynamic", "partitions": ["a"]}] * rounds,
                                      [{"kind": "append", "partitions": ["a"]}] * rounds])
     check_against_log(spark, t, log, mode)
     assert any(e["ok"] for e in log[1:]), log
@@ -254,16 +257,16 @@ def mixed_plans() -> list[list[dict]]:
 
 
 @pytest.mark.parametrize("mode", ["weak", "strong"])
-def test_mixed_operations_on_shared_partitions(spark, root, ns, mode):
+def test_mixed_operations_on_shared_partitions(spark, root, ns, writers, mode):
     t = create_mixed_table(spark, ns, mode)
-    log = run_mixed(spark, root, t, mixed_plans())
+    log = run_mixed(spark, root, writers, t, mixed_plans())
     check_against_log(spark, t, log, mode)
     assert sum(e["ok"] for e in log) > len(log) // 3, "most operations conflicted: the test shows little"
 
 
 @pytest.mark.parametrize("write_mode", ["copy-on-write", "merge-on-read"])
 @pytest.mark.parametrize("mode", ["weak", "strong"])
-def test_row_level_commands_race_writers(spark, root, ns, mode, write_mode):
+def test_row_level_commands_race_writers(spark, root, ns, writers, mode, write_mode):
     """DELETE with a subquery, MERGE and UPDATE (copy-on-write: they replace the partition tables
     they read; merge-on-read: they delete rows by address and append their new versions) while
     other processes append, overwrite, delete and (merge-on-read) compact: no write that reported
@@ -277,7 +280,7 @@ def test_row_level_commands_race_writers(spark, root, ns, mode, write_mode):
     compact = [{"kind": "compact", "partitions": []}] if write_mode == "merge-on-read" else []
     def op(kind, *partitions, **more):
         return {"kind": kind, "partitions": list(partitions), **more}
-    log = run_mixed(spark, root, t, [
+    log = run_mixed(spark, root, writers, t, [
         [op("append", "a"), op("append", "b"), op("append", "a", "b"), op("append", "a"), op("append", "b"),
          op("append", "a", "b")],
         [op("update_tag", target="w0-0"), op("rewrite_delete_tag", target="w0-1"), op("update_tag", target="w0-2"),
@@ -292,14 +295,14 @@ def test_row_level_commands_race_writers(spark, root, ns, mode, write_mode):
 
 
 @pytest.mark.parametrize("mode", ["weak", "strong"])
-def test_maintenance_races_writers(spark, root, ns, mode):
+def test_maintenance_races_writers(spark, root, ns, writers, mode):
     """Compaction, manifest compaction and expiry of every old version while other processes
     append, overwrite, delete and update: they change no rows, so the log checker finds every
     write's rows as if they had not run; they fail, if at all, only as a conflict."""
     t = create_mixed_table(spark, ns, mode)
     def op(kind, *partitions, **more):
         return {"kind": kind, "partitions": list(partitions), **more}
-    log = run_mixed(spark, root, t, [
+    log = run_mixed(spark, root, writers, t, [
         [op("append", "a"), op("append", "b"), op("append", "a", "b"), op("dynamic", "a"), op("append", "a", "b"),
          op("delete_tag", target="w0-1"), op("append", "b")],
         [op("compact"), op("rewrite_manifests"), op("compact"), op("expire"), op("compact"), op("expire"),
@@ -316,7 +319,7 @@ def test_maintenance_races_writers(spark, root, ns, mode):
 
 
 @pytest.mark.parametrize("mode", ["weak", "strong"])
-def test_replace_races_writers(spark, root, ns, mode):
+def test_replace_races_writers(spark, root, ns, writers, mode):
     """REPLACE TABLE ... AS SELECT (staged: rows under a spec version no reader reads, then one
     table-metadata commit) while other processes append and overwrite: the table reads after
     every run, each write is all there or not at all, and a write that committed its rows after
@@ -325,7 +328,7 @@ def test_replace_races_writers(spark, root, ns, mode):
     t = create_mixed_table(spark, ns, mode)
     def op(kind, *partitions):
         return {"kind": kind, "partitions": list(partitions)}
-    log = run_mixed(spark, root, t, [
+    log = run_mixed(spark, root, writers, t, [
         [op("replace")] * 3,
         [op("append", "a"), op("append", "b"), op("append", "a", "b")] * 2,
         [op("append", "b"), op("dynamic", "a"), op("append", "a"), op("static", "b")]])
@@ -350,7 +353,7 @@ def leaf_names_follow_the_schema(root, ns: str, table: str) -> None:
 
 
 @pytest.mark.parametrize("mode", ["weak", "strong"])
-def test_renames_race_writers(spark, root, ns, mode):
+def test_renames_race_writers(spark, root, ns, writers, mode):
     """RENAME COLUMN while other processes append and overwrite: every rename reaches every
     partition table, and a write planned before a rename never renames a table back (it fails)."""
     t = create_mixed_table(spark, ns, mode)
@@ -358,7 +361,7 @@ def test_renames_race_writers(spark, root, ns, mode):
     def op(kind, *partitions, **more):
         return {"kind": kind, "partitions": list(partitions), **more}
     renames = [op("rename_column", column=f"x{i}", to=f"x{i + 1}") for i in range(3)]
-    log = run_mixed(spark, root, t, [
+    log = run_mixed(spark, root, writers, t, [
         [renames[0], op("append", "c"), renames[1], op("append", "a"), renames[2]],
         [op("append", "a"), op("append", "b"), op("append", "a", "b"), op("dynamic", "a"), op("append", "c")],
         [op("append", "b", "c"), op("append", "a"), op("static", "b"), op("append", "a", "b", "c")]])

@@ -1,17 +1,19 @@
-"""Writers killed with SIGKILL at random points of multi-partition writes, 12 times in each mode:
+"""Writers killed with SIGKILL in the middle of multi-partition writes, 6 times in each mode:
 the manifest always opens, strong mode shows each write whole or not at all, weak mode shows
-whole leaf commits only, and vacuum then leaves no orphan and loses nothing committed."""
+whole leaf commits only, and vacuum then leaves no orphan and loses nothing committed.
+
+The harness picks each kill point: it watches the table's files while a writer's second batch
+commits and kills the writer when the phase it chose began (the first fragment file written, the
+first partition-table version committed, or the new __manifest version: each phase in turn), up
+to 5 ms after; a kill that landed after the writer reported the batch, or before the manifest commit
+but left no orphan, is retried, so every trial kills inside a write."""
 
 from __future__ import annotations
 
 import collections
 import datetime as dt
-import json
 import os
 import random
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -20,40 +22,66 @@ from pathlib import Path
 import lance
 
 import lancepart
+from writer_pool import Writer
 
-TRIALS = 12
+# kills per mode, each phase in turn; LANCEPART_FAULT_TRIALS raises it for a deeper run
+TRIALS = int(os.environ.get("LANCEPART_FAULT_TRIALS", "6"))
+PHASES = ("fragments", "leaf commit", "manifest commit")
+ATTEMPTS = 5  # writers per kill that must land inside a write, at most
 PER_PARTITION = 100
 # two partitions that exist, two that each batch creates
 PARTITIONS = ["US", "FR", "T{trial}-{{b}}-a", "T{trial}-{{b}}-b"]
-SCRIPT = Path(__file__).with_name("writer_process.py")
-# a warm writer commits a batch about every 0.3-0.6 s: kills land anywhere in the next few
-KILL_WINDOW_SECONDS = 1.5
 
 
-def kill_a_writer(root: Path, table: str, trial: int, rng: random.Random) -> set[int]:
-    """Starts a writer that appends batch after batch and kills it (and its JVM) at a random time
-    within the next few batches after its first (slow, cold-JVM) batch committed; returns the
-    batches whose commit it reported."""
+def phase_of(path: str) -> str | None:
+    """The commit phase a new file ``<dir>/<data|_versions>/<name>`` of the table shows."""
+    directory, kind, name = path.split("/")
+    if kind == "_versions" and name.endswith(".manifest"):
+        return "manifest commit" if directory == "__manifest" else "leaf commit"
+    return "fragments" if kind == "data" and directory != "__manifest" else None
+
+
+def table_files(table_dir: Path) -> set[str]:
+    found = set()
+    for directory in os.scandir(table_dir):
+        for kind in ("data", "_versions"):
+            try:
+                found |= {f"{directory.name}/{kind}/{e.name}" for e in os.scandir(os.path.join(directory.path, kind))}
+            except (FileNotFoundError, NotADirectoryError):
+                pass
+    return found
+
+
+def kill_delay(rng: random.Random) -> float:
+    """How long after a fragment or partition-table phase began a kill comes: up to 5 ms, long enough
+    to land later in the phase (more files written, more partition tables committed)."""
+    return rng.uniform(0, 0.005)
+
+
+def kill_a_writer(root: Path, table_dir: Path, table: str, trial: int, phase: str, delay: float) -> set[int]:
+    """Starts a writer that commits batch 0, then batch 1, and kills it (and its JVM) ``delay``
+    seconds after ``phase`` of batch 1's commit began; returns the batches it reported committed."""
     partitions = [p.format(trial=trial) for p in PARTITIONS]
     # A JVM unpacks lance-core's native library (173 MB) into java.io.tmpdir and deletes it only
     # when it exits normally: a killed writer's copy goes with this directory.
-    with tempfile.TemporaryFile() as stderr, tempfile.TemporaryDirectory(prefix="writer-jvm-") as jvm_tmp:
-        env = {**os.environ, "JAVA_TOOL_OPTIONS": f"-Djava.io.tmpdir={jvm_tmp}"}
-        proc = subprocess.Popen(
-            [sys.executable, str(SCRIPT), str(root), table, str(trial), "1000", str(PER_PARTITION), json.dumps(partitions)],
-            stdout=subprocess.PIPE, stderr=stderr, text=True, start_new_session=True, env=env)
+    with tempfile.TemporaryDirectory(prefix="writer-jvm-") as jvm_tmp:
+        options = f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} -Djava.io.tmpdir={jvm_tmp}".strip()
+        writer = Writer(root, {**os.environ, "JAVA_TOOL_OPTIONS": options})
         try:
-            for expected in ("READY", "COMMITTED 0"):
-                line = proc.stdout.readline().strip()
-                if line != expected:
-                    stderr.seek(0)
-                    raise AssertionError(f"trial {trial}: the writer printed {line!r}, not {expected!r}; its stderr "
-                                         f"ends:\n{stderr.read().decode(errors='replace')[-4000:]}")
-            time.sleep(rng.uniform(0.0, KILL_WINDOW_SECONDS))
+            writer.wait_ready()
+            writer.send({"batches": 2, "step": True, "table": table, "writer": trial, "per_partition": PER_PARTITION,
+                         "partitions": partitions})
+            assert writer.event() == {"committed": 0}, f"trial {trial}: {writer.stderr()}"
+            before = table_files(table_dir)
+            writer.send("next")
+            deadline = time.monotonic() + 120
+            while not any(phase_of(f) == phase for f in table_files(table_dir) - before):
+                assert time.monotonic() < deadline, f"trial {trial}: no {phase} in 120 s; {writer.stderr()}"
+                time.sleep(0.002)
+            time.sleep(delay)
         finally:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    return {0} | {int(line.split()[1]) for line in proc.stdout.read().splitlines() if line.startswith("COMMITTED")}
+            events = writer.kill()
+    return {0} | {e["committed"] for e in events if "committed" in e}
 
 
 def check_after_kill(spark, table_dir: Path, table: str, mode: str, trial: int, reported: set[int]) -> None:
@@ -98,9 +126,10 @@ def unreferenced(table_dir: Path) -> list[str]:
                 used |= {f"data/{f.path}" for f in meta.files}
                 if meta.deletion_file is not None:
                     used.add(meta.deletion_file.path(meta.id))
+        # detached manifests, and the staged copy (<name>#<n>) of one a kill interrupted
         present = [f"data/{p.name}" for p in (leaf / "data").glob("*")] + \
                   [f"_deletions/{p.name}" for p in (leaf / "_deletions").glob("*")] + \
-                  [f"_versions/{p.name}" for p in (leaf / "_versions").glob("d*.manifest")]
+                  [f"_versions/{p.name}" for p in (leaf / "_versions").glob("d*")]
         found += [f"{leaf.name}/{f}" for f in present if f not in used]
     return found
 
@@ -113,23 +142,32 @@ def run_mode(spark, admin, root: Path, ns: str, mode: str) -> dict:
               f"TBLPROPERTIES ('transaction.mode' = '{mode}')")
     spark.sql(f"INSERT INTO {table} VALUES (-1, 'US', 'seed', -1), (-2, 'FR', 'seed', -1)")
     rng = random.Random(f"{mode}-{os.getpid()}")
-    reported = 0
-    for trial in range(TRIALS):
-        batches = kill_a_writer(root, table, trial, rng)
-        reported += len(batches)
+    kills, orphans = collections.Counter(), set()
+    for trial in range(TRIALS * ATTEMPTS):
+        if sum(kills.values()) == TRIALS:
+            break
+        # each phase in turn
+        phase = PHASES[sum(kills.values()) % len(PHASES)]
+        batches = kill_a_writer(root, table_dir, table, trial, phase, 0 if phase == "manifest commit" else kill_delay(rng))
         check_after_kill(spark, table_dir, table, mode, trial, batches)
-    orphans_before = unreferenced(table_dir)
+        left = set(unreferenced(table_dir))
+        # inside the write: before the writer reported it, and before the manifest commit, an orphan
+        if 1 not in batches and (phase == "manifest commit" or left - orphans):
+            kills[phase] += 1
+        orphans = left
+    assert sum(kills.values()) == TRIALS, f"{mode}: {TRIALS * ATTEMPTS} writers, yet only {dict(kills)} kills " \
+                                          "landed inside a write"
     before = sorted(r.id for r in spark.sql(f"SELECT id FROM {table}").collect())
     removed = admin.vacuum(f"{ns}.{name}", older_than=dt.timedelta(0), retention_check=False)
     after = sorted(r.id for r in spark.sql(f"SELECT id FROM {table}").collect())
     assert after == before, "vacuum lost committed rows"
     assert unreferenced(table_dir) == []
-    assert sorted(removed["removed_directories"] + removed["removed_files"]) == sorted(orphans_before)
+    assert sorted(removed["removed_directories"] + removed["removed_files"]) == sorted(orphans)
     lancepart.crosscheck(spark, table)
-    return {"reported": reported, "orphans": len(orphans_before)}
+    return {"kills": kills, "orphans": len(orphans)}
 
 
-def test_writers_killed_at_random_points(spark, admin, root, ns):
+def test_writers_killed_in_every_commit_phase(spark, admin, root, ns):
     spark._jvm.lancepart.lance.Lance.loadNative()  # this session's own copy is unpacked before the count
     native_copies = set(Path(tempfile.gettempdir()).glob("liblance_jni*.so"))
     with ThreadPoolExecutor(2) as pool:  # the two modes at once: each kill waits on a JVM start
@@ -137,5 +175,5 @@ def test_writers_killed_at_random_points(spark, admin, root, ns):
     leaked = set(Path(tempfile.gettempdir()).glob("liblance_jni*.so")) - native_copies
     assert not leaked, f"killed writers left {len(leaked)} copies of lance-core's native library in the temp dir"
     for mode, result in results.items():
-        assert result["reported"] > 0, f"{mode}: no write committed before its kill"
-        assert result["orphans"] > 0, f"{mode}: no kill landed inside a write"
+        assert set(result["kills"]) == set(PHASES), f"{mode}: kills per phase {result['kills']}"
+        assert result["orphans"] > 0, f"{mode}: no kill left an orphan for vacuum"

@@ -1,18 +1,31 @@
 """A writer with its own process and Spark session, for the concurrency and fault tests.
 
-``python writer_process.py <root> <table> <writer> <batches> <rows per partition> <partitions>``
-appends ``batches`` batches to ``table`` (columns id, c, writer, batch; partitioned by c). Batch b
-writes ``rows per partition`` rows to each partition of ``partitions`` (a JSON list of names in
-which ``{b}`` is replaced by the batch number), with ids ``<writer hash><batch><row>``. It prints
-``READY`` once its session is up and ``COMMITTED <b>`` after each batch's commit returned.
+``python writer_process.py <root>`` starts a Spark session with the plugin on warehouse ``root``,
+prints ``{"ready": true}`` and then runs the commands it reads from stdin, one JSON object per
+line, printing one JSON line per event and ``{"done": true, "error": <null or the traceback>}``
+after each command:
+
+- ``{"batches": ..., "table": ..., "writer": w, "per_partition": n, "partitions": [...]}`` appends
+  batch after batch to ``table`` (columns id, c, writer, batch; partitioned by c). Batch b writes
+  ``n`` rows to each partition of ``partitions`` (names in which ``{b}`` is replaced by the batch
+  number), with ids from ``batch_rows``; it prints ``{"committed": b}`` after each batch's commit
+  returned. With ``"step": true`` it reads a line from stdin before every batch after the first.
+- ``{"operations": [...], "table": ..., "writer": w, "go": <file>}`` waits for ``go`` to exist
+  and runs the operations of ``mixed_writer.py`` in order, printing its log entry for each.
+
+A test keeps a pool of them (``writer_pool.py``) or kills one in the middle of a write.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
+import traceback
 
 import lancepart
+from mixed_writer import run_operations
 
 
 def batch_rows(writer: int, batch: int, partitions: list[str], per_partition: int) -> list[tuple]:
@@ -24,18 +37,41 @@ def batch_rows(writer: int, batch: int, partitions: list[str], per_partition: in
     return rows
 
 
-def main(root: str, table: str, writer: int, batches: int, per_partition: int, partitions: list[str]) -> None:
+def emit(event: dict) -> None:
+    print(json.dumps(event), flush=True)
+
+
+def append_batches(spark, command: dict) -> None:
+    spark.conf.set("spark.sql.shuffle.partitions", "2")
+    for batch in range(command["batches"]):
+        if batch > 0 and command.get("step"):
+            sys.stdin.readline()
+        rows = batch_rows(command["writer"], batch, command["partitions"], command["per_partition"])
+        spark.createDataFrame(rows, "id BIGINT, c STRING, writer STRING, batch INT").writeTo(command["table"]).append()
+        emit({"committed": batch})
+
+
+def run_mixed(spark, command: dict) -> None:
+    while not os.path.exists(command["go"]):
+        time.sleep(0.02)
+    for entry in run_operations(spark, command["table"], command["writer"], command["operations"]):
+        emit(entry)
+
+
+def main(root: str) -> None:
     spark = lancepart.spark_session(root, master="local[1]", **{
-        "spark.ui.enabled": "false", "spark.driver.memory": "512m", "spark.sql.shuffle.partitions": "2"})
-    spark.sparkContext.setLogLevel("ERROR")
-    print("READY", flush=True)
-    for batch in range(batches):
-        rows = batch_rows(writer, batch, partitions, per_partition)
-        spark.createDataFrame(rows, "id BIGINT, c STRING, writer STRING, batch INT").writeTo(table).append()
-        print(f"COMMITTED {batch}", flush=True)
+        "spark.ui.enabled": "false", "spark.driver.memory": "512m"})
+    spark.sparkContext.setLogLevel("OFF")
+    emit({"ready": True})
+    for line in iter(sys.stdin.readline, ""):
+        command = json.loads(line)
+        try:
+            append_batches(spark, command) if "batches" in command else run_mixed(spark, command)
+            emit({"done": True, "error": None})
+        except Exception:  # noqa: BLE001 - the test that sent the command judges the failure
+            emit({"done": True, "error": traceback.format_exc()[-3000:]})
     spark.stop()
 
 
 if __name__ == "__main__":
-    root_arg, table_arg, writer_arg, batches_arg, per_partition_arg, partitions_arg = sys.argv[1:]
-    main(root_arg, table_arg, int(writer_arg), int(batches_arg), int(per_partition_arg), json.loads(partitions_arg))
+    main(sys.argv[1])
