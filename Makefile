@@ -50,9 +50,9 @@ demo: $(VENV)/.installed $(JAR)
 test: $(VENV)/.installed $(NEWEST_VENV)/.installed $(ICEBERG_JAR)
 	$(MVN) spotless:check package
 	$(MAKE) --no-print-directory wheel
-	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) --durations=25 --junitxml=target/pytest.xml \
+	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) --durations=25 -o junit_family=xunit1 --junitxml=target/pytest.xml \
 		python/tests integration-tests
-	$(NEWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) --junitxml=target/pytest-newest.xml \
+	$(NEWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) -o junit_family=xunit1 --junitxml=target/pytest-newest.xml \
 		python/tests $(addprefix integration-tests/,$(NEWEST_SUITES))
 
 test-quick: $(VENV)/.installed

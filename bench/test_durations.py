@@ -26,8 +26,10 @@ def cases(path: Path) -> list[tuple[str, str, float]]:
     """(suite, test, seconds) of every test case in a JUnit XML report."""
     found = []
     for case in ET.parse(path).getroot().iter("testcase"):
-        suite = case.get("classname", "").rsplit(".", 1)[-1] if path.parent == SCALA_REPORTS \
-            else case.get("classname", "").split(".")[-1] + ".py"
+        # pytest's reports name the test's file (junit_family=xunit1), scalatest's the suite class
+        classname = case.get("classname", "").rsplit(".", 1)[-1]
+        suite = Path(case.get("file")).name if case.get("file") else \
+            classname if path.parent == SCALA_REPORTS else f"{classname}.py"
         found.append((suite, case.get("name", ""), float(case.get("time", "0"))))
     return found
 
