@@ -4,15 +4,19 @@ JVM per writer and test, and the fault test starts one per kill."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 SCRIPT = Path(__file__).with_name("writer_process.py")
+# the longest a writer may take to print its next event before it is killed and the test fails
+EVENT_TIMEOUT_SECONDS = 600
 
 
 class Writer:
@@ -32,8 +36,14 @@ class Writer:
         self.proc.stdin.flush()
 
     def event(self) -> dict:
-        """The next event the writer prints; fails with its stderr when it printed none."""
-        line = self.proc.stdout.readline()
+        """The next event the writer prints; fails with its stderr when it printed none (it exited,
+        or hung for EVENT_TIMEOUT_SECONDS and was killed)."""
+        watchdog = threading.Timer(EVENT_TIMEOUT_SECONDS, self._signal_kill)
+        watchdog.start()
+        try:
+            line = self.proc.stdout.readline()
+        finally:
+            watchdog.cancel()
         if not line:
             raise AssertionError(f"writer {self.proc.pid} exited ({self.proc.poll()}); its stderr ends:\n{self.stderr()}")
         return json.loads(line)
@@ -58,10 +68,14 @@ class Writer:
     def kill(self) -> list[dict]:
         """SIGKILL to the writer and its JVM (its own process group); returns the events it printed
         and no one read yet."""
-        os.killpg(self.proc.pid, signal.SIGKILL)
+        self._signal_kill()
         self.proc.wait()
         self._stderr.close()
         return [json.loads(line) for line in self.proc.stdout.read().splitlines()]
+
+    def _signal_kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):  # the group is gone already
+            os.killpg(self.proc.pid, signal.SIGKILL)
 
     def close(self) -> None:
         """Ends an idle writer's session; kills one still in a command (a test that failed midway)."""
