@@ -152,14 +152,14 @@ def run_mode(spark, admin, root: Path, ns: str, mode: str) -> dict:
         # each phase in turn
         phase = PHASES[sum(kills.values()) % len(PHASES)]
         batches = kill_a_writer(root, table_dir, table, trial, phase, 0 if phase == "manifest commit" else kill_delay(rng))
-        check_after_kill(spark, table_dir, table, mode, trial, batches)
         left = set(unreferenced(table_dir))
         # inside the write: before the writer reported it, and before the manifest commit, an orphan;
         # after the manifest commit (the commit point) and before the report, the batch is all there
-        if 1 not in batches and (phase == "manifest commit" or left - orphans):
+        counted = 1 not in batches and (phase == "manifest commit" or bool(left - orphans))
+        committed = batches | {1} if counted and phase == "manifest commit" else batches
+        check_after_kill(spark, table_dir, table, mode, trial, committed)
+        if counted:
             kills[phase] += 1
-            if phase == "manifest commit":
-                check_after_kill(spark, table_dir, table, mode, trial, {0, 1})
         orphans = left
     assert sum(kills.values()) == TRIALS, f"{mode}: {TRIALS * ATTEMPTS} writers, yet only {dict(kills)} kills " \
                                           "landed inside a write"
