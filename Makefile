@@ -1,10 +1,11 @@
 # Two entry points for a fresh machine (JDK 17+, Maven 3.8+, Python 3.10+):
 #   make demo   builds the plugin, installs the Python package in .venv, runs demo/demo.py
-#   make test   checks the Scala formatting, builds the jar and the wheel, runs the Scala tests, then the
-#               Python unit and integration tests (with the differential suite against Iceberg, whose runtime
-#               jar it fetches, and the wheel installed into a fresh environment), then the interop
-#               suites (NEWEST_SUITES) again under the newest pylance; pytest's per-test times go to
-#               target/pytest*.xml (bench/test_durations.py summarizes them)
+#   make test   checks the Scala formatting, builds the jar and runs the Scala tests (beside creating the
+#               Python environments), builds the wheel, then runs the Python unit and integration tests
+#               (with the differential suite against Iceberg, whose runtime jar it fetches, and the wheel
+#               installed into a fresh environment), then the interop suites (NEWEST_SUITES) again under
+#               the newest pylance; pytest's per-test times go to target/pytest*.xml
+#               (bench/test_durations.py summarizes them)
 #   make test-quick   the inner loop (a few minutes): the Scala tests and the jar, the Python unit tests
 #               and QUICK_SUITES (write, read, prune, MERGE and the other row-level commands, evolution,
 #               crosscheck)
@@ -38,26 +39,37 @@ NEWEST_SUITES := test_interop.py test_arrow_types.py test_plain_tables.py test_f
 QUICK_SUITES := test_write_read.py test_pruning.py test_row_level.py test_evolution.py test_schema_evolution.py \
 	test_interop.py
 DIFF_SEEDS := 200
-# Two pytest workers, each with its own Spark session, one test module at a time: on 2 cores the
-# suite takes 1.3x less time than with one (docs/testing.md)
-PYTEST_WORKERS := -n 2 --dist loadfile
+# Two pytest workers, each with its own Spark session, one test module at a time, the slowest
+# modules first (integration-tests/conftest.py orders them): on 2 cores the suite takes 1.3x less
+# time than with one (docs/testing.md)
+PYTEST_WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
+# LANCEPART_TEST_LONG_RUN=1 on make test's first pass (integration-tests/jvm_options.py): each
+# worker's session takes the JVM options for a long life, and every JVM maps an archive of the
+# classes of a Spark session with the plugin
 
-.PHONY: demo test test-quick format differential-sweep jar wheel bench bench-quick docs
+.PHONY: demo test test-quick checked-build python-environments format differential-sweep jar wheel bench bench-quick docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
 
-test: $(VENV)/.installed $(NEWEST_VENV)/.installed $(ICEBERG_JAR)
-	$(MVN) spotless:check package
-	$(MAKE) --no-print-directory wheel
-	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) --durations=25 -o junit_family=xunit1 --junitxml=target/pytest.xml \
-		python/tests integration-tests
-	$(NEWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) -o junit_family=xunit1 --junitxml=target/pytest-newest.xml \
-		python/tests $(addprefix integration-tests/,$(NEWEST_SUITES))
+test:
+	$(MAKE) --no-print-directory -j 2 checked-build python-environments
+	$(MAKE) --no-print-directory $(ICEBERG_JAR) wheel
+	LANCEPART_TEST_LONG_RUN=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) --durations=25 \
+		-o junit_family=xunit1 --junitxml=target/pytest.xml python/tests integration-tests
+	$(NEWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) \
+		-o junit_family=xunit1 --junitxml=target/pytest-newest.xml python/tests $(addprefix integration-tests/,$(NEWEST_SUITES))
 
-test-quick: $(VENV)/.installed
-	$(MVN) spotless:check package
+test-quick:
+	$(MAKE) --no-print-directory -j 2 checked-build $(VENV)/.installed
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) python/tests $(addprefix integration-tests/,$(QUICK_SUITES))
+
+# The Scala formatting check, the Scala tests and the jar; `make test` runs it beside the Python
+# environments (make -j 2: the Maven build is mostly one compiler thread, pip another)
+checked-build:
+	$(MVN) spotless:check package
+
+python-environments: $(VENV)/.installed $(NEWEST_VENV)/.installed
 
 format:
 	$(MVN) spotless:apply
@@ -93,7 +105,8 @@ bench-quick: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 $(ICEBERG_JAR):
 	$(MVN) dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 -DoutputDirectory=target/bench
 
-$(NEWEST_VENV)/.installed: python/pyproject.toml
+# after the development environment: two editable installs at once would share python/'s build files
+$(NEWEST_VENV)/.installed: python/pyproject.toml | $(VENV)/.installed
 	python3 -m venv $(NEWEST_VENV)
 	$(NEWEST_VENV)/bin/pip install -q -e 'python[test]' pylance==$(NEWEST_PYLANCE)
 	touch $@

@@ -1,27 +1,45 @@
 """Fixtures for the end-to-end suites: one real SparkSession with the plugin (and, when its jar
 is fetched, an Iceberg catalog `ice` and Iceberg's SQL extension for the differential suites) for
 the whole run, a fresh warehouse root, and a fresh Spark namespace per test. Every JVM the suites
-start runs with TEST_JVM_OPTIONS."""
+start runs with the options of jvm_options.py."""
 
 from __future__ import annotations
 
 import itertools
+import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 import lancepart
+import jvm_options
 from differential import ICEBERG_CATALOG, ICEBERG_JAR
 
 _counter = itertools.count()
 
-# The JVMs the suites start (this session's, the writer processes', clusters', spark-shell's) live
-# for seconds to minutes on small data: the client compiler alone and the serial collector spend
-# about a third less CPU than the defaults (docs/testing.md has the measurements). Every JVM
-# started from here inherits them.
-TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-os.environ["JAVA_TOOL_OPTIONS"] = f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} {TEST_JVM_OPTIONS}".strip()
+jvm_options.set_java_tool_options()
+_ARCHIVE_WRITER = pytest.StashKey["subprocess.Popen | None"]()
+DURATIONS = Path(__file__).resolve().parents[1] / "bench" / "results" / "test-durations.json"
+
+
+def pytest_configure(config):
+    # once per run: in the process that starts pytest-xdist's workers, or the only one
+    if not hasattr(config, "workerinput"):
+        config.stash[_ARCHIVE_WRITER] = jvm_options.start_archive()
+
+
+def pytest_unconfigure(config):
+    jvm_options.stop_archive(config.stash.get(_ARCHIVE_WRITER, None))
+
+
+def pytest_collection_modifyitems(items):
+    """The slowest modules first, by the per-test times of a committed run (modules it lacks
+    last), so that pytest-xdist's workers, handed whole modules in this order (`make test`'s
+    --dist loadfile --no-loadscope-reorder), finish together rather than one waiting on the other."""
+    suites = json.loads(DURATIONS.read_text())["pytest"]["suites"]
+    items.sort(key=lambda item: -suites.get(item.path.name, {}).get("seconds", 0))
 
 
 @pytest.fixture(scope="session")
@@ -56,6 +74,7 @@ def spark(root, tmp_path_factory):
             # the tests' tables are small: report their partitioning for storage-partitioned joins anyway
             "spark.sql.catalog.lance.spj.min-bytes-per-partition-key": "0",
             "spark.driver.memory": os.environ.get("LANCEPART_TEST_DRIVER_MEMORY", "2g"),
+            "spark.driver.extraJavaOptions": jvm_options.SESSION,
             **iceberg_conf(tmp_path_factory.mktemp("iceberg")),
         },
     )

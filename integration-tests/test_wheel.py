@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
 
 from test_interop_newest_pylance import NEWEST_PYTHON
@@ -31,6 +32,14 @@ SCRIPT = textwrap.dedent("""
 def test_the_wheel_works_in_a_fresh_environment(tmp_path):
     wheels = sorted((REPO / "target" / "wheel").glob("lancepart-*.whl"))
     assert len(wheels) == 1, f"expected one wheel in target/wheel (run `make wheel`), found {wheels}"
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        [jar] = [name for name in wheel.namelist() if name.endswith(".jar")]
+        with zipfile.ZipFile(wheel.open(jar)) as classes:
+            bundled = [name for name in classes.namelist() if name.endswith((".class", ".so", ".dylib"))
+                       and not name.startswith(("lancepart/", "org/apache/spark/sql/lancepart/"))]
+    # the plugin's own classes only: Spark resolves lance-core and the rest (a second `mvn package`
+    # once left the shaded jar in its place)
+    assert not bundled, f"{jar} bundles {len(bundled)} other files, such as {bundled[:3]}"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = str(venv / "bin" / "python")

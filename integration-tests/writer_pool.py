@@ -46,7 +46,14 @@ class Writer:
             watchdog.cancel()
         if not line:
             raise AssertionError(f"writer {self.proc.pid} exited ({self.proc.poll()}); its stderr ends:\n{self.stderr()}")
-        return json.loads(line)
+        return self._parsed(line)
+
+    def _parsed(self, line: str) -> dict:
+        try:
+            return json.loads(line)
+        except json.JSONDecodeError:
+            raise AssertionError(f"writer {self.proc.pid} printed a line that is not an event: {line!r}; its stderr "
+                                 f"ends:\n{self.stderr()}") from None
 
     def wait_ready(self) -> None:
         event = self.event()
@@ -68,22 +75,30 @@ class Writer:
     def kill(self) -> list[dict]:
         """SIGKILL to the writer and its JVM (its own process group); returns the events it printed
         and no one read yet."""
+        lines = self._terminate()
+        events = [self._parsed(line) for line in lines]
+        self._stderr.close()
+        return events
+
+    def _terminate(self) -> list[str]:
+        """Kills the writer and returns the lines it printed and no one read yet."""
         self._signal_kill()
         self.proc.wait()
-        self._stderr.close()
-        return [json.loads(line) for line in self.proc.stdout.read().splitlines()]
+        return self.proc.stdout.read().splitlines()
 
     def _signal_kill(self) -> None:
         with contextlib.suppress(ProcessLookupError):  # the group is gone already
             os.killpg(self.proc.pid, signal.SIGKILL)
 
     def close(self) -> None:
-        """Ends an idle writer's session; kills one still in a command (a test that failed midway)."""
-        if self.busy:
-            self.kill()
-            return
-        self.proc.stdin.close()
-        self.proc.wait(timeout=120)
+        """Ends an idle writer's session; kills one still in a command (a test that failed midway),
+        or whose session has not ended after 120 s."""
+        if not self.busy:
+            self.proc.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=120)
+        if self.proc.poll() is None:
+            self._terminate()
         self._stderr.close()
 
 
@@ -97,7 +112,7 @@ class WriterPool:
 
     def take(self, n: int) -> list[Writer]:
         for writer in [w for w in self.writers if w.busy]:
-            writer.kill()
+            writer.close()
             self.writers.remove(writer)
         started = [Writer(self.root) for _ in range(n - len(self.writers))]
         for writer in started:
