@@ -20,7 +20,7 @@ from differential import ICEBERG_CATALOG, ICEBERG_JAR
 _counter = itertools.count()
 
 jvm_options.set_java_tool_options()
-_ARCHIVE_WRITER = pytest.StashKey["subprocess.Popen | None"]()
+_ARCHIVE_WRITER = pytest.StashKey[subprocess.Popen | None]()
 DURATIONS = Path(__file__).resolve().parents[1] / "bench" / "results" / "test-durations.json"
 
 
