@@ -8,7 +8,7 @@ after each command:
 - ``{"batches": ..., "table": ..., "writer": w, "per_partition": n, "partitions": [...]}`` appends
   batch after batch to ``table`` (columns id, c, writer, batch; partitioned by c). Batch b writes
   ``n`` rows to each partition of ``partitions`` (names in which ``{b}`` is replaced by the batch
-  number), with ids from ``batch_rows``; it prints ``{"committed": b}`` after each batch's commit
+  number), the rows ``batch_rows`` lists (``batch_frame`` makes them in Spark); it prints ``{"committed": b}`` after each batch's commit
   returned. With ``"step": true`` it reads a line from stdin before every batch after the first.
 - ``{"operations": [...], "table": ..., "writer": w, "go": <file>}`` waits for ``go`` to exist
   and runs the operations of ``mixed_writer.py`` in order, printing its log entry for each.
@@ -37,6 +37,16 @@ def batch_rows(writer: int, batch: int, partitions: list[str], per_partition: in
     return rows
 
 
+def batch_frame(spark, writer: int, batch: int, partitions: list[str], per_partition: int):
+    """The rows of ``batch_rows`` as a DataFrame Spark computes: a DataFrame of Python rows would
+    have each writer start Python workers too."""
+    names = ", ".join("'" + c.format(b=batch).replace("'", "\\'") + "'" for c in partitions)
+    return spark.range(len(partitions) * per_partition).selectExpr(
+        f"(({writer} * 1000 + {batch}) * 100 + id div {per_partition}) * 100000 + id % {per_partition} AS id",
+        f"element_at(array({names}), CAST(id div {per_partition} AS INT) + 1) AS c",
+        f"'{writer}' AS writer", f"{batch} AS batch")
+
+
 def emit(event: dict) -> None:
     print(json.dumps(event), flush=True)
 
@@ -46,8 +56,8 @@ def append_batches(spark, command: dict) -> None:
     for batch in range(command["batches"]):
         if batch > 0 and command.get("step"):
             sys.stdin.readline()
-        rows = batch_rows(command["writer"], batch, command["partitions"], command["per_partition"])
-        spark.createDataFrame(rows, "id BIGINT, c STRING, writer STRING, batch INT").writeTo(command["table"]).append()
+        batch_frame(spark, command["writer"], batch, command["partitions"], command["per_partition"]) \
+            .writeTo(command["table"]).append()
         emit({"committed": batch})
 
 
