@@ -168,9 +168,9 @@ def table_history(spark, table: str) -> str:
 def check_log(spark, table: str, log: list[dict], mode: str) -> None:
     """The table reads, crosscheck passes, and per (write, partition) its rows are all there or
     none; a write that reported success is there unless an overwrite or delete that may have
-    committed after it replaced it, and is gone when one that started after it ended succeeded
-    (a dynamic overwrite only when no spec evolution may lie between them: it replaces partitions
-    of the current spec only; a REPLACE ... AS SELECT * FROM the table copies what it read, so
+    committed after it replaced it (in weak mode, one that failed too), and is gone when one that
+    started after it ended succeeded (a dynamic overwrite only when no spec evolution may lie
+    between them: it replaces partitions of the current spec only; a REPLACE ... AS SELECT * FROM the table copies what it read, so
     it only loses writes it may have run alongside, and may bring back rows an overwrite or delete
     it ran alongside removed); in strong mode a failed write left nothing."""
     from mixed_writer import tag_rows
@@ -182,6 +182,9 @@ def check_log(spark, table: str, log: list[dict], mode: str) -> None:
     for r in rows:
         present[(r.tag, r.p)].add(r.id)
     removers = [e for e in log if e["ok"] and e["kind"] in REMOVER_KINDS]
+    # in weak mode a remover that failed may have left its partition-table commits (docs/format.md):
+    # a DELETE whose __manifest commit failed, after it deleted rows in the partition tables
+    may_have_removed = removers + [e for e in log if mode == "weak" and not e["ok"] and e["kind"] in REMOVER_KINDS]
     evolutions = [e for e in log if e["kind"] == "evolve" and e["ok"]]
 
     def removes(remover: dict, write: dict, p: str) -> bool:
@@ -208,7 +211,7 @@ def check_log(spark, table: str, log: list[dict], mode: str) -> None:
             if not w["ok"]:
                 assert mode == "weak" or not found, f"{what} failed in strong mode, yet its rows are there"
                 continue
-            later = [r for r in removers if removes(r, w, p) and r["end"] > w["start"]]
+            later = [r for r in may_have_removed if removes(r, w, p) and r["end"] > w["start"]]
             assert found or later, f"{what} reported success; its rows are gone and no overwrite or delete " \
                                    "that committed after it explains it"
             replaced = [r for r in removers if removes(r, w, p) and r["start"] > w["end"] and r["kind"] != "replace"
@@ -216,6 +219,27 @@ def check_log(spark, table: str, log: list[dict], mode: str) -> None:
             assert not (found and replaced), f"{what}: its rows survived {replaced[0]['kind']} {replaced[0]['tag']}"
     assert not present, f"rows of no logged write: {sorted(present)}"
     assert lancepart.crosscheck(spark, table)["rows"] == len(rows)
+
+
+def test_the_checker_takes_a_failed_weak_delete_as_one_that_may_have_removed_rows(spark, admin, ns):
+    """A weak-mode DELETE whose __manifest commit fails after its partition-table commits leaves
+    those rows deleted (docs/format.md): the checker takes it as what may explain an append's
+    missing rows (it once reported them lost), and still finds the loss when nothing explains it."""
+    from mixed_writer import statement
+
+    t = create_mixed_table(spark, ns, "weak")
+    append = {"kind": "append", "partitions": ["a"], "writer": 0, "tag": "w0-0", "start": 1.0, "end": 2.0,
+              "ok": True, "error": None}
+    spark.sql(statement(t, 0, 0, append))
+    # what the failed DELETE left: the rows deleted on the partition table's main branch, __manifest as it was
+    location = admin.describe(f"{ns}.mixed")["location"]
+    [partition] = admin.partitions(f"{ns}.mixed")
+    lance.dataset(f"{location}/{partition['location']}").delete("tag = 'w0-0'")
+    failed = {"kind": "delete_tag", "target": "w0-0", "partitions": [], "writer": 1, "tag": "w1-0", "start": 3.0,
+              "end": 4.0, "ok": False, "error": "manifest version 1 was not found"}
+    check_log(spark, t, [append, failed], "weak")
+    with pytest.raises(AssertionError, match="append w0-0 into a .* reported success; its rows are gone"):
+        check_log(spark, t, [append], "weak")
 
 
 def create_mixed_table(spark, ns: str, mode: str) -> str:
