@@ -57,7 +57,7 @@ def iceberg_conf() -> dict[str, str]:
     JVM's memory: the same Spark integration, commits and readers as any Iceberg catalog. A Hadoop
     catalog on local disk had Hadoop's local file system fork `chmod` for every file Iceberg wrote
     (6,081 processes in the differential suite alone, which took 254-264 CPU seconds and 179-184 s
-    instead of 218 and 151)."""
+    with one worker instead of 218 and 151)."""
     if not ICEBERG_JAR.is_file():
         return {}
     return {

@@ -170,9 +170,10 @@ def check_log(spark, table: str, log: list[dict], mode: str) -> None:
     none; a write that reported success is there unless an overwrite or delete that may have
     committed after it replaced it (in weak mode, one that failed too), and is gone when one that
     started after it ended succeeded (a dynamic overwrite only when no spec evolution may lie
-    between them: it replaces partitions of the current spec only; a REPLACE ... AS SELECT * FROM the table copies what it read, so
-    it only loses writes it may have run alongside, and may bring back rows an overwrite or delete
-    it ran alongside removed); in strong mode a failed write left nothing."""
+    between them: it replaces partitions of the current spec only; a REPLACE ... AS SELECT * FROM
+    the table copies what it read, so it only loses writes it may have run alongside, and may bring
+    back rows an overwrite or delete it ran alongside removed); in strong mode a failed write left
+    nothing."""
     from mixed_writer import tag_rows
 
     rows = spark.sql(f"SELECT * FROM {table}").collect()
@@ -184,7 +185,7 @@ def check_log(spark, table: str, log: list[dict], mode: str) -> None:
     removers = [e for e in log if e["ok"] and e["kind"] in REMOVER_KINDS]
     # in weak mode a remover that failed may have left its partition-table commits (docs/format.md):
     # a DELETE whose __manifest commit failed, after it deleted rows in the partition tables
-    may_have_removed = removers + [e for e in log if mode == "weak" and not e["ok"] and e["kind"] in REMOVER_KINDS]
+    may_have_removed = [e for e in log if e["kind"] in REMOVER_KINDS and (e["ok"] or mode == "weak")]
     evolutions = [e for e in log if e["kind"] == "evolve" and e["ok"]]
 
     def removes(remover: dict, write: dict, p: str) -> bool:

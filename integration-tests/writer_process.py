@@ -8,8 +8,9 @@ after each command:
 - ``{"batches": ..., "table": ..., "writer": w, "per_partition": n, "partitions": [...]}`` appends
   batch after batch to ``table`` (columns id, c, writer, batch; partitioned by c). Batch b writes
   ``n`` rows to each partition of ``partitions`` (names in which ``{b}`` is replaced by the batch
-  number), the rows ``batch_rows`` lists (``batch_frame`` makes them in Spark); it prints ``{"committed": b}`` after each batch's commit
-  returned. With ``"step": true`` it reads a line from stdin before every batch after the first.
+  number), the rows ``batch_rows`` lists (``batch_frame`` makes them in Spark); it prints
+  ``{"committed": b}`` after each batch's commit returned. With ``"step": true`` it reads a line
+  from stdin before every batch after the first.
 - ``{"operations": [...], "table": ..., "writer": w, "go": <file>}`` waits for ``go`` to exist
   and runs the operations of ``mixed_writer.py`` in order, printing its log entry for each.
 
