@@ -11,6 +11,7 @@ import time
 import lance
 import pyarrow as pa
 import pytest
+from pyspark.sql import functions as F
 
 from test_transactions import leaf_rows, manifest, rows, version_read
 
@@ -209,6 +210,27 @@ def test_merge_on_read_deletes_rows_in_place_and_appends_their_new_versions(spar
     assert len(lance.dataset(str(root / ns / "t" / after["b"][0]), version=after["b"][1]).get_fragments()) == 2, \
         "the updated row was appended as a new fragment"
     assert rows(spark, f"SELECT count(*) FROM {t}") == [(13,)]
+
+
+def test_a_weak_change_that_deletes_and_appends_rows_is_one_commit_of_the_partition_table(spark, root, ns):
+    """Regression (test_concurrency's race of a DELETE with an UPDATE of the same rows): in weak
+    mode a merge-on-read UPDATE committed the deletion of the old rows to the partition table's main
+    branch, then the append of their new versions; a DELETE that read between the two saw neither,
+    reported success, and the rows it had to delete came back. Every version readers may read holds
+    each row, old or new: an UPDATE, a MERGE and an overwrite by condition each make one."""
+    t = create(spark, ns, "weak")
+    merge_on_read(spark, t)
+    leaf = str(root / ns / "t" / leaves(root, ns)["b"][0])
+    first = lance.dataset(leaf).version
+    spark.sql(f"UPDATE {t} SET v = v + 100 WHERE id = 11")
+    spark.sql(f"MERGE INTO {t} x USING (SELECT 12L AS id) s ON x.id = s.id WHEN MATCHED THEN UPDATE SET v = 7")
+    spark.sql("SELECT 10L AS id, 'b' AS c, 9 AS v").writeTo(t).overwrite(F.col("id") == 10)
+    versions = range(first, lance.dataset(leaf).version + 1)
+    for v in versions:
+        ids = lance.dataset(leaf, version=v).to_table(columns=["id"]).column("id").to_pylist()
+        assert sorted(ids) == [10, 11, 12], f"version {v} of partition b"
+    assert len(versions) == 4, "one version per command"
+    assert rows(spark, f"SELECT id, v FROM {t} WHERE c = 'b'") == [(10, 9), (11, 101), (12, 7)]
 
 
 def test_merge_on_read_writes_each_partitions_new_rows_as_one_fragment(spark, root, ns):

@@ -312,23 +312,29 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    * version. Throws [[ManifestConflict]] when another one did, or when a table-metadata commit
    * since `expected` changed whether or how a spec version of `rows` is declared: Lance lets rows
    * land on top of it, but a REPLACE that no longer declares their spec leaves them out of the table.
+   * So does a failure after expire_snapshots removed `expected`: it keeps the latest version, so
+   * another commit landed after `expected`.
    */
   def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long =
-    lance.withDataset(uri, Some(expected)) { ds =>
-      val (version, after) =
-        try mergeInsert(ds, rows, removed, retries = 0)
-        catch { case NonFatal(e) if Lance.isConflict(e) => throw new ManifestConflict(table, expected, e) }
-      val before = ds.getTableMetadata.asScala
-      val specKeys = rows.filter(_.objectType == Naming.NamespaceType).flatMap(r => Naming.specVersion(r.objectId))
-        .map(PartitionSpec.keyOf)
-      specKeys.find(k => before.get(k) != after.get(k)).foreach { key =>
-        throw new ManifestConflict(
-          table,
-          expected,
-          new IllegalStateException(
-            s"$key was replaced or removed while version $version was committed; its rows are no part of the table"))
+    try lance.withDataset(uri, Some(expected)) { ds =>
+        val (version, after) =
+          try mergeInsert(ds, rows, removed, retries = 0)
+          catch { case NonFatal(e) if Lance.isConflict(e) => throw new ManifestConflict(table, expected, e) }
+        val before = ds.getTableMetadata.asScala
+        val specKeys = rows.filter(_.objectType == Naming.NamespaceType).flatMap(r => Naming.specVersion(r.objectId))
+          .map(PartitionSpec.keyOf)
+        specKeys.find(k => before.get(k) != after.get(k)).foreach { key =>
+          throw new ManifestConflict(
+            table,
+            expected,
+            new IllegalStateException(
+              s"$key was replaced or removed while version $version was committed; its rows are no part of the table"))
+        }
+        version
       }
-      version
+    catch {
+      case NonFatal(e) if !e.isInstanceOf[ManifestConflict] && !versions().contains(expected) =>
+        throw new ManifestConflict(table, expected, e)
     }
 
   /** The committed version and its table metadata. Writes `columns` (None: those lancepart keeps,

@@ -1,5 +1,5 @@
-// Lance commits on one partition table: create it, append fragments, delete rows (by predicate or
-// row address), commit a compaction or indexes.
+// Lance commits on one partition table: create it, delete rows (by predicate or row address) and
+// append fragments in one commit, commit a compaction or indexes.
 // Strong mode commits detached on top of the manifest's read_version (spec: Multi-Partition
 // Transaction (Strong)); weak mode commits on the main branch (Lance rebases concurrent appends).
 package lancepart.txn
@@ -12,7 +12,7 @@ import org.lance.{CommitBuilder, Dataset, Fragment, FragmentMetadata, Transactio
 import org.lance.compaction.RewriteResult
 import org.lance.index.Index
 import org.lance.ipc.ScanOptions
-import org.lance.operation.{Append, CreateIndex, Delete, Operation, Overwrite, Rewrite, RewriteGroup}
+import org.lance.operation.{Append, CreateIndex, Delete, Operation, Overwrite, Rewrite, RewriteGroup, Update}
 
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
@@ -27,34 +27,41 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
   }
 
   /**
-   * Applies to the leaf at `uri`, on top of `base` (None: the latest main version), first
-   * `deletion` of rows, then `fragments` as an append. Returns what the resulting version holds
-   * (`base`'s when nothing changed).
+   * Applies to the leaf at `uri`, on top of `base` (None: the latest main version), `deletion` of
+   * rows and `fragments` as an append, in one Lance commit: a `Delete`, an `Append`, or both as
+   * an `Update`, so that no reader of the main branch (weak mode) sees the deleted rows gone
+   * without the rows that replace them. On the main branch a change that deletes is planned again
+   * while Lance refuses it for a commit it cannot rebase over. Returns what the resulting
+   * version holds (`base`'s when nothing changed).
    */
   def update(uri: String, base: Option[Long], deletion: Option[RowDeletion], fragments: Seq[FragmentMetadata])
       : LeafStats = {
-    val deleted: Option[Long] =
-      deletion.flatMap(d => if (detached) delete(uri, base, d) else Lance.replanned(delete(uri, None, d)))
-    lance.withDataset(uri, deleted.orElse(base)) { ds =>
-      if (fragments.isEmpty) LeafStats.of(ds)
-      else commit(ds, Append.builder().fragments(fragments.asJava).build())(LeafStats.of)
+    def change(): LeafStats = lance.withDataset(uri, base) { ds =>
+      val removal = deletion.flatMap(removalOf(uri, ds, _))
+      val appended = fragments.asJava
+      val op: Option[Operation] = removal match {
+        case None => Option.when(fragments.nonEmpty)(Append.builder().fragments(appended).build())
+        case Some(r) if fragments.isEmpty =>
+          Some(Delete.builder().updatedFragments(r.updated.asJava).deletedFragmentIds(r.removed.asJava)
+            .predicate(r.predicate).build())
+        case Some(r) =>
+          Some(Update.builder().updatedFragments(r.updated.asJava).removedFragmentIds(r.removed.asJava)
+            .newFragments(appended).build())
+      }
+      op.fold(LeafStats.of(ds))(commit(ds, _)(LeafStats.of))
     }
+    if (detached || deletion.isEmpty) change() else Lance.replanned(change())
   }
 
-  /** Commits `deletion` on top of `base` (None: the latest main version); the new version, or
-   * None when no row matches. */
-  private def delete(uri: String, base: Option[Long], deletion: RowDeletion): Option[Long] = deletion match {
+  /** The rows of `ds` (the leaf at `uri`) that `deletion` removes, or None when there are none. */
+  private def removalOf(uri: String, ds: Dataset, deletion: RowDeletion): Option[Removal] = deletion match {
     case RowDeletion.Matching(predicate) =>
-      lance.withDataset(uri, base) { ds =>
-        val sql = predicate.sql(LeafSchema.columns(ds))
-        deleteOperation(ds, scanOffsets(ds, sql), sql).map(commit(ds, _)(_.version()))
-      }
+      val sql = predicate.sql(LeafSchema.columns(ds))
+      Removal.of(ds, scanOffsets(ds, sql), sql)
     case RowDeletion.At(version, addresses) =>
       val offsets = addresses.groupMap(a => (a >>> 32).toInt)(a => Integer.valueOf((a & 0xffffffffL).toInt))
-      lance.withDataset(uri, if (detached) Some(version) else base) { ds =>
-        if (!detached) requireSameRows(uri, version, ds, offsets.keySet)
-        deleteOperation(ds, offsets, s"_rowaddr IN (${addresses.mkString(", ")})").map(commit(ds, _)(_.version()))
-      }
+      if (!detached) requireSameRows(uri, version, ds, offsets.keySet)
+      Removal.of(ds, offsets, s"_rowaddr IN (${addresses.mkString(", ")})")
   }
 
   /**
@@ -128,16 +135,22 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
     }
     offsets.view.mapValues(_.toSeq).toMap
   }
+}
 
-  /** A Delete of the rows at `offsets` (by fragment id; deletion files per fragment, whole
-   * fragments dropped) described by `predicate`, or None when there are none. */
-  private def deleteOperation(ds: Dataset, offsets: Map[Int, Seq[Integer]], predicate: String): Option[Operation] =
+/** Rows to delete from a leaf version: `updated` fragments with their new deletion files, the ids
+ * of fragments `removed` whole, and the `predicate` that describes them (recorded in a `Delete`). */
+private case class Removal(updated: Seq[FragmentMetadata], removed: Seq[java.lang.Long], predicate: String)
+
+private object Removal {
+
+  /** The deletion of the rows at `offsets` (by fragment id) of `ds`, or None when there are none. */
+  def of(ds: Dataset, offsets: Map[Int, Seq[Integer]], predicate: String): Option[Removal] =
     Option.when(offsets.nonEmpty) {
       val results = offsets.toSeq.map { case (id, rows) => id -> Option(new Fragment(ds, id).deleteRows(rows.asJava)) }
-      Delete.builder()
-        .updatedFragments(results.flatMap(_._2).asJava)
-        .deletedFragmentIds(results.collect { case (id, None) => java.lang.Long.valueOf(id.toLong) }.asJava)
-        .predicate(predicate).build()
+      Removal(
+        results.flatMap(_._2),
+        results.collect { case (id, None) => java.lang.Long.valueOf(id.toLong) },
+        predicate)
     }
 }
 

@@ -118,6 +118,20 @@ class ManifestStoreSuite extends AnyFunSuite {
     assert(store.rows(store.load(), "object_type = 'table'").size == 2)
   }
 
+  test("a commit on top of a manifest version that expire_snapshots removed meanwhile is a conflict, retried") {
+    // Regression (test_concurrency): the commit failed with Lance's "Dataset at path ... was not found".
+    val store = newStore()
+    store.create(meta)
+    val expected = store.latestVersion()
+    store.upsert(Seq(leaf("aaaaaaaaaaaaaaaa", 20000, "US", 1)))
+    store.lance.withDataset(store.uri)(
+      _.cleanupWithPolicy(org.lance.cleanup.CleanupPolicy.builder().withBeforeVersion(store.latestVersion()).build()))
+    val e =
+      intercept[ManifestConflict](store.commit(expected, Seq(leaf("bbbbbbbbbbbbbbbb", 20001, "FR", 1)), Seq.empty))
+    assert(e.getMessage == s"table t: __manifest changed after version $expected")
+    assert(store.rows(store.load(), "object_type = 'table'").map(_.objectId) == Seq("v1$aaaaaaaaaaaaaaaa$dataset"))
+  }
+
   test("a manifest without a declared partition column is refused with the column's name") {
     val store = newStore()
     store.create(TableMetadata.create("t", schema, spec.copy(fields = spec.fields.take(1))))
