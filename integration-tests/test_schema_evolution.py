@@ -57,6 +57,31 @@ def test_added_column_reads_null_in_old_partitions_and_lands_in_them(spark, root
     lancepart.crosscheck(spark, events)
 
 
+def test_a_column_another_client_added_to_one_partition_table_is_not_read_as_a_later_added_column(
+        spark, root, ns, events):
+    """pylance adds a column to one partition table only; Lance gives it the next field id of that
+    table, the id the namespace's next ADD COLUMN takes. The new column reads NULL there and the
+    other client's column stays as it is (regression: it was taken for a column another writer had
+    renamed: ADD COLUMN renamed it to the new column's name, whose values it then read), in Spark
+    and in crosscheck."""
+    [leaf] = [d for d in leaves(root, ns) if d.to_table(columns=["id"])["id"].to_pylist() == [1]]
+    leaf.add_columns({"extra": "CAST(id * 10 AS INT)"})
+    spark.sql(f"ALTER TABLE {events} ADD COLUMN later INT")
+    after = lance.dataset(leaf.uri)
+    assert after.schema.names[-1] == "extra" and after.to_table(columns=["extra"])["extra"].to_pylist() == [10]
+    lance_ids = {f.name(): f.id() for f in after.lance_schema.fields()}
+    assert lance_ids["extra"] == int(schema_json(root, ns)["fields"][-1]["metadata"]["lance:field_id"]), \
+        "the ids collide"
+    assert sorted((r.id, r.later) for r in spark.table(events).collect()) == [(1, None), (2, None)]
+    lancepart.crosscheck(spark, events)
+    # a write into that partition table adds the new column beside the other client's
+    spark.sql(f"INSERT INTO {events} VALUES (3, DATE'2025-12-10', 'US', 0.5, 7)")
+    assert sorted((r.id, r.later) for r in spark.table(events).collect()) == [(1, None), (2, None), (3, 7)]
+    assert lance.dataset(leaf.uri).to_table(columns=["id", "extra"]).to_pylist() == \
+        [{"id": 1, "extra": 10}, {"id": 3, "extra": None}]
+    lancepart.crosscheck(spark, events)
+
+
 def test_dropped_column_is_not_readable_and_its_id_is_never_reused(spark, admin, root, ns, events):
     spark.sql(f"ALTER TABLE {events} DROP COLUMN amount")
     assert "amount" not in spark.table(events).columns

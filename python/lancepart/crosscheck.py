@@ -182,8 +182,9 @@ def _declared_only(uri: str) -> bool:
 
 def _leaf_column(ds, field: dict, schema_fields: list[dict]) -> str | None:
     """The leaf column holding namespace ``field``: tagged with its id; else untagged with its
-    name; else untagged with its Lance field id, when every untagged column named after a
-    namespace column has that column's id."""
+    name; else untagged with its Lance field id, when some untagged columns are named after
+    namespace columns and all such have those columns' ids (a leaf written with the namespace's
+    ids; a column another client added to a lancepart leaf alone is not taken)."""
     def field_id(f):
         return int(f["metadata"]["lance:field_id"])
 
@@ -198,7 +199,8 @@ def _leaf_column(ds, field: dict, schema_fields: list[dict]) -> str | None:
         return field["name"]
     lance_ids = {f.name(): f.id() for f in ds.lance_schema.fields()}
     ids_by_name = {f["name"]: field_id(f) for f in schema_fields}
-    if any(ids_by_name.get(name, lance_ids[name]) != lance_ids[name] for name in untagged):
+    named = [ids_by_name[name] == lance_ids[name] for name in untagged if name in ids_by_name]
+    if not named or not all(named):
         return None
     return next((name for name in untagged if lance_ids[name] == field_id(field)), None)
 

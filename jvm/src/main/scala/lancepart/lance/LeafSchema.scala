@@ -75,14 +75,20 @@ object LeafSchema {
 
   /**
    * The leaf column holding namespace column `f` of `namespace`: the one tagged with its id; else
-   * an untagged column of the same name; else, when the leaf's untagged columns have the Lance
-   * field ids of the namespace columns they are named after (spec: field ids are consistent
-   * across partition tables), the untagged column with its Lance field id and a type that reads
-   * as its type: a column another writer renamed in the namespace schema before this leaf.
+   * an untagged column of the same name; else, when the leaf was written with the namespace's
+   * field ids (spec: field ids are consistent across partition tables: some untagged columns are
+   * named after namespace columns, and all such have their Lance field ids), the untagged column
+   * with its Lance field id and a type that reads as its type: a column another writer renamed in
+   * the namespace schema before this leaf. A leaf without such columns (lancepart's, whose
+   * columns are tagged) gives no evidence: a column another client added to it alone has the
+   * Lance field id the namespace's next ADD COLUMN takes, and is not that column.
    */
   def find(leaf: Seq[LeafColumn], f: SchemaField, namespace: Seq[SchemaField]): Option[LeafColumn] = {
     val untagged = leaf.filter(_.tag.isEmpty)
-    def agree = untagged.forall(c => namespace.find(_.name == c.name).forall(_.id == c.lanceId))
+    def agree = {
+      val named = untagged.flatMap(c => namespace.find(_.name == c.name).map(_.id == c.lanceId))
+      named.nonEmpty && !named.contains(false)
+    }
     def readable(c: LeafColumn) =
       Try(ArrowTypes.toSpark(
         c.field,

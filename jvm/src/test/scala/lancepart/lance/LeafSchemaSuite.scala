@@ -41,16 +41,25 @@ class LeafSchemaSuite extends AnyFunSuite {
     assert(LeafSchema.find(Seq(column("id", 0), column("country", 2, new ArrowType.Bool())), nation, namespace).isEmpty)
     // tagged columns are never matched by name or Lance id
     assert(LeafSchema.find(Seq(column("nation", 2, utf8, Some(7))), nation, namespace).isEmpty)
+    // a leaf with no untagged column of a namespace name (lancepart's) gives no evidence: a column
+    // another client added to it alone has the Lance id the namespace's next ADD COLUMN takes
+    assert(LeafSchema.find(Seq(column("id", 0, tag = Some(0)), column("extra", 2, utf8)), nation, namespace).isEmpty)
   }
 
   test("alignment renames held columns at once, tags untagged ones it renames, moves leaf-only ones aside") {
     val ns = Seq(
       SchemaField(0, "a", LongType, nullable = true),
       SchemaField(1, "b", LongType, nullable = true),
-      SchemaField(2, "nation", StringType, nullable = true))
-    // a and b swapped names; another writer renamed country to nation; x is the leaf's own
-    val leaf =
-      Seq(column("b", 0, tag = Some(0)), column("a", 1, tag = Some(1)), column("country", 2, utf8), column("x", 3))
+      SchemaField(2, "nation", StringType, nullable = true),
+      SchemaField(4, "d", LongType, nullable = true)
+    )
+    // a and b swapped names; another writer (whose ids d shows) renamed country to nation; x is the leaf's own
+    val leaf = Seq(
+      column("b", 0, tag = Some(0)),
+      column("a", 1, tag = Some(1)),
+      column("country", 2, utf8),
+      column("x", 3),
+      column("d", 4))
     val change = LeafSchema.aligned(leaf, ns)
     assert(change.renames == Map("b" -> "a", "a" -> "b", "country" -> "nation"))
     assert(change.tags == Map("country" -> 2))
