@@ -18,6 +18,7 @@ import org.lance.operation.{UpdateConfig, UpdateMap}
 
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 import scala.util.control.NonFatal
 
 class ManifestStore(val tableUri: String, val table: String, val lance: LanceAccess) {
@@ -288,7 +289,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   private def atVersion[A](version: Long)(f: Dataset => A): A =
     try lance.withDataset(uri, Some(version))(f)
     catch {
-      case NonFatal(e) if !versions().contains(version) =>
+      case NonFatal(e) if expired(version) =>
         throw new IllegalStateException(
           s"table $table: manifest version $version, which this statement read, was removed (expire_snapshots) " +
             "while it ran; nothing was changed, run it again",
@@ -312,11 +313,14 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    * version. Throws [[ManifestConflict]] when another one did, or when a table-metadata commit
    * since `expected` changed whether or how a spec version of `rows` is declared: Lance lets rows
    * land on top of it, but a REPLACE that no longer declares their spec leaves them out of the table.
-   * So does a failure after expire_snapshots removed `expected`: it keeps the latest version, so
-   * another commit landed after `expected`.
+   * So does `expected` not opening because expire_snapshots removed it: that keeps the latest
+   * version, so another commit landed after `expected`. (A failure once it opened is this
+   * commit's own, which may have landed: it is not retried.)
    */
-  def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long =
+  def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long = {
+    var opened = false
     try lance.withDataset(uri, Some(expected)) { ds =>
+        opened = true
         val (version, after) =
           try mergeInsert(ds, rows, removed, retries = 0)
           catch { case NonFatal(e) if Lance.isConflict(e) => throw new ManifestConflict(table, expected, e) }
@@ -333,9 +337,12 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
         version
       }
     catch {
-      case NonFatal(e) if !e.isInstanceOf[ManifestConflict] && !versions().contains(expected) =>
-        throw new ManifestConflict(table, expected, e)
+      case NonFatal(e) if !opened && expired(expected) => throw new ManifestConflict(table, expected, e)
     }
+  }
+
+  /** Whether manifest version `version` is gone (expire_snapshots); false when that cannot be told. */
+  private def expired(version: Long): Boolean = Try(versions()).toOption.exists(!_.contains(version))
 
   /** The committed version and its table metadata. Writes `columns` (None: those lancepart keeps,
    * [[written]]); the other columns of an updated row, such as `base_objects` and another writer's

@@ -124,8 +124,8 @@ class Committer(
       for ((id, (_, predicate)) <- tx.deletes; row <- now.get(id))
         existing(row).deletion = Some(RowDeletion.Matching(predicate))
       // Row addresses hold at the leaf version the command read: in strong mode the manifest must
-      // still read it; in weak mode Lance rebases the Delete over appends and refuses it over
-      // commits that changed the same fragments (see [[commitLeaf]]).
+      // still read it; in weak mode Lance rebases the leaf's Delete (or Update) over appends and
+      // refuses it over commits that changed the same fragments (see [[commitLeaf]]).
       for ((id, d) <- tx.addressDeletes) now.get(id) match {
         case Some(row) if (if (strong) sameLeaf(d.before, row) else row.location == d.before.location) =>
           existing(row).deletion = Some(RowDeletion.At(d.version, d.addresses))
@@ -315,7 +315,7 @@ class Committer(
     }
 
     /** Applies `p`'s deletion and appends to the leaf at `uri` on top of `base`; Lance refusing
-     * a merge-on-read Delete (another commit changed its fragments since the command read them)
+     * a merge-on-read deletion (another commit changed its fragments since the command read them)
      * is a conflict. */
     private def update(p: LeafPlan, uri: String, base: Option[Long]): LeafStats =
       try leaves.update(uri, base, p.deletion, p.fragments.toSeq)

@@ -60,6 +60,7 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
       Removal.of(ds, scanOffsets(ds, sql), sql)
     case RowDeletion.At(version, addresses) =>
       val offsets = addresses.groupMap(a => (a >>> 32).toInt)(a => Integer.valueOf((a & 0xffffffffL).toInt))
+      // detached: `ds` is `version`, the read_version the Committer found the manifest still reading
       if (!detached) requireSameRows(uri, version, ds, offsets.keySet)
       Removal.of(ds, offsets, s"_rowaddr IN (${addresses.mkString(", ")})")
   }
