@@ -318,26 +318,24 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    * commit's own, which may have landed: it is not retried.)
    */
   def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long = {
-    var opened = false
-    try lance.withDataset(uri, Some(expected)) { ds =>
-        opened = true
-        val (version, after) =
-          try mergeInsert(ds, rows, removed, retries = 0)
-          catch { case NonFatal(e) if Lance.isConflict(e) => throw new ManifestConflict(table, expected, e) }
-        val before = ds.getTableMetadata.asScala
-        val specKeys = rows.filter(_.objectType == Naming.NamespaceType).flatMap(r => Naming.specVersion(r.objectId))
-          .map(PartitionSpec.keyOf)
-        specKeys.find(k => before.get(k) != after.get(k)).foreach { key =>
-          throw new ManifestConflict(
-            table,
-            expected,
-            new IllegalStateException(
-              s"$key was replaced or removed while version $version was committed; its rows are no part of the table"))
-        }
-        version
+    val base =
+      try lance.open(uri, Some(expected))
+      catch { case NonFatal(e) if expired(expected) => throw new ManifestConflict(table, expected, e) }
+    Lance.using(base) { ds =>
+      val (version, after) =
+        try mergeInsert(ds, rows, removed, retries = 0)
+        catch { case NonFatal(e) if Lance.isConflict(e) => throw new ManifestConflict(table, expected, e) }
+      val before = ds.getTableMetadata.asScala
+      val specKeys = rows.filter(_.objectType == Naming.NamespaceType).flatMap(r => Naming.specVersion(r.objectId))
+        .map(PartitionSpec.keyOf)
+      specKeys.find(k => before.get(k) != after.get(k)).foreach { key =>
+        throw new ManifestConflict(
+          table,
+          expected,
+          new IllegalStateException(
+            s"$key was replaced or removed while version $version was committed; its rows are no part of the table"))
       }
-    catch {
-      case NonFatal(e) if !opened && expired(expected) => throw new ManifestConflict(table, expected, e)
+      version
     }
   }
 
