@@ -15,6 +15,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import (DateType, DecimalType, DoubleType, IntegerType, LongType, StringType,
                                StructField, StructType, TimestampType)
 
+from conftest import local_relation
+
 UTC = dt.timezone.utc
 NEG_NAN = struct.unpack("<d", struct.pack("<Q", 0xFFF8000000000000))[0]
 DEC = DecimalType(20, 4)
@@ -50,8 +52,8 @@ def rows():
 def tables(spark):
     """(in-memory view, identity-partitioned table, table whose filters reach only leaf scans)."""
     spark.sql("CREATE NAMESPACE IF NOT EXISTS lance.filter_semantics")
+    local_relation(spark, rows(), SCHEMA).createOrReplaceTempView("filter_semantics_expected")
     df = spark.createDataFrame(rows(), SCHEMA)
-    df.createOrReplaceTempView("filter_semantics_expected")
     cols = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in SCHEMA.fields)
     names = {"partitioned": "PARTITIONED BY (l, d, s)", "leaves": "PARTITIONED BY (bucket(2, id))"}
     for name, spec in names.items():

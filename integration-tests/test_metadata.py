@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 
 import lancepart
+from conftest import local_relation
 
 
 @pytest.fixture
@@ -113,5 +114,5 @@ def test_count_needing_row_filters_reads_data(spark, events, where):
     # id is no partition column; event_date is inexact for v2 (year(event_date)).
     query = f"SELECT count(*) FROM {events} {where}"
     assert "BatchScan" in spark.sql(f"EXPLAIN {query}").collect()[0][0]
-    want = sum(1 for r in spark.table(events).collect() if spark.createDataFrame([r], spark.table(events).schema).where(where[6:]).count())
+    want = local_relation(spark, spark.table(events).collect(), spark.table(events).schema).where(where[6:]).count()
     assert spark.sql(query).collect()[0][0] == want

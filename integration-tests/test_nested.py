@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 import lancepart
+from conftest import local_relation
 
 ST = "STRUCT<a: INT, b: INT, d: DATE, s: STRING>"
 SCHEMA = (f"id BIGINT, p STRING, st {ST}, o STRUCT<i: STRUCT<x: INT, y: STRING>, z: INT>, "
@@ -53,7 +54,7 @@ def nested_once(spark):
     """(lancepart table, view) holding ROWS, written in two appends; shared by the module."""
     spark.sql("CREATE NAMESPACE lance.nested_reads")
     table, view = "lance.nested_reads.nested", "nested_reads"
-    spark.createDataFrame(ROWS, SCHEMA).createOrReplaceTempView(view)
+    local_relation(spark, ROWS, SCHEMA).createOrReplaceTempView(view)
     spark.sql(f"CREATE TABLE {table} ({SCHEMA}) PARTITIONED BY (p)")
     spark.sql(f"INSERT INTO {table} SELECT * FROM {view} WHERE id <= 3")
     spark.sql(f"INSERT INTO {table} SELECT * FROM {view} WHERE id > 3")
@@ -122,7 +123,7 @@ def test_leaf_lacking_struct_children(spark, root, ns, pruning):
         "st": pa.array([{"a": 1, "b": 10}, None, {"a": None, "b": 30}], ab)})
     lance.write_dataset(data, str(leaf), mode="overwrite", data_storage_version="2.2")
     rows = [(1, "x", (1, 10, None)), (2, "x", None), (3, "x", (None, 30, None))]
-    spark.createDataFrame(rows, "id BIGINT, p STRING, st STRUCT<a: INT, b: INT, c: INT>").createOrReplaceTempView(view)
+    local_relation(spark, rows, "id BIGINT, p STRING, st STRUCT<a: INT, b: INT, c: INT>").createOrReplaceTempView(view)
     for query in ["SELECT * FROM {t}", "SELECT id, st.c, st.b FROM {t}", "SELECT id, st FROM {t} WHERE st.c IS NULL",
                   "SELECT id, st.a FROM {t} WHERE st.b = 30"]:
         _same(spark, query, table, view)
@@ -139,7 +140,7 @@ def _added_struct(spark, ns):
 
 def _expect(spark, ns, rows):
     view = f"added_{ns}"
-    spark.createDataFrame(rows, "id BIGINT, p STRING, st STRUCT<x: INT, y: STRING>").createOrReplaceTempView(view)
+    local_relation(spark, rows, "id BIGINT, p STRING, st STRUCT<x: INT, y: STRING>").createOrReplaceTempView(view)
     return view
 
 
@@ -183,7 +184,7 @@ def test_map_columns_are_stored_in_file_format_2_2(spark, root, ns, pruning):
     spark.sql(f"CREATE TABLE {table} ({MAP_SCHEMA}) PARTITIONED BY (p)")
     properties = dict((r.col_name, r.data_type) for r in spark.sql(f"DESCRIBE TABLE EXTENDED {table}").collect())
     assert "data_storage_version=2.2" in properties["Table Properties"]
-    spark.createDataFrame(MAP_ROWS, MAP_SCHEMA).createOrReplaceTempView(view)
+    local_relation(spark, MAP_ROWS, MAP_SCHEMA).createOrReplaceTempView(view)
     spark.sql(f"INSERT INTO {table} SELECT * FROM {view}")
     for query in ["SELECT * FROM {t}", "SELECT id, m['k'], ms['k'].y, get(am, 0)[1] FROM {t}",
                   "SELECT id FROM {t} WHERE m['k'] = 1", "SELECT id, map_keys(ms) FROM {t} WHERE p = 'x'"]:

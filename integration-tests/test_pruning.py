@@ -3,7 +3,7 @@
 import pytest
 
 import lancepart
-from conftest import tables_scanned
+from conftest import local_relation, tables_scanned
 
 # (predicate, partitions that can hold matches); the data has every combination of
 # d in {2025-12-10, 11, 12, NULL} and c in {US, FR, NULL}: 12 partitions.
@@ -46,7 +46,7 @@ def test_fixture_has_the_expected_partitions(spark, events):
 @pytest.fixture(scope="module")
 def copy(spark, events):
     """The same rows as a local relation: Spark answers over it without any pruning."""
-    spark.createDataFrame(spark.table(events).collect(), spark.table(events).schema) \
+    local_relation(spark, spark.table(events).collect(), spark.table(events).schema) \
         .createOrReplaceTempView("prune_events_copy")
     return "prune_events_copy"
 

@@ -11,7 +11,7 @@ import pytest
 from pyspark.errors import AnalysisException
 
 import lancepart
-from conftest import tables_scanned
+from conftest import local_relation, tables_scanned
 from test_transactions import manifest, version_read
 
 
@@ -146,7 +146,7 @@ def test_wide_values_go_into_partitions_written_before_the_widening(spark, ns, m
     assert rewritten["c"] == before["c"]
     spark.sql(f"INSERT INTO {t} VALUES (6000000000, 'a', 99999999999999.99, 1e300)")
     assert partition_tables(spark, t) == rewritten  # a plain append: no second rewrite
-    expected = spark.createDataFrame([
+    expected = local_relation(spark, [
         (1, "a", decimal.Decimal("12345678.91"), 0.5), (2, "a", None, None),
         (-2147483648, "b", decimal.Decimal("-0.01"), 1.5), (4, "c", decimal.Decimal("1.00"), -2.0),
         (5000000000, "a", decimal.Decimal("123456789012345678.91"), 0.1), (6, "b", decimal.Decimal("1.25"), 3.5),
@@ -172,8 +172,8 @@ def test_strong_mode_rewrites_a_partition_that_predates_add_column(spark, ns):
     assert rewritten["b"] == before["b"]
     spark.sql(f"INSERT INTO {t} VALUES (4, 'a', 40, NULL)")
     assert partition_tables(spark, t) == rewritten
-    expected = spark.createDataFrame([(1, "a", 10, None), (2, "b", 20, None), (3, "a", 30, "new"), (4, "a", 40, None)],
-                                     "id BIGINT, p STRING, value INT, note STRING")
+    expected = local_relation(spark, [(1, "a", 10, None), (2, "b", 20, None), (3, "a", 30, "new"), (4, "a", 40, None)],
+                              "id BIGINT, p STRING, value INT, note STRING")
     same_rows(spark, t, expected)
     lancepart.crosscheck(spark, t)
 

@@ -11,7 +11,7 @@ import lance
 import pytest
 
 import lancepart
-from conftest import tables_scanned
+from conftest import local_relation, tables_scanned
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python" / "tests"))
 from bucket_oracle import murmur3  # noqa: E402
@@ -23,6 +23,7 @@ ROWS = [
     (3, dt.datetime(2024, 2, 29, 0, 0), dt.date(2024, 2, 29), None, None, None),
     (4, None, None, "abcdef", 5, decimal.Decimal("0.00")),
 ]
+ROW_SCHEMA = "id INT, ts TIMESTAMP, d DATE, s STRING, n INT, dec DECIMAL(6, 2)"
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +38,7 @@ def table(spark):
         PARTITIONED BY (years(ts), lance_month(d), lance_day(d), lance_hour(ts), bucket(4, n), bucket(8, s, n),
                         truncate(3, s), truncate(n, 5), truncate(10, dec))
         TBLPROPERTIES ('lancepart.partition-expressions' = '{expressions}')""")
-    spark.createDataFrame(ROWS, "id INT, ts TIMESTAMP, d DATE, s STRING, n INT, dec DECIMAL(6, 2)") \
-        .writeTo("lance.tr.t").append()
+    spark.createDataFrame(ROWS, ROW_SCHEMA).writeTo("lance.tr.t").append()
     return "lance.tr.t"
 
 
@@ -97,17 +97,18 @@ def test_rows_read_back(spark, table):
     ("d IS NULL", 1),
     ("ts > TIMESTAMP'2025-01-01 00:00:00'", 1),
 ])
-def test_pruning_through_transforms(spark, table, predicate, expected):
+def test_pruning_through_transforms(spark, table, rows, predicate, expected):
     query = f"SELECT id FROM {table} WHERE {predicate}"
     k, n = tables_scanned(spark, query)
     assert (k, n) == (expected, len(ROWS))
-    want = sorted(r[0] for r in ROWS if _eval(spark, predicate, r))
+    want = sorted(r.id for r in rows.where(predicate).select("id").collect())
     assert sorted(r.id for r in spark.sql(query).collect()) == want
 
 
-def _eval(spark, predicate, row):
-    df = spark.createDataFrame([row], "id INT, ts TIMESTAMP, d DATE, s STRING, n INT, dec DECIMAL(6, 2)")
-    return df.where(predicate).count() == 1
+@pytest.fixture(scope="module")
+def rows(spark):
+    """ROWS held by Spark: the rows Spark itself selects with a predicate."""
+    return local_relation(spark, ROWS, ROW_SCHEMA)
 
 
 def test_bucket_of_an_int_column_hashes_its_four_little_endian_bytes(spark, admin, ns):
@@ -143,6 +144,7 @@ def test_bucket_of_a_double_hashes_its_raw_bits_and_prunes_both_zeros(spark, adm
     spark.createDataFrame([(v,) for v in values], "d DOUBLE").writeTo(f"lance.{ns}.f").append()
     landed = {p["values"]["d_bucket_1000"]: p["row_count"] for p in admin.partitions(f"{ns}.f")}
     assert landed == Counter(abs(mmh3.hash(struct.pack("<d", v), seed=0, signed=True)) % 1000 for v in values)
+    held = local_relation(spark, [(v,) for v in values], "d DOUBLE")
     for predicate in ("d = 0.0", "d = -0.0", "d IN (0.0, 1.5)", "isnan(d)", "d = double('NaN')", "d = 1.5"):
-        expected = spark.createDataFrame([(v,) for v in values], "d DOUBLE").where(predicate).count()
+        expected = held.where(predicate).count()
         assert spark.sql(f"SELECT d FROM lance.{ns}.f WHERE {predicate}").count() == expected, predicate

@@ -11,6 +11,7 @@ import pyarrow as pa
 from pyspark.sql import Row
 
 import lancepart
+from conftest import local_relation
 
 AWKWARD = ["$", "/", "=", "'", '"', "a b", "naïve ☃", "../..", "", None]
 LEAF_DIR = re.compile(r"^[0-9a-f]{8}_v1(\$[0-9a-z]{16})+\$dataset$")
@@ -146,7 +147,7 @@ def test_nan_and_negative_zero_round_trip_and_crosscheck(spark, ns):
     rows = [(1, "a", math.nan, math.nan, {"a": math.nan}, [math.nan, -0.0]),
             (2, "a", -0.0, -0.0, {"a": -0.0}, [0.0]),
             (3, "b", 0.0, None, {"a": 0.0}, [-0.0, None])]
-    expected = spark.createDataFrame(rows, schema)
+    expected = local_relation(spark, rows, schema)
     spark.sql(f"CREATE TABLE lance.{ns}.t ({schema}) PARTITIONED BY (p)")
     expected.writeTo(f"lance.{ns}.t").append()
     back = spark.table(f"lance.{ns}.t")
