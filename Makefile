@@ -48,7 +48,7 @@ PYTEST_WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
 # worker's session takes the JVM options for a long life, and every JVM maps an archive of the
 # classes of a Spark session with the plugin
 
-.PHONY: demo test test-quick checked-build python-environments format differential-sweep jar wheel bench bench-quick docs
+.PHONY: demo test test-quick checked-build scala-tests python-environments format differential-sweep jar wheel bench bench-quick docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
@@ -65,10 +65,16 @@ test-quick:
 	$(MAKE) --no-print-directory -j 2 checked-build $(VENV)/.installed
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) python/tests $(addprefix integration-tests/,$(QUICK_SUITES))
 
-# The Scala formatting check, the Scala tests and the jar; `make test` runs it beside the Python
-# environments (make -j 2: the Maven build is mostly one compiler thread, pip another)
+# The Scala formatting check and compile, then the Scala tests beside the jar (the shade plugin
+# deflates lance-core's native libraries, 500 MB, for about 20 s on one core); `make test` runs it
+# beside the Python environments (make -j 2). Maven's JVMs take the client compiler alone and the
+# serial collector (.mvn/jvm.config): the build took 96 CPU s instead of 174 (docs/testing.md)
 checked-build:
-	$(MVN) spotless:check package
+	$(MVN) spotless:check test-compile
+	$(MAKE) --no-print-directory scala-tests $(JAR)
+
+scala-tests:
+	$(MVN) scalatest:test
 
 python-environments: $(VENV)/.installed $(NEWEST_VENV)/.installed
 
