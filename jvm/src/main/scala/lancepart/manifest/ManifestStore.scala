@@ -315,9 +315,10 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    * land on top of it, but a REPLACE that no longer declares their spec leaves them out of the table.
    * So does `expected` not opening because expire_snapshots removed it: that keeps the latest
    * version, so another commit landed after `expected`. (A failure once it opened is this
-   * commit's own, which may have landed: it is not retried.)
+   * commit's own, which may have landed: it is not retried.) Returns the version committed and
+   * the table metadata in force there, which another commit may have changed since `expected`.
    */
-  def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long = {
+  def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Committed = {
     val base =
       try lance.open(uri, Some(expected))
       catch { case NonFatal(e) if expired(expected) => throw new ManifestConflict(table, expected, e) }
@@ -335,7 +336,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
           new IllegalStateException(
             s"$key was replaced or removed while version $version was committed; its rows are no part of the table"))
       }
-      version
+      Committed(version, after)
     }
   }
 
@@ -480,6 +481,9 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
 
 /** Manifest `version`, committed `at`. */
 case class ManifestVersion(version: Long, at: java.time.Instant)
+
+/** The manifest `version` a commit made, and the table metadata (`properties`) in force there. */
+case class Committed(version: Long, properties: Map[String, String])
 
 object ManifestStore {
   val DirName = "__manifest"

@@ -7,14 +7,24 @@ package lancepart.txn
 import java.util.concurrent.ThreadLocalRandom
 
 import lancepart.lance.{Lance, LeafField, LeafStats}
-import lancepart.manifest.{Manifest, ManifestConflict, ManifestQuery, ManifestRow, ManifestStore, Naming, TableFiles}
-import lancepart.spec.TransactionMode
+import lancepart.manifest.{
+  Manifest,
+  Committed,
+  ManifestConflict,
+  ManifestQuery,
+  ManifestRow,
+  ManifestStore,
+  Naming,
+  TableFiles
+}
+import lancepart.spec.{TableMetadata, TransactionMode}
 import org.apache.arrow.vector.types.pojo.Schema
 
 import scala.annotation.tailrec
 import scala.collection.concurrent.TrieMap
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
 
 /**
  * `leafSchema` is the schema of new leaves; `files` moves fragments that a rebase sends to
@@ -29,7 +39,7 @@ class Committer(
   /** Commits `tx`; returns the new manifest version. */
   def commit(tx: TableWrite): Long = {
     val state = new Attempts(tx, new LeafCommits(store.lance, detached = tx.base.meta.mode == TransactionMode.Strong))
-    @tailrec def attempt(n: Int): Long = {
+    @tailrec def attempt(n: Int): Committed = {
       val latest = store.load()
       val outcome =
         try Right(state.commitOn(latest))
@@ -61,7 +71,30 @@ class Committer(
           throw gaveUp
       }
     }
-    attempt(1)
+    val committed = attempt(1)
+    align(tx, state.createdLocations, committed)
+    committed.version
+  }
+
+  /**
+   * A write's new partition tables name their columns as the schema it planned with. Lance lands
+   * a `__manifest` commit on top of a table-metadata commit made since the version it read (and
+   * in weak mode a retry finishes a write whose partition-table changes readers already see), so
+   * the schema may have changed by the version this write committed: a RENAME COLUMN that listed
+   * the partition tables before this write's were in `__manifest` did not rename them. They are
+   * renamed here as that rename renames its own ([[LeafRenames]]); when that fails (a later
+   * schema change began, which renames them itself), reads still find their columns by field id.
+   */
+  private def align(tx: TableWrite, created: Set[String], committed: Committed): Unit = {
+    val schema = TableMetadata.SchemaKey
+    if (created.nonEmpty && committed.properties.get(schema) != tx.base.meta.properties.get(schema)) {
+      try new LeafRenames(store, files, attempts).align(store.load().meta, created)
+      catch {
+        case NonFatal(e) => Committer.log.warn(
+            s"table ${store.table}: the schema changed while a write committed, and its new partition tables " +
+              s"were not renamed to match it (${e.getMessage}); reads find their columns by field id")
+      }
+    }
   }
 
   /** One transaction's attempts: leaf commits already made are kept for the next attempt. */
@@ -82,7 +115,10 @@ class Committer(
     /** Leaf directories this transaction made, which it may remove. */
     private val own = mutable.Set.empty[String] ++ tx.writes.map(_.target).filter(_.isNew).map(_.location)
 
-    def commitOn(latest: Manifest): Long = {
+    /** Locations of the leaves this transaction created. */
+    def createdLocations: Set[String] = created.keySet.toSet
+
+    def commitOn(latest: Manifest): Committed = {
       // In weak mode a leaf change an earlier attempt made is already visible on the leaf's main
       // branch: the write is then finished, not refused (its rows do not depend on the schema or
       // specs, and refusing would report as not done a change readers already see).

@@ -41,13 +41,13 @@ class LeafRenames(store: ManifestStore, files: TableFiles, attempts: Int) {
     val renamed = current.schema.fields.filter(f => next.schema.byId(f.id).exists(_.name != f.name))
     val changed = renamed.map(f => s"'${f.name}' renamed") ++
       next.schema.fields.filter(f => current.schema.byId(f.id).isEmpty).map(f => s"'${f.name}' added")
-    if (renamed.nonEmpty) eachLeaf(current) { leaf =>
+    if (renamed.nonEmpty) eachLeaf(current, _ => true) { leaf =>
       val untagged =
         renamed.flatMap(f => LeafSchema.find(leaf, f, current.schema.fields).filter(_.tag.isEmpty).map(_ -> f))
       LeafChange(Map.empty, untagged.map { case (l, f) => l.name -> f.id }.toMap)
     }
     store.updateSchema(current, next)
-    try eachLeaf(next)(LeafSchema.aligned(_, next.schema.fields))
+    try align(next, _ => true)
     catch {
       case NonFatal(e) => throw new IllegalStateException(
           s"table ${store.table}: ${changed.mkString(", ")} in the namespace schema, but not every partition table " +
@@ -58,10 +58,15 @@ class LeafRenames(store: ManifestStore, files: TableFiles, attempts: Int) {
     }
   }
 
-  /** Applies `plan` to every partition table of the latest manifest version, which must still
-   * have `meta`'s schema (checked again right before each leaf changes, so that a rename never
-   * undoes a later one); publishes the new versions of pinned ones. */
-  private def eachLeaf(meta: TableMetadata)(plan: Seq[LeafColumn] => LeafChange): Unit = {
+  /** Step 3: names the columns of the partition tables at the locations `at` selects as `meta`'s
+   * schema does (a column of a dropped one whose name it took steps aside). */
+  def align(meta: TableMetadata, at: String => Boolean): Unit =
+    eachLeaf(meta, at)(LeafSchema.aligned(_, meta.schema.fields))
+
+  /** Applies `plan` to the partition tables at the locations `at` selects of the latest manifest
+   * version, which must still have `meta`'s schema (checked again right before each leaf changes,
+   * so that a rename never undoes a later one); publishes the new versions of pinned ones. */
+  private def eachLeaf(meta: TableMetadata, at: String => Boolean)(plan: Seq[LeafColumn] => LeafChange): Unit = {
     def check(schema: Option[String]): Unit = if (!schema.contains(meta.schema.json)) {
       throw new IllegalStateException(s"another statement changed the schema of table ${store.table} while its " +
         "partition tables were changed to match it")
@@ -72,7 +77,7 @@ class LeafRenames(store: ManifestStore, files: TableFiles, attempts: Int) {
     @tailrec def attempt(n: Int): Unit = {
       val latest = store.load()
       check(Some(latest.meta.schema.json))
-      val rows = files.withData(store.rows(latest, ManifestQuery.tables(latest.meta)))
+      val rows = files.withData(store.rows(latest, ManifestQuery.tables(latest.meta))).filter(r => at(r.location.get))
       val pinned = Lance.parallel(rows) { row =>
         val version = made.getOrElseUpdate(
           (row.location.get, row.readVersion),

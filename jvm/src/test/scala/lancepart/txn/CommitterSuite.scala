@@ -5,7 +5,7 @@ package lancepart.txn
 import java.nio.file.{Files, Path}
 
 import lancepart.lance.{Lance, LanceAccess, LeafSchema}
-import lancepart.manifest.{Manifest, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
+import lancepart.manifest.{Manifest, Committed, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.prune.RowPredicate
 import lancepart.spec._
 import lancepart.storage.HadoopDirectories
@@ -337,12 +337,50 @@ class CommitterSuite extends AnyFunSuite {
 
   /** A store where another writer commits just before each of this one's first `races` commits. */
   private class RacedStore(dir: Path, var races: Int) extends ManifestStore(dir.toString, "t", LanceAccess(Map.empty)) {
-    override def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long = {
+    override def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Committed = {
       if (races > 0) {
         races -= 1
         upsert(Seq(ManifestRow("v1", Naming.NamespaceType, None, None, Map.empty)))
       }
       super.commit(expected, rows, removed)
+    }
+  }
+
+  /** A store whose next `__manifest` commit lets a RENAME COLUMN id TO key run to its end first,
+   * as a concurrent ALTER TABLE does between a write's last look at the manifest and its commit. */
+  private class RenamedFirst(dir: Path, files: TableFiles)
+      extends ManifestStore(dir.toString, "t", LanceAccess(Map.empty)) {
+    private var pending = true
+    override def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Committed = {
+      if (pending) {
+        pending = false
+        val current = load().meta
+        val renamed = SchemaEvolution(current, Seq(SchemaEvolution.RenameColumn("id", "key")))
+        new LeafRenames(this, files, attempts = 3)(
+          current,
+          TableMetadata.fromProperties(current.properties + (TableMetadata.SchemaKey -> renamed.json), "t"))
+      }
+      super.commit(expected, rows, removed)
+    }
+  }
+
+  for (mode <- Seq(TransactionMode.Weak, TransactionMode.Strong)) {
+    test(s"$mode: a write committed right after a RENAME COLUMN names the columns of its new leaves as the schema") {
+      val t = new Table(mode)
+      val d0 = t.directory(t.latest)
+      t.commit(t.latest, d0, t.write(d0, "US", Seq(1)))
+      val base = t.latest
+      val d1 = t.directory(base)
+      // Lance lands the write's __manifest commit on top of the rename's schema commit
+      new Committer(new RenamedFirst(t.dir, t.files), t.files, leafSchema)
+        .commit(TableWrite(base, d1, Seq(t.write(d1, "FR", Seq(2)))))
+      assert(t.latest.meta.schema.fields.map(_.name) == Seq("key", "c"))
+      for (leaf <- t.leaves()) {
+        val names = t.store.lance.withDataset(t.store.leafUri(leaf), leaf.readVersion)(
+          _.getSchema.getFields.asScala.map(_.getName).toSeq)
+        assert(names == Seq("key", "c"), s"partition table of ${leaf.values}")
+      }
+      assert(t.leaves().size == 2)
     }
   }
 
@@ -397,7 +435,7 @@ class CommitterSuite extends AnyFunSuite {
       // commits before its second attempt
       val store = new ManifestStore(t.dir.toString, "t", LanceAccess(Map.empty)) {
         private var raced = false
-        override def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Long = {
+        override def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Committed = {
           if (!raced) {
             raced = true
             val current = load().meta
