@@ -20,7 +20,7 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 JAR := target/lancepart-spark-4.1_2.13-0.1.0-SNAPSHOT.jar
-SOURCES := pom.xml $(shell find jvm -name '*.scala')
+SOURCES := pom.xml $(shell find jvm -type f)
 MVN := mvn -q -B
 
 ICEBERG_JAR := target/bench/iceberg-spark-runtime-4.1_2.13-1.12.0.jar

@@ -5,7 +5,7 @@ package lancepart.spark
 
 import java.util
 
-import lancepart.manifest.{Manifest, ManifestStore}
+import lancepart.manifest.{Committed, Manifest, ManifestRow, ManifestStore}
 import lancepart.spec.TableMetadata
 import org.apache.spark.sql.connector.catalog.{StagedTable, SupportsWrite, TableCapability}
 import org.apache.spark.sql.connector.expressions.Transform
@@ -60,9 +60,12 @@ class StagedPartitionedTable(
 object StagedPartitionedTable {
   private val log = org.slf4j.LoggerFactory.getLogger(classOf[StagedPartitionedTable])
 
-  /** `store` as the staged table's writes see it: `meta` is in force at the latest version. */
+  /** `store` as the staged table's writes see it: `meta` is in force at the latest version and
+   * at the versions they commit. */
   def view(store: ManifestStore, meta: TableMetadata): ManifestStore =
     new ManifestStore(store.tableUri, store.table, store.lance) {
       override def load(): Manifest = latest(meta)
+      override def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Committed =
+        super.commit(expected, rows, removed).copy(properties = meta.properties)
     }
 }

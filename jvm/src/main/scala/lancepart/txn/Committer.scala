@@ -82,8 +82,9 @@ class Committer(
    * in weak mode a retry finishes a write whose partition-table changes readers already see), so
    * the schema may have changed by the version this write committed: a RENAME COLUMN that listed
    * the partition tables before this write's were in `__manifest` did not rename them. They are
-   * renamed here as that rename renames its own ([[LeafRenames]]); when that fails (a later
-   * schema change began, which renames them itself), reads still find their columns by field id.
+   * renamed here as that rename renames its own ([[LeafRenames]]); when that fails (another
+   * schema change began meanwhile), reads still find their columns by field id, and the next
+   * RENAME or ADD COLUMN renames them.
    */
   private def align(tx: TableWrite, created: Set[String], committed: Committed): Unit = {
     val schema = TableMetadata.SchemaKey

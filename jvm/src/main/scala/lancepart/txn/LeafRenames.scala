@@ -21,7 +21,8 @@ import scala.util.control.NonFatal
  *     writers) are tagged, so they are found by id whichever name they have;
  *  2. the namespace schema is committed (refused when it changed meanwhile); writes planned
  *     before it fail at commit, and do not rename a leaf back (their tasks check the stored
- *     schema before they change a leaf);
+ *     schema before they change a leaf); one whose `__manifest` commit Lance lands on top of it
+ *     renames the leaves it created after its commit ([[Committer]]);
  *  3. every leaf is renamed to the new names.
  *
  * ADD COLUMN takes steps 2 and 3: a leaf column of a dropped namespace column whose name a new
@@ -77,7 +78,7 @@ class LeafRenames(store: ManifestStore, files: TableFiles, attempts: Int) {
     @tailrec def attempt(n: Int): Unit = {
       val latest = store.load()
       check(Some(latest.meta.schema.json))
-      val rows = files.withData(store.rows(latest, ManifestQuery.tables(latest.meta))).filter(r => at(r.location.get))
+      val rows = files.withData(store.rows(latest, ManifestQuery.tables(latest.meta))).filter(_.location.forall(at))
       val pinned = Lance.parallel(rows) { row =>
         val version = made.getOrElseUpdate(
           (row.location.get, row.readVersion),
