@@ -133,6 +133,8 @@ $(VENV)/.installed-bench: $(VENV)/.installed
 $(JAR): $(SOURCES)
 	$(MVN) package -DskipTests
 
+# --no-compile: Python compiles each module when first imported instead (an environment took 34 s
+# instead of 48 s to make)
 $(VENV)/.installed: python/pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --no-compile -e 'python[test]' pylance==$(OLDEST_PYLANCE)

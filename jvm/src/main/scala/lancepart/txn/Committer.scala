@@ -8,8 +8,8 @@ import java.util.concurrent.ThreadLocalRandom
 
 import lancepart.lance.{Lance, LeafField, LeafStats}
 import lancepart.manifest.{
-  Manifest,
   Committed,
+  Manifest,
   ManifestConflict,
   ManifestQuery,
   ManifestRow,

@@ -5,7 +5,7 @@ package lancepart.txn
 import java.nio.file.{Files, Path}
 
 import lancepart.lance.{Lance, LanceAccess, LeafSchema}
-import lancepart.manifest.{Manifest, Committed, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
+import lancepart.manifest.{Committed, Manifest, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.prune.RowPredicate
 import lancepart.spec._
 import lancepart.storage.HadoopDirectories
