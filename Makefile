@@ -1,13 +1,13 @@
 # Two entry points for a fresh machine (JDK 17+, Maven 3.8+, Python 3.10+):
 #   make demo   builds the plugin, installs the Python package in .venv, runs demo/demo.py
-#   make test   checks the Scala formatting, builds the jar and runs the Scala tests (beside creating the
-#               Python environments), builds the wheel, then runs the Python unit and integration tests
-#               (with the differential suite against Iceberg, whose runtime jar it fetches, and the wheel
-#               installed into a fresh environment), then the interop suites (NEWEST_SUITES) again under
-#               the newest pylance; pytest's per-test times go to target/pytest*.xml
-#               (bench/test_durations.py summarizes them)
-#   make test-quick   the inner loop (a few minutes): the Scala tests and the jar, the Python unit tests
-#               and QUICK_SUITES (write, read, prune, MERGE and the other row-level commands, evolution,
+#   make test   checks the Scala formatting, builds the jar, the Python environments and the wheel, then
+#               runs side by side the Scala tests, the Python unit and integration tests (with the
+#               differential suite against Iceberg, whose runtime jar it fetches, and the wheel installed
+#               into a fresh environment) and the interop suites (NEWEST_SUITES) again under the newest
+#               pylance; pytest's per-test times go to target/pytest*.xml (bench/test_durations.py
+#               summarizes them)
+#   make test-quick   the inner loop (a few minutes): the Scala tests, the Python unit tests and
+#               QUICK_SUITES (write, read, prune, MERGE and the other row-level commands, evolution,
 #               crosscheck)
 #   make format formats the Scala sources (scalafmt through Maven; the rules are in .scalafmt.conf)
 #   make differential-sweep   the differential suite's random part over DIFF_SEEDS seeds (default 200)
@@ -46,39 +46,39 @@ DIFF_SEEDS := 200
 # less time than with one; the newest-pylance pass, about a minute, takes less with one
 # (docs/testing.md)
 PYTEST_WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
-# LANCEPART_TEST_LONG_RUN=1 on make test's first pass (integration-tests/jvm_options.py): each
-# worker's session takes the JVM options for a long life, and every JVM maps an archive of the
-# classes of a Spark session with the plugin
+# LANCEPART_TEST_LONG_RUN=1 on make test's first pass (integration-tests/jvm_options.py): every
+# JVM maps an archive of the classes of a Spark session with the plugin
 
-.PHONY: demo test test-quick checked-build scala-tests python-environments format differential-sweep jar wheel bench bench-quick docs
+.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-quick scala-tests format differential-sweep jar wheel bench bench-quick docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
 
+# The formatting check, then the suites side by side once the jar is built (make -j 3; their output
+# interleaves): the Scala tests and the newest-pylance pass beside the first pass, instead of before
+# and after it
 test:
-	$(MAKE) --no-print-directory -j 2 checked-build python-environments
-	$(MAKE) --no-print-directory $(ICEBERG_JAR) wheel
+	$(MVN) spotless:check
+	$(MAKE) --no-print-directory -j 3 scala-tests pytest-first-pass pytest-newest-pass
+
+test-quick:
+	$(MVN) spotless:check
+	$(MAKE) --no-print-directory -j 3 scala-tests pytest-quick
+
+pytest-first-pass: $(VENV)/.installed $(JAR) $(ICEBERG_JAR) wheel
 	LANCEPART_TEST_LONG_RUN=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) --durations=25 \
 		-o junit_family=xunit1 --junitxml=target/pytest.xml python/tests integration-tests
+
+pytest-newest-pass: $(NEWEST_VENV)/.installed $(JAR) $(ICEBERG_JAR)
 	$(NEWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 		-o junit_family=xunit1 --junitxml=target/pytest-newest.xml python/tests $(addprefix integration-tests/,$(NEWEST_SUITES))
 
-test-quick:
-	$(MAKE) --no-print-directory -j 2 checked-build $(VENV)/.installed
+pytest-quick: $(VENV)/.installed $(JAR)
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) python/tests $(addprefix integration-tests/,$(QUICK_SUITES))
 
-# The Scala formatting check and compile, then the Scala tests beside the jar (the shade plugin
-# deflates lance-core's native libraries, 500 MB, for about 20 s on one core); `make test` runs it
-# beside the Python environments (make -j 2). Maven's JVMs take the client compiler alone and the
-# serial collector (.mvn/jvm.config): the build took 96 CPU s instead of 174 (docs/testing.md)
-checked-build:
-	$(MVN) spotless:check test-compile
-	$(MAKE) --no-print-directory scala-tests $(JAR)
-
-scala-tests:
+# the jar's build compiles them (-DskipTests skips only running them)
+scala-tests: $(JAR)
 	$(MVN) scalatest:test
-
-python-environments: $(VENV)/.installed $(NEWEST_VENV)/.installed
 
 format:
 	$(MVN) spotless:apply
@@ -111,7 +111,8 @@ bench-quick: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 		--planning-sizes '' --join-rows 0 --no-merge --compaction-partitions 0 \
 		--systems lancepart,iceberg $(BENCH_ARGS)
 
-$(ICEBERG_JAR):
+# after the jar: two Maven runs at once could both write the same files of the local repository
+$(ICEBERG_JAR): | $(JAR)
 	$(MVN) dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 -DoutputDirectory=target/bench
 
 # The newest pylance's environment is the development environment with that pylance (and the
@@ -130,6 +131,9 @@ $(VENV)/.installed-bench: $(VENV)/.installed
 	$(PY) -m pip install -q -e 'python[bench]'
 	touch $@
 
+# Maven's JVMs take the client compiler alone and the serial collector (.mvn/jvm.config): the build
+# took 96 CPU s instead of 174 (docs/testing.md). The shade step deflates lance-core's native
+# libraries, 500 MB, for about 20 s on one core.
 $(JAR): $(SOURCES)
 	$(MVN) package -DskipTests
 

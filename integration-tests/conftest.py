@@ -79,7 +79,6 @@ def spark(root):
             # the tests' tables are small: report their partitioning for storage-partitioned joins anyway
             "spark.sql.catalog.lance.spj.min-bytes-per-partition-key": "0",
             "spark.driver.memory": os.environ.get("LANCEPART_TEST_DRIVER_MEMORY", "2g"),
-            "spark.driver.extraJavaOptions": jvm_options.SESSION,
             **iceberg_conf(),
         },
     )

@@ -1,17 +1,18 @@
 """Options for the JVMs the suites start, and the class-data-sharing archive of a long run.
 
-Most of those JVMs (writer processes, docs pages, clusters, spark-shell) live for seconds on small
-data: the client compiler alone and the serial collector cost them about a third less CPU than
-the defaults (SHORT, through JAVA_TOOL_OPTIONS). A pytest run is short unless it says otherwise.
+Every JVM the suites start (the workers' sessions, writer processes, docs pages, clusters,
+spark-shell) runs small queries on small data, where the client compiler alone and the serial
+collector cost less CPU than the defaults: C2's compilations do not pay back even over a whole
+pass. The client compiler's default code cache, 48 MB, fills in a session that lives for minutes,
+and JDK 17's sweeper then flushes and recompiles methods; 240 MB (the tiered compilers' default)
+holds them. OPTIONS gives them all that, through JAVA_TOOL_OPTIONS.
 
-A long run (LANCEPART_TEST_LONG_RUN=1: the first pass of `make test`) differs in two ways. Each
-worker's own session lives for the whole run, where C2's code and the parallel collector pay
-(SESSION, on the session's command line, which comes after JAVA_TOOL_OPTIONS and wins). And every
-JVM maps a class-data-sharing archive of the classes a Spark session with the plugin loads
-(`archive`), on top of the JDK's own, instead of loading and verifying them from jars. The archive
-is written in the background of the first long run after each build of the jar (`start_archive`);
-JVMs started before it is there, or whose class path differs from the archive's (Spark's launcher,
-a cluster's daemons), map the JDK's archive alone. docs/testing.md has the measurements.
+A long run (LANCEPART_TEST_LONG_RUN=1: the first pass of `make test`) also has every JVM map a
+class-data-sharing archive of the classes a Spark session with the plugin loads (`archive`), on
+top of the JDK's own, instead of loading and verifying them from jars. The archive is written in
+the background of the first long run after each build of the jar (`start_archive`); JVMs started
+before it is there, or whose class path differs from the archive's (Spark's launcher, a
+cluster's daemons), map the JDK's archive alone. docs/testing.md has the measurements.
 
     python jvm_options.py <archive>   writes the archive (what start_archive runs)
 """
@@ -31,9 +32,8 @@ from pathlib import Path
 
 import lancepart
 
-SHORT = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:ReservedCodeCacheSize=240m"
 LONG_RUN = os.environ.get("LANCEPART_TEST_LONG_RUN") == "1"
-SESSION = "-XX:TieredStopAtLevel=4 -XX:-UseSerialGC -XX:+UseParallelGC" if LONG_RUN else SHORT
 ARCHIVES = Path(__file__).resolve().parents[1] / "target" / "jvm-archives"
 
 
@@ -60,9 +60,9 @@ def _digest(text: str) -> str:
 
 
 def set_java_tool_options() -> None:
-    """Gives every JVM this process starts SHORT (and, in a long run, the archive on top of the
+    """Gives every JVM this process starts OPTIONS (and, in a long run, the archive on top of the
     JDK's), after the JAVA_TOOL_OPTIONS it already has."""
-    ours = SHORT
+    ours = OPTIONS
     if (path := archive()) is not None:
         # the JDK's archive named first stays mapped while ours is missing or refused; no JVM logs
         # about either (its log goes to stdout, where writer processes print their events)
@@ -81,8 +81,8 @@ def start_archive() -> subprocess.Popen | None:
         return None
     ARCHIVES.mkdir(parents=True, exist_ok=True)
     with path.with_suffix(".log").open("w") as log:
-        # SHORT alone: a JVM that writes an archive takes SharedArchiveFile as the one to extend
-        return subprocess.Popen([sys.executable, __file__, str(path)], env={**os.environ, "JAVA_TOOL_OPTIONS": SHORT},
+        # OPTIONS alone: a JVM that writes an archive takes SharedArchiveFile as the one to extend
+        return subprocess.Popen([sys.executable, __file__, str(path)], env={**os.environ, "JAVA_TOOL_OPTIONS": OPTIONS},
                                 start_new_session=True, stdout=log, stderr=subprocess.STDOUT)
 
 

@@ -42,6 +42,16 @@ def phase_of(path: str) -> str | None:
     return "fragments" if kind == "data" and directory != "__manifest" else None
 
 
+def phase_files(table_dir: Path, phase: str) -> set[str]:
+    """The table's files that show ``phase``. The manifest commit's are in one directory, listed in
+    tens of microseconds: the kill after it has to land before the writer reports, milliseconds later."""
+    if phase == "manifest commit":
+        found = {f"__manifest/_versions/{e.name}" for e in os.scandir(table_dir / "__manifest" / "_versions")}
+    else:
+        found = table_files(table_dir)
+    return {f for f in found if phase_of(f) == phase}
+
+
 def table_files(table_dir: Path) -> set[str]:
     found = set()
     for directory in os.scandir(table_dir):
@@ -73,12 +83,12 @@ def kill_a_writer(root: Path, table_dir: Path, table: str, trial: int, phase: st
             writer.send({"batches": 2, "step": True, "table": table, "writer": trial, "per_partition": PER_PARTITION,
                          "partitions": partitions})
             assert writer.event() == {"committed": 0}, f"trial {trial}: {writer.stderr()}"
-            before = table_files(table_dir)
+            before = phase_files(table_dir, phase)
             writer.send("next")
             deadline = time.monotonic() + 120
-            while not any(phase_of(f) == phase for f in table_files(table_dir) - before):
+            while not phase_files(table_dir, phase) - before:
                 assert time.monotonic() < deadline, f"trial {trial}: no {phase} in 120 s; {writer.stderr()}"
-                time.sleep(0.002)
+                time.sleep(0.0005)
             time.sleep(delay)
         finally:
             events = writer.kill()
