@@ -7,7 +7,8 @@ commits and kills the writer when the phase it chose began (the first fragment f
 first partition-table version committed, or the new __manifest version: each phase in turn), up
 to 5 ms after; a kill that landed after the writer reported the batch, or before the manifest commit
 but left no orphan, is retried, so every counted kill lands before the writer reported its write
-(and one after the manifest commit, the commit point, must find the batch whole)."""
+(and one after the manifest commit, the commit point, must find the batch whole). A writer whose
+batch raised fails the test with its traceback: a failed write is not a kill."""
 
 from __future__ import annotations
 
@@ -86,12 +87,18 @@ def kill_a_writer(root: Path, table_dir: Path, table: str, trial: int, phase: st
             before = phase_files(table_dir, phase)
             writer.send("next")
             deadline = time.monotonic() + 120
-            while not phase_files(table_dir, phase) - before:
-                assert time.monotonic() < deadline, f"trial {trial}: no {phase} in 120 s; {writer.stderr()}"
+            while not (began := bool(phase_files(table_dir, phase) - before)) and time.monotonic() < deadline:
                 time.sleep(0.0005)
-            time.sleep(delay)
+            if began:
+                time.sleep(delay)
+            else:
+                stderr = writer.stderr()  # before the kill closes it
         finally:
             events = writer.kill()
+        # a batch that raised is a failed write, not a kill: its traceback is in the writer's events
+        errors = [e["error"] for e in events if e.get("error")]
+        assert not errors, f"trial {trial}: the writer failed before it was killed:\n{errors[0]}"
+        assert began, f"trial {trial}: no {phase} in 120 s; the writer's stderr ends:\n{stderr}"
         # the writer unpacked its copy into its own temp dir, which goes with the dir
         assert list(Path(jvm_tmp).glob("liblance_jni*.so")), f"trial {trial}: no native library in {jvm_tmp}"
     return {0} | {e["committed"] for e in events if "committed" in e}
