@@ -74,7 +74,7 @@ def kill_a_writer(root: Path, table_dir: Path, table: str, trial: int, phase: st
     """Starts a writer that commits batch 0, then batch 1, and kills it (and its JVM) ``delay``
     seconds after ``phase`` of batch 1's commit began; returns the batches it reported committed."""
     partitions = [p.format(trial=trial) for p in PARTITIONS]
-    # A JVM unpacks lance-core's native library (173 MB) into java.io.tmpdir and deletes it only
+    # A JVM unpacks lance-core's native library (173 MiB) into java.io.tmpdir and deletes it only
     # when it exits normally: a killed writer's copy goes with this directory.
     with tempfile.TemporaryDirectory(prefix="writer-jvm-") as jvm_tmp:
         options = f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} -Djava.io.tmpdir={jvm_tmp}".strip()
