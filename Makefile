@@ -21,6 +21,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 JAR := target/lancepart-spark-4.1_2.13-0.1.0-SNAPSHOT.jar
 SOURCES := pom.xml $(shell find jvm -type f)
+COMPILED := target/.compiled
 MVN := mvn -q -B
 
 ICEBERG_JAR := target/bench/iceberg-spark-runtime-4.1_2.13-1.12.0.jar
@@ -76,8 +77,7 @@ pytest-newest-pass: $(NEWEST_VENV)/.installed $(JAR) $(ICEBERG_JAR)
 pytest-quick: $(VENV)/.installed $(JAR)
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) python/tests $(addprefix integration-tests/,$(QUICK_SUITES))
 
-# the jar's build compiles them (-DskipTests skips only running them)
-scala-tests: $(JAR)
+scala-tests: $(COMPILED)
 	$(MVN) scalatest:test
 
 format:
@@ -111,8 +111,7 @@ bench-quick: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 		--planning-sizes '' --join-rows 0 --no-merge --compaction-partitions 0 \
 		--systems lancepart,iceberg $(BENCH_ARGS)
 
-# after the jar: two Maven runs at once could both write the same files of the local repository
-$(ICEBERG_JAR): | $(JAR)
+$(ICEBERG_JAR): | $(COMPILED)
 	$(MVN) dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 -DoutputDirectory=target/bench
 
 # The newest pylance's environment is the development environment with that pylance (and the
@@ -132,9 +131,17 @@ $(VENV)/.installed-bench: $(VENV)/.installed
 	touch $@
 
 # Maven's JVMs take the client compiler alone and the serial collector (.mvn/jvm.config): the build
-# took 96 CPU s instead of 174 (docs/testing.md). The shade step deflates lance-core's native
-# libraries, 500 MB, for about 20 s on one core.
-$(JAR): $(SOURCES)
+# took 96 CPU s instead of 174 (docs/testing.md).
+# The classes and test classes, and every plugin of the build in the local repository: the Maven
+# runs after it (the jar, the Scala tests, the Iceberg jar) then go side by side without two of them
+# downloading into the same files of the local repository
+$(COMPILED): $(SOURCES)
+	$(MVN) test-compile dependency:resolve-plugins
+	touch $@
+
+# The shade step deflates lance-core's native libraries, 500 MB, for about 20 s on one core (the
+# Scala tests run beside it)
+$(JAR): $(COMPILED)
 	$(MVN) package -DskipTests
 
 # --no-compile: Python compiles each module when first imported instead (an environment took 34 s
