@@ -19,18 +19,33 @@
 #   make wheel  builds target/wheel/lancepart-*.whl: the Python package with the plugin's classes
 VENV := .venv
 PY := $(VENV)/bin/python
-JAR := target/lancepart-spark-4.1_2.13-0.1.0-SNAPSHOT.jar
-SOURCES := pom.xml $(shell find jvm -type f)
+# The Spark lines, a Maven module each (jvm/spark-<line>_<scala>), each building its plugin jar into
+# target/: the primary line's runs every suite; the other lines' a core slice (LINE_SUITES)
+PRIMARY_LINE := 4.1_2.13
+OTHER_LINES := 4.0_2.13 4.2_2.13
+VERSION := 0.1.0-SNAPSHOT
+line_jar = target/lancepart-spark-$(1)-$(VERSION).jar
+JAR := $(call line_jar,$(PRIMARY_LINE))
+OTHER_JARS := $(foreach line,$(OTHER_LINES),$(call line_jar,$(line)))
+empty :=
+comma := ,
+# the other lines' modules, as Maven's -pl takes them (comma-separated)
+OTHER_MODULES := $(subst $(empty) $(empty),$(comma),$(foreach line,$(OTHER_LINES),jvm/spark-$(line)))
+SOURCES := pom.xml $(shell find jvm -type f -not -path '*/target/*')
 COMPILED := target/.compiled
 MVN := mvn -q -B
 
 ICEBERG_JAR := target/bench/iceberg-spark-runtime-4.1_2.13-1.12.0.jar
-# The package takes pylance 7 to 14: the development environment has the oldest; the newest has an
-# environment of its own, where `make test` runs the interop suites again and
-# test_interop_newest_pylance.py runs its side; test_wheel.py installs the wheel with it in a fresh
-# environment
+# The package's dependency ranges (python/pyproject.toml), tested at both ends: the development
+# environment holds the oldest versions, with the primary line's pyspark; the newest have an
+# environment of their own, where `make test` runs the interop suites again and
+# test_interop_newest_pylance.py runs its side; test_wheel.py installs the wheel with the newest
+# pylance in a fresh environment
+PRIMARY_PYSPARK := 4.1.3
 OLDEST_PYLANCE := 7.0.0
 NEWEST_PYLANCE := 14.0.2
+OLDEST_DEPS := pylance==$(OLDEST_PYLANCE) pyarrow==18.1.0 tqdm==4.66.0
+NEWEST_DEPS := pylance==$(NEWEST_PYLANCE) pyarrow==26.0.1 tqdm==4.70.1
 NEWEST_VENV := .venv-newest-pylance
 # where an environment of python3 keeps its packages
 SITE_PACKAGES := $(shell python3 -c 'import sys; print("lib/python%d.%d/site-packages" % sys.version_info[:2])')
@@ -38,6 +53,13 @@ SITE_PACKAGES := $(shell python3 -c 'import sys; print("lib/python%d.%d/site-pac
 # Spark reads, reads what Spark wrote, or crosschecks Spark's answers (the rest run once)
 NEWEST_SUITES := test_interop.py test_arrow_types.py test_plain_tables.py test_foreign_rewrite.py \
 	test_catalog.py test_metadata.py test_write_read.py test_errors.py test_evolution.py test_transforms.py
+# The core slice `make test` runs on each other Spark line, in an environment holding its pyspark:
+# writes and reads, pruning, DELETE/UPDATE/MERGE, evolution, storage-partitioned joins, Arrow types,
+# pylance interop with crosscheck, the catalog, and the wheel installed over that pyspark
+LINE_SUITES := test_write_read.py test_pruning.py test_row_level.py test_evolution.py test_spj.py \
+	test_arrow_types.py test_interop.py test_catalog.py test_wheel.py
+PYSPARK_4.0_2.13 := 4.0.5
+PYSPARK_4.2_2.13 := 4.2.1
 # The end-to-end slice `make test-quick` runs
 QUICK_SUITES := test_write_read.py test_pruning.py test_row_level.py test_evolution.py test_schema_evolution.py \
 	test_interop.py
@@ -50,7 +72,7 @@ PYTEST_WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
 # LANCEPART_TEST_LONG_RUN=1 on make test's first pass (integration-tests/jvm_options.py): every
 # JVM maps an archive of the classes of a Spark session with the plugin
 
-.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-quick scala-tests format differential-sweep jar wheel bench bench-quick docs
+.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-lines pytest-quick scala-tests format differential-sweep jar wheel bench bench-quick docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
@@ -59,11 +81,11 @@ demo: $(VENV)/.installed $(JAR)
 # interleaves): the Scala tests and the newest-pylance pass beside the first pass, instead of before
 # and after it
 test:
-	$(MVN) spotless:check
-	$(MAKE) --no-print-directory -j 3 scala-tests pytest-first-pass pytest-newest-pass
+	$(MVN) -N spotless:check
+	$(MAKE) --no-print-directory -j 3 scala-tests pytest-first-pass pytest-newest-pass pytest-lines
 
 test-quick:
-	$(MVN) spotless:check
+	$(MVN) -N spotless:check
 	$(MAKE) --no-print-directory -j 3 scala-tests pytest-quick
 
 pytest-first-pass: $(VENV)/.installed $(JAR) $(ICEBERG_JAR) wheel
@@ -74,29 +96,36 @@ pytest-newest-pass: $(NEWEST_VENV)/.installed $(JAR) $(ICEBERG_JAR)
 	$(NEWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 		-o junit_family=xunit1 --junitxml=target/pytest-newest.xml python/tests $(addprefix integration-tests/,$(NEWEST_SUITES))
 
+pytest-lines: $(foreach line,$(OTHER_LINES),pytest-line-$(line))
+
+pytest-line-%: .venv-spark-%/.installed $(OTHER_JARS) wheel $(NEWEST_VENV)/.installed
+	.venv-spark-$*/bin/python -m pytest -q -p no:cacheprovider \
+		-o junit_family=xunit1 --junitxml=target/pytest-spark-$*.xml $(addprefix integration-tests/,$(LINE_SUITES))
+
 pytest-quick: $(VENV)/.installed $(JAR)
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) python/tests $(addprefix integration-tests/,$(QUICK_SUITES))
 
 scala-tests: $(COMPILED)
-	$(MVN) scalatest:test
+	$(MVN) -pl jvm/spark-$(PRIMARY_LINE) scalatest:test
 
 format:
-	$(MVN) spotless:apply
+	$(MVN) -N spotless:apply
 
 differential-sweep: $(VENV)/.installed $(JAR) $(ICEBERG_JAR)
 	LANCEPART_DIFF_SEEDS=$(DIFF_SEEDS) $(PY) -m pytest -q -p no:cacheprovider \
 		integration-tests/test_differential_iceberg.py -k test_random_tables_same_as_iceberg
 
-jar: $(JAR)
+jar: $(JAR) $(OTHER_JARS)
 
 # The package is staged under target/ so that the checkout's own package (installed editable
 # in .venv) keeps using the jar Maven builds, which carries lance-core.
-wheel: $(VENV)/.installed $(JAR)
+wheel: $(VENV)/.installed $(JAR) $(OTHER_JARS)
 	rm -rf target/wheel-src target/wheel
 	cp -r python target/wheel-src
 	rm -rf target/wheel-src/build target/wheel-src/*.egg-info
 	mkdir -p target/wheel-src/lancepart/jars
-	cp target/original-$(notdir $(JAR)) target/wheel-src/lancepart/jars/$(notdir $(JAR))
+	cp $(foreach line,$(PRIMARY_LINE) $(OTHER_LINES),jvm/spark-$(line)/target/lancepart-spark-$(line)-$(VERSION).jar) \
+		target/wheel-src/lancepart/jars/
 	$(PY) -m pip wheel -q --no-deps -w target/wheel target/wheel-src
 
 docs: $(VENV)/.installed
@@ -114,17 +143,27 @@ bench-quick: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 $(ICEBERG_JAR): | $(COMPILED)
 	$(MVN) dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 -DoutputDirectory=target/bench
 
-# The newest pylance's environment is the development environment with that pylance (and the
-# lance-namespace it needs) in front: its site-packages adds the development environment's as a site
-# directory after its own, so the package, the test dependencies and pip are the same ones; pip leaves
-# the development environment's pylance alone ("outside environment"). 3 s instead of 30 for a copy.
-$(NEWEST_VENV)/.installed: python/pyproject.toml $(VENV)/.installed
-	rm -rf $(NEWEST_VENV)
-	python3 -m venv --without-pip $(NEWEST_VENV)
+# An environment layered on the development environment: its own site-packages holds $(2), and adds
+# the development environment's as a site directory after its own, so the package, the test
+# dependencies and pip are the same ones; pip leaves the development environment's packages alone
+# ("outside environment"). 3 s instead of 30 for a copy.
+define layered_environment
+	rm -rf $(1)
+	python3 -m venv --without-pip $(1)
 	echo "import site; site.addsitedir('$(CURDIR)/$(VENV)/$(SITE_PACKAGES)')" \
-		> $(NEWEST_VENV)/$(SITE_PACKAGES)/development-environment.pth
-	$(NEWEST_VENV)/bin/python -m pip install -q --no-compile pylance==$(NEWEST_PYLANCE)
-	touch $@
+		> $(1)/$(SITE_PACKAGES)/development-environment.pth
+	$(1)/bin/python -m pip install -q --no-compile $(2)
+	touch $(1)/.installed
+endef
+
+# The newest versions of the package's dependencies (and the lance-namespace that pylance needs)
+$(NEWEST_VENV)/.installed: python/pyproject.toml $(VENV)/.installed
+	$(call layered_environment,$(NEWEST_VENV),$(NEWEST_DEPS))
+
+# Each other Spark line's pyspark (kept: make would delete it as an intermediate file)
+.PRECIOUS: .venv-spark-%/.installed
+.venv-spark-%/.installed: python/pyproject.toml $(VENV)/.installed
+	$(call layered_environment,.venv-spark-$*,pyspark==$(PYSPARK_$*))
 
 $(VENV)/.installed-bench: $(VENV)/.installed
 	$(PY) -m pip install -q -e 'python[bench]'
@@ -136,17 +175,24 @@ $(VENV)/.installed-bench: $(VENV)/.installed
 # runs after it (the jar, the Scala tests, the Iceberg jar) then go side by side without two of them
 # downloading into the same files of the local repository
 $(COMPILED): $(SOURCES)
-	$(MVN) test-compile dependency:resolve-plugins
+	mkdir -p target
+	$(MVN) -pl jvm/spark-$(PRIMARY_LINE) test-compile dependency:resolve-plugins
 	touch $@
 
 # The shade step deflates lance-core's native libraries, 500 MB, for about 20 s on one core (the
 # Scala tests run beside it)
 $(JAR): $(COMPILED)
-	$(MVN) package -DskipTests
+	$(MVN) -pl jvm/spark-$(PRIMARY_LINE) package -DskipTests
+
+# The other lines' jars, in one Maven run after the primary line's (which resolved the plugins);
+# their Scala suites are the primary line's (-Dmaven.test.skip does not compile them, -DskipTests
+# keeps scalatest from running what an earlier build compiled)
+$(OTHER_JARS) &: $(SOURCES) | $(JAR)
+	$(MVN) -pl $(OTHER_MODULES) package -DskipTests -Dmaven.test.skip=true
 
 # --no-compile: Python compiles each module when first imported instead (an environment took 34 s
 # instead of 48 s to make)
 $(VENV)/.installed: python/pyproject.toml
 	python3 -m venv $(VENV)
-	$(PY) -m pip install -q --no-compile -e 'python[test]' pylance==$(OLDEST_PYLANCE)
+	$(PY) -m pip install -q --no-compile -e 'python[test]' pyspark[connect]==$(PRIMARY_PYSPARK) $(OLDEST_DEPS)
 	touch $@

@@ -1,5 +1,6 @@
 """The per-test times of a `make test` run, from the JUnit XML reports it leaves (pytest's
-target/pytest.xml and target/pytest-newest.xml, scalatest's target/surefire-reports), as JSON:
+target/pytest.xml, target/pytest-newest.xml and the other Spark lines' target/pytest-spark-*.xml,
+scalatest's surefire-reports in the primary line's module), as JSON:
 per suite (a test module or Scala suite) the tests, their seconds and the sum, slowest first.
 
     python bench/test_durations.py --wall '<minutes and seconds of the run>' > bench/results/test-durations.json
@@ -18,8 +19,12 @@ REPO = Path(__file__).resolve().parents[1]
 REPORTS = {
     "pytest": REPO / "target" / "pytest.xml",
     "pytest, newest pylance": REPO / "target" / "pytest-newest.xml",
+    # the other Spark lines' core slice (the Makefile's LINE_SUITES)
+    **{f"pytest, Spark {path.stem.removeprefix('pytest-spark-')}": path
+       for path in sorted((REPO / "target").glob("pytest-spark-*.xml"))},
 }
-SCALA_REPORTS = REPO / "target" / "surefire-reports"
+# the primary Spark line's module (the Makefile's PRIMARY_LINE)
+SCALA_REPORTS = REPO / "jvm" / "spark-4.1_2.13" / "target" / "surefire-reports"
 
 
 def cases(path: Path) -> list[tuple[str, str, float]]:

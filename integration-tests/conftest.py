@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 import lancepart
+import lancepart.jar
 import jvm_options
-from differential import ICEBERG_CATALOG, ICEBERG_JAR
+from differential import ICEBERG_CATALOG, ICEBERG_JAR, ICEBERG_SPARK_LINE
 
 _counter = itertools.count()
 
@@ -57,8 +58,11 @@ def iceberg_conf() -> dict[str, str]:
     JVM's memory: the same Spark integration, commits and readers as any Iceberg catalog. A Hadoop
     catalog on local disk had Hadoop's local file system fork `chmod` for every file Iceberg wrote
     (6,081 processes in the differential suite alone, which took 254-264 CPU seconds and 179-184 s
-    with one worker instead of 218 and 151)."""
-    if not ICEBERG_JAR.is_file():
+    with one worker instead of 218 and 151).
+
+    Nothing either in an environment of another Spark line than the jar's (the other lines' core
+    slice, LINE_SUITES in the Makefile), which has no Iceberg suite."""
+    if not ICEBERG_JAR.is_file() or lancepart.jar.spark_line() != ICEBERG_SPARK_LINE:
         return {}
     return {
         "spark.jars": f"{lancepart.jar_path()},{ICEBERG_JAR}",

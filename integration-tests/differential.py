@@ -11,7 +11,9 @@ from typing import Callable, Union
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-ICEBERG_JAR = Path(__file__).resolve().parents[1] / "target" / "bench" / "iceberg-spark-runtime-4.1_2.13-1.12.0.jar"
+ICEBERG_SPARK_LINE = "4.1"
+ICEBERG_JAR = (Path(__file__).resolve().parents[1] / "target" / "bench" /
+               f"iceberg-spark-runtime-{ICEBERG_SPARK_LINE}_2.13-1.12.0.jar")
 ICEBERG_CATALOG = "ice"
 CATALOGS = ("lance", ICEBERG_CATALOG)
 

@@ -1,9 +1,12 @@
 """Catalog operations: namespaces, SHOW/DESCRIBE, CREATE and DROP TABLE."""
 
+import datetime as dt
 import os
 
 import pytest
 from pyspark.errors import AnalysisException
+
+from lancepart.admin import _sql_literal
 
 
 def test_namespaces_are_directories(spark, root, ns):
@@ -125,3 +128,14 @@ def test_admin_as_the_first_call_of_a_new_session(spark, ns, call):
     spark.sql(f"INSERT INTO lance.{ns}.t VALUES (1, 'a')")
     fresh = spark.newSession()
     call(lancepart.Admin(fresh), f"{ns}.t")
+
+
+@pytest.mark.parametrize("value", [
+    "plain", "it's", "back\\slash", "a \\' both", "two\nlines", "ünïcode", 7, True,
+    {"k'": "v\\"}, {}, ["a", "b'"], [],
+    dt.datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=dt.timezone.utc),
+])
+def test_admin_passes_procedure_arguments_as_literals_spark_reads_unchanged(spark, value):
+    # Admin writes its CALL arguments as literals (Spark 4.0's CALL refuses parameter markers)
+    [row] = spark.sql(f"SELECT {_sql_literal(value)} AS v").collect()
+    assert (row.v.astimezone(dt.timezone.utc) if isinstance(value, dt.datetime) else row.v) == value

@@ -3,12 +3,14 @@ shuffle where it must not, and the same rows as with partitioning reports turned
 
 import math
 
+import pyspark
 import pytest
 from pyspark.sql import functions as F
 
 import lancepart
 
 N = 2000
+SPARK_LINE = tuple(int(part) for part in pyspark.__version__.split(".")[:2])
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +40,9 @@ def join(spark, left, right):
     ("b16", "b16b", False),   # bucket(16) with bucket(16)
     ("b16", "b8", False),     # bucket(16) with bucket(8): reduced to 8
     ("b16", "b12", False),    # bucket(16) with bucket(12): both reduced to their common divisor 4
-    ("b16", "idn", True),     # differently partitioned
+    # differently partitioned: a shuffle, but on Spark 4.2, which groups the identity side's keys
+    # into bucket(16) with lancepart's bucket function (the same rows either way)
+    ("b16", "idn", SPARK_LINE < (4, 2)),
 ])
 def test_join_plans_and_rows(spark, tables, left, right, shuffle):
     df = join(spark, left, right)

@@ -1,5 +1,7 @@
-"""The wheel `make wheel` builds, installed into a fresh virtual environment outside the checkout
-with the newest pylance the package takes, runs a write, a pruned read and a crosscheck with
+"""The wheel `make wheel` builds carries each Spark line's jar. Installed into a fresh virtual
+environment outside the checkout that already holds the pyspark of the environment running this
+test (each line's environment runs it: LINE_SUITES in the Makefile), with the newest pylance the
+package takes, it leaves that pyspark as it is and runs a write, a pruned read and a crosscheck with
 `lancepart.spark_session(root)` and no other step: Spark resolves lance-core and the AWS SDK from
 Maven (a fresh Ivy cache here)."""
 
@@ -10,6 +12,8 @@ import textwrap
 import zipfile
 from pathlib import Path
 
+import pyspark
+from lancepart.jar import LINES, jar_name, spark_line
 from test_interop_newest_pylance import NEWEST_PYTHON
 
 REPO = Path(__file__).resolve().parent.parent
@@ -33,13 +37,15 @@ def test_the_wheel_works_in_a_fresh_environment(tmp_path):
     wheels = sorted((REPO / "target" / "wheel").glob("lancepart-*.whl"))
     assert len(wheels) == 1, f"expected one wheel in target/wheel (run `make wheel`), found {wheels}"
     with zipfile.ZipFile(wheels[0]) as wheel:
-        [jar] = [name for name in wheel.namelist() if name.endswith(".jar")]
-        with zipfile.ZipFile(wheel.open(jar)) as classes:
-            bundled = [name for name in classes.namelist() if name.endswith((".class", ".so", ".dylib"))
-                       and not name.startswith(("lancepart/", "org/apache/spark/sql/lancepart/"))]
-    # the plugin's own classes only: Spark resolves lance-core and the rest (a second `mvn package`
-    # once left the shaded jar in its place)
-    assert not bundled, f"{jar} bundles {len(bundled)} other files, such as {bundled[:3]}"
+        jars = sorted(name for name in wheel.namelist() if name.endswith(".jar"))
+        assert jars == sorted(f"lancepart/jars/{jar_name(line)}" for line in LINES)
+        for jar in jars:
+            with zipfile.ZipFile(wheel.open(jar)) as classes:
+                bundled = [name for name in classes.namelist() if name.endswith((".class", ".so", ".dylib"))
+                           and not name.startswith(("lancepart/", "org/apache/spark/sql/lancepart/"))]
+            # the plugin's own classes only: Spark resolves lance-core and the rest (a second `mvn
+            # package` once left the shaded jar in its place)
+            assert not bundled, f"{jar} bundles {len(bundled)} other files, such as {bundled[:3]}"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = str(venv / "bin" / "python")
@@ -48,14 +54,20 @@ def test_the_wheel_works_in_a_fresh_environment(tmp_path):
     # with the newest pylance the package takes (that of the environment test_interop_newest_pylance uses)
     newest = subprocess.run([str(NEWEST_PYTHON), "-c", "import lance; print(lance.__version__)"], capture_output=True,
                             text=True, check=True, timeout=300).stdout.strip()
-    install = subprocess.run([python, "-m", "pip", "install", "-q", str(wheels[0]), f"pylance=={newest}"], env=env,
-                             cwd=tmp_path, capture_output=True, text=True, timeout=900)
-    assert install.returncode == 0, install.stderr[-3000:]
+    # the pyspark a user has, then the wheel, which must leave it
+    for packages in ([f"pyspark=={pyspark.__version__}"], [str(wheels[0]), f"pylance=={newest}"]):
+        install = subprocess.run([python, "-m", "pip", "install", "-q", *packages], env=env, cwd=tmp_path,
+                                 capture_output=True, text=True, timeout=900)
+        assert install.returncode == 0, install.stderr[-3000:]
+    installed = subprocess.run([python, "-c", "import pyspark; print(pyspark.__version__)"], capture_output=True,
+                               text=True, check=True, timeout=300).stdout.strip()
+    assert installed == pyspark.__version__
     out = subprocess.run([python, "-c", SCRIPT, str(tmp_path / "warehouse"), str(tmp_path / "ivy")],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
     ids = [i for i in range(100) if i % 3 == 1]
     assert f"RESULT ({len(ids)}, {sum(ids)})" in out.stdout, \
         f"exit {out.returncode}; stderr ends:\n{out.stderr[-4000:]}"
-    assert f"JAR {venv}" in out.stdout, out.stdout  # the wheel's own jar, not the checkout's
+    # the wheel's own jar of this line, not the checkout's
+    assert f"JAR {venv}" in out.stdout and f"/{jar_name(spark_line())}\n" in out.stdout, out.stdout
     assert "CROSSCHECK {'rows': 100, 'tables': 3}" in out.stdout, out.stdout
     assert f"PYLANCE {newest}" in out.stdout, out.stdout

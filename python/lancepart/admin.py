@@ -11,7 +11,6 @@ import warnings
 from typing import Any
 
 from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from lancepart.errors import LancepartError, jvm_errors
@@ -197,7 +196,7 @@ class Admin:
         catalog, _ = self._names(name)
 
         def poll() -> tuple[int, int] | None:
-            rows = self._spark.sql(f"CALL {catalog}.system.progress(id => :id)", args={"id": progress_id}).collect()
+            rows = self._spark.sql(f"CALL {catalog}.system.progress(id => {_sql_literal(progress_id)})").collect()
             return (rows[0].done, rows[0].total) if rows else None
 
         return run_polled(lambda: self._call(procedure, name, progress_id=progress_id, **arguments), poll,
@@ -208,10 +207,8 @@ class Admin:
         """The one result row of ``CALL <catalog>.system.<procedure>(table => name, ...)``, as a
         dict; arguments that are None take the procedure's default."""
         catalog, table = self._names(name)
-        given = {k: _sql_argument(v) for k, v in arguments.items() if v is not None}
-        named = "".join(f", {k} => :{k}" for k in given)
-        [row] = self._spark.sql(f"CALL {catalog}.system.{procedure}(table => :table{named})",
-                                args={"table": table, **given}).collect()
+        named = "".join(f", {k} => {_sql_literal(v)}" for k, v in arguments.items() if v is not None)
+        [row] = self._spark.sql(f"CALL {catalog}.system.{procedure}(table => {_sql_literal(table)}{named})").collect()
         return row.asDict()
 
     @jvm_errors
@@ -225,13 +222,25 @@ class Admin:
         return True
 
 
-def _sql_argument(value: Any) -> Any:
-    """A procedure argument as ``spark.sql`` takes it: a dict becomes a MAP and a list an ARRAY of strings."""
+def _sql_literal(value: Any) -> str:
+    """A procedure argument as a SQL literal (Spark 4.0's CALL refuses parameter markers: "args must
+    be foldable"): a string with its backslashes and quotes escaped, a dict a MAP and a list an
+    ARRAY of strings, a datetime a TIMESTAMP at its instant (a naive one in local time, as pyspark
+    takes it)."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(value, dt.datetime):
+        return f"TIMESTAMP '{value.astimezone(dt.timezone.utc).isoformat()}'"
     if isinstance(value, dict):
-        return F.create_map(*[F.lit(str(x)) for item in value.items() for x in item])
+        return f"map({', '.join(_sql_literal(str(x)) for item in value.items() for x in item)})"
     if isinstance(value, list):
-        return F.array(*[F.lit(str(x)) for x in value])
-    return value
+        # no CAST: Spark 4.0 refuses an ARRAY<STRING> that may hold nulls where a procedure takes one that may not
+        return f"array({', '.join(_sql_literal(str(x)) for x in value)})"
+    raise TypeError(f"a procedure argument of type {type(value).__name__}: {value!r}")
 
 
 def _items(items: list[str | dict]) -> list[str]:

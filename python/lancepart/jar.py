@@ -1,16 +1,28 @@
-"""Finds the plugin jar and the Spark settings that load it. An installed wheel carries the
-plugin's own classes (``lancepart/jars/``), and Spark resolves lance-core and the AWS SDK's S3
-client from Maven Central (``PACKAGES``); a checkout's Maven build (``target/``) and a jar that
-``LANCEPART_JAR`` names carry them inside."""
+"""Finds the plugin jar for the running Spark and the Spark settings that load it. lancepart builds
+a jar per Spark line (``LINES``), and the installed pyspark's version picks it: another Spark fails
+here, before a session starts. An installed wheel carries each line's own classes
+(``lancepart/jars/``), and Spark resolves lance-core and the AWS SDK's S3 client from Maven Central
+(``PACKAGES``); a checkout's Maven build (``target/``) and a jar that ``LANCEPART_JAR`` names carry
+them inside."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-JAR_NAME = "lancepart-spark-4.1_2.13-0.1.0-SNAPSHOT.jar"
-_WHEEL_JAR = Path(__file__).resolve().parent / "jars" / JAR_NAME
+import pyspark
+
+#: The Spark lines lancepart is built for, oldest first, each with its Scala binary version (the
+#: Maven modules jvm/spark-<line>_<scala>); python/pyproject.toml's pyspark range spans them.
+LINES = {"4.0": "2.13", "4.1": "2.13", "4.2": "2.13"}
+VERSION = "0.1.0-SNAPSHOT"
+_WHEEL_JARS = Path(__file__).resolve().parent / "jars"
 _REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class UnsupportedSparkError(RuntimeError):
+    """The running Spark is of a line lancepart has no jar for."""
+
 
 #: What the wheel's jar needs beyond Spark, as Maven coordinates (the versions pom.xml builds with).
 PACKAGES = [
@@ -35,21 +47,44 @@ EXCLUDES = [
 ]
 
 
-def jar_path() -> str:
-    """Absolute path of the plugin jar: ``LANCEPART_JAR``, else the one an installed wheel
+def spark_line(version: str | None = None) -> str:
+    """The line (such as ``"4.1"``) of Spark ``version``, by default the installed pyspark's;
+    raises UnsupportedSparkError naming the version and the supported lines when lancepart has no
+    jar for it."""
+    version = version or pyspark.__version__
+    line = ".".join(version.split(".")[:2])
+    if line not in LINES:
+        oldest, newest = list(LINES)[0], list(LINES)[-1]
+        major, minor = newest.split(".")
+        raise UnsupportedSparkError(
+            f"this environment runs Spark {version} (pyspark), and lancepart is built for Spark "
+            f"{', '.join(f'{supported}.x' for supported in LINES)}: install one of those, for example "
+            f"pip install 'pyspark>={oldest},<{major}.{int(minor) + 1}'")
+    return line
+
+
+def jar_name(line: str) -> str:
+    """The file name of line ``line``'s plugin jar (``lancepart-spark-<line>_<scala>-<version>.jar``)."""
+    return f"lancepart-spark-{line}_{LINES[line]}-{VERSION}.jar"
+
+
+def jar_path(spark_version: str | None = None) -> str:
+    """Absolute path of the plugin jar for Spark ``spark_version`` (by default the installed
+    pyspark's, checked by ``spark_line``): ``LANCEPART_JAR``, else the one an installed wheel
     carries, else the checkout's Maven build; raises FileNotFoundError saying how to build it."""
+    line = spark_line(spark_version)
     explicit = os.environ.get("LANCEPART_JAR")
     if explicit:
         candidate = Path(explicit)
-    elif _WHEEL_JAR.is_file():
-        candidate = _WHEEL_JAR
+    elif _WHEEL_JARS.is_dir():
+        candidate = _WHEEL_JARS / jar_name(line)
     else:
-        candidate = _REPO_ROOT / "target" / JAR_NAME
+        candidate = _REPO_ROOT / "target" / jar_name(line)
     if not candidate.is_file():
         raise FileNotFoundError(
-            f"lancepart plugin jar not found at {candidate}. Build it with "
-            f"`mvn -q -B package -DskipTests` in {_REPO_ROOT} (or run `make demo`), "
-            "or set LANCEPART_JAR to the jar's path."
+            f"lancepart plugin jar for Spark {line} not found at {candidate}. Build it with "
+            f"`mvn -q -B -pl jvm/spark-{line}_{LINES[line]} package -DskipTests` in {_REPO_ROOT} (or run "
+            "`make jar` for every line), or set LANCEPART_JAR to the jar's path."
         )
     return str(candidate)
 
@@ -60,6 +95,6 @@ def plugin_conf() -> dict[str, str]:
     it they print a harmless panic). A wheel's jar goes in ``spark.jars`` only, beside the Maven
     packages Spark resolves for it: on the class path its classes would not see those packages."""
     jar = jar_path()
-    if Path(jar) == _WHEEL_JAR:
+    if Path(jar).parent == _WHEEL_JARS:
         return {"spark.jars": jar, "spark.jars.packages": ",".join(PACKAGES), "spark.jars.excludes": ",".join(EXCLUDES)}
     return {"spark.jars": jar, "spark.driver.extraClassPath": jar, "spark.executor.extraClassPath": jar}

@@ -5,14 +5,43 @@ from pathlib import Path
 
 import pytest
 
+import pyspark
+
 from lancepart import jar_path, plugin_conf
-from lancepart.jar import PACKAGES
+from lancepart.jar import LINES, PACKAGES, UnsupportedSparkError, jar_name, spark_line
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_missing_jar_says_how_to_build_it(monkeypatch, tmp_path):
     monkeypatch.setenv("LANCEPART_JAR", str(tmp_path / "absent.jar"))
-    with pytest.raises(FileNotFoundError, match=r"absent\.jar.*mvn -q -B package -DskipTests"):
+    line = spark_line()
+    with pytest.raises(FileNotFoundError, match=rf"Spark {line} not found at .*absent\.jar.*"
+                                                rf"mvn -q -B -pl jvm/spark-{line}_2\.13 package -DskipTests"):
         jar_path()
+
+
+def test_the_installed_pysparks_line_picks_its_jar():
+    line = ".".join(pyspark.__version__.split(".")[:2])
+    assert spark_line() == line
+    assert Path(jar_path()).name == jar_name(line) == f"lancepart-spark-{line}_2.13-0.1.0-SNAPSHOT.jar"
+    assert [Path(jar_path(f"{other}.9")).name for other in LINES] == [jar_name(other) for other in LINES]
+
+
+@pytest.mark.parametrize("version", ["3.5.9", "4.3.0", "4.10.1", "5.0.0"])
+def test_a_spark_of_another_line_fails_naming_it_and_the_supported_lines(version):
+    with pytest.raises(UnsupportedSparkError) as failure:
+        jar_path(version)
+    assert str(failure.value) == (
+        f"this environment runs Spark {version} (pyspark), and lancepart is built for Spark 4.0.x, 4.1.x, "
+        "4.2.x: install one of those, for example pip install 'pyspark>=4.0,<4.3'")
+
+
+def test_every_line_has_a_maven_module_and_the_package_takes_its_pyspark():
+    modules = re.findall(r"<module>jvm/spark-([\d.]+)_([\d.]+)</module>", (REPO / "pom.xml").read_text())
+    assert sorted(modules) == sorted(LINES.items())
+    pyproject = (REPO / "python" / "pyproject.toml").read_text()
+    assert f'"pyspark>={min(LINES)},<4.3"' in pyproject
 
 
 def test_explicit_jar_is_used(monkeypatch, tmp_path):
@@ -31,7 +60,7 @@ def test_a_jar_that_carries_lance_core_goes_on_the_class_paths(monkeypatch, tmp_
 
 
 def test_the_wheels_maven_packages_have_the_versions_the_jar_is_built_with():
-    pom = (Path(__file__).resolve().parents[2] / "pom.xml").read_text()
+    pom = (REPO / "pom.xml").read_text()
     version = {name: re.search(rf"<{re.escape(name)}>([^<]+)</", pom).group(1)
                for name in ("lance.version", "aws.sdk.version")}
     assert PACKAGES == [f"org.lance:lance-core:{version['lance.version']}",

@@ -557,7 +557,8 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
 
   // ---- procedures ----
 
-  override def listProcedures(namespace: Array[String]): Array[Identifier] =
+  // ProcedureCatalog's since Spark 4.1 (SHOW PROCEDURES); on 4.0 a method of the catalog only
+  def listProcedures(namespace: Array[String]): Array[Identifier] =
     if (namespace.sameElements(Array(PartitionedCatalog.FunctionNamespace)))
       Procedures.names.map(Identifier.of(namespace, _)).toArray
     else Array.empty

@@ -2,16 +2,29 @@
 // saying so, instead of later on a missing class or method.
 package lancepart.spark
 
+import java.util.Properties
+
 object SparkVersion {
 
-  /** The Spark minor line the plugin is compiled against (pom.xml `spark.version`, Scala 2.13). */
-  val Supported = "4.1"
+  private val built: Properties = {
+    val properties = new Properties()
+    val stream = getClass.getResourceAsStream("/lancepart/build.properties")
+    try properties.load(stream)
+    finally stream.close()
+    properties
+  }
+
+  /** The Spark minor line the plugin is compiled against, such as "4.1" (its module's pom.xml). */
+  val Supported: String = built.getProperty("spark.version").split('.').take(2).mkString(".")
+
+  /** The Scala binary version the plugin is compiled with, such as "2.13". */
+  val Scala: String = built.getProperty("scala.binary.version")
 
   /** Fails unless `running` (a Spark version string) is of the [[Supported]] line. */
   def require(running: String, catalog: String): Unit =
     if (running != Supported && !running.startsWith(s"$Supported.")) {
       throw new UnsupportedOperationException(
-        s"catalog $catalog: lancepart is built for Spark $Supported.x (Scala 2.13), but this session runs Spark " +
+        s"catalog $catalog: lancepart is built for Spark $Supported.x (Scala $Scala), but this session runs Spark " +
           s"$running; run it on Spark $Supported.x")
     }
 }

@@ -4,13 +4,22 @@ package lancepart.spark
 import org.scalatest.funsuite.AnyFunSuite
 
 class SparkVersionSuite extends AnyFunSuite {
-  test("Spark 4.1 releases are accepted; other lines fail naming the catalog and both versions") {
-    Seq("4.1", "4.1.0", "4.1.3", "4.1.4-SNAPSHOT").foreach(SparkVersion.require(_, "lance"))
-    for (other <- Seq("4.0.1", "4.10.0", "3.5.3", "4.2.0")) {
+  // the line of the Spark the suite runs on, the one the module compiles against
+  private val line = org.apache.spark.SPARK_VERSION.split('.').take(2).mkString(".")
+
+  test("the jar names the Spark line and Scala version it is compiled against") {
+    assert(SparkVersion.Supported == line)
+    assert(SparkVersion.Scala == scala.util.Properties.versionNumberString.split('.').take(2).mkString("."))
+  }
+
+  test("releases of that line are accepted; other lines fail naming the catalog and both versions") {
+    Seq(line, s"$line.0", s"$line.3", s"$line.4-SNAPSHOT").foreach(SparkVersion.require(_, "lance"))
+    val Array(major, minor) = line.split('.').map(_.toInt)
+    for (other <- Seq(s"$major.${minor + 1}.0", s"${line}1.0", s"${major - 1}.5.3", s"${major + 1}.$minor.0")) {
       val e = intercept[UnsupportedOperationException](SparkVersion.require(other, "lance"))
       assert(
-        e.getMessage == s"catalog lance: lancepart is built for Spark 4.1.x (Scala 2.13), but this session runs " +
-          s"Spark $other; run it on Spark 4.1.x",
+        e.getMessage == s"catalog lance: lancepart is built for Spark $line.x (Scala ${SparkVersion.Scala}), but this " +
+          s"session runs Spark $other; run it on Spark $line.x",
         e.getMessage
       )
     }

@@ -1,23 +1,21 @@
 // The parser LancepartSparkSessionExtensions injects: ALTER TABLE ... ADD / DROP / REPLACE
 // PARTITION FIELD on tables of lancepart catalogs; every other statement, and these on tables of
-// other catalogs, go to the parser it wraps unchanged.
+// other catalogs, go to the parser it wraps unchanged. LineParsing (a source folder per Spark line)
+// adds the methods only some lines have.
 package lancepart.spark.extensions
 
 import lancepart.spark.PartitionedCatalog
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParseException, ParserInterface}
+import org.apache.spark.sql.catalyst.parser.{ParseException, ParserInterface}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.lancepart.CatalogLookup
 import org.apache.spark.sql.types.{DataType, StructType}
 
-class PartitionFieldParser(session: SparkSession, delegate: ParserInterface) extends ParserInterface {
+class PartitionFieldParser(session: SparkSession, protected val delegate: ParserInterface) extends LineParsing {
 
   override def parsePlan(sqlText: String): LogicalPlan = parse(sqlText)(delegate.parsePlan(sqlText))
-
-  override def parsePlanWithParameters(sqlText: String, parameterContext: ParameterContext): LogicalPlan =
-    parse(sqlText)(delegate.parsePlanWithParameters(sqlText, parameterContext))
 
   override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
 
@@ -38,7 +36,7 @@ class PartitionFieldParser(session: SparkSession, delegate: ParserInterface) ext
 
   /** The statement's plan: ours for a lancepart table, else the wrapped parser's (`delegated`),
    * such as Iceberg's for an Iceberg table when its extension comes before this one. */
-  private def parse(sqlText: String)(delegated: => LogicalPlan): LogicalPlan =
+  protected def parse(sqlText: String)(delegated: => LogicalPlan): LogicalPlan =
     PartitionFieldSyntax.recognize(sqlText).fold(delegated) { statement =>
       CatalogLookup(session, delegate.parseMultipartIdentifier(statement.table)) match {
         case (catalog: PartitionedCatalog, ident) =>

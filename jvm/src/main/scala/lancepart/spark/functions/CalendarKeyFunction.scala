@@ -56,4 +56,7 @@ class CalendarReducer(levels: Int) extends Reducer[java.lang.Long, java.lang.Lon
   private val divisor = math.pow(100, levels).toLong
   override def reduce(key: java.lang.Long): java.lang.Long =
     if (key == null) null else Long.box(Math.floorDiv(key.longValue(), divisor))
+
+  // Reducer's since Spark 4.2 (the reduced key's type); on earlier lines a method of the class only
+  def resultType(): DataType = LongType
 }

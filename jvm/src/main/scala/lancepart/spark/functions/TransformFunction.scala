@@ -80,4 +80,7 @@ class BoundTransform(kind: Transform, sources: Seq[DataType], result: DataType)
 /** Maps a bucket of a finer bucketing to the bucket of `divisor` buckets that contains it. */
 class BucketReducer(divisor: Int) extends Reducer[Integer, Integer] with Serializable {
   override def reduce(bucket: Integer): Integer = if (bucket == null) null else Int.box(bucket % divisor)
+
+  // Reducer's since Spark 4.2 (the reduced key's type); on earlier lines a method of the class only
+  def resultType(): DataType = IntegerType
 }

@@ -12,7 +12,6 @@ import org.apache.spark.sql.connector.catalog.{Identifier, Table}
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, ProcedureParameter, UnboundProcedure}
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
-import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.types.{StringType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -44,7 +43,7 @@ abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedu
   protected def selectedScan(name: String, where: Option[String]): Option[PartitionedScan] = {
     val frame = SparkSession.active.table(name)
     where.fold(frame)(frame.where).queryExecution.optimizedPlan.collectFirst {
-      case DataSourceV2ScanRelation(_, scan: PartitionedScan, _, _, _) => scan
+      case PartitionedScan.Planned(scan) => scan
     }
   }
 

@@ -12,6 +12,7 @@ import lancepart.spec.{BoundField, CalendarRun, NamespaceSchema, TableMetadata, 
 import lancepart.transform.Transform
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.util.QuotingUtils
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, Literal, NamedReference}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
@@ -20,6 +21,7 @@ import org.apache.spark.sql.connector.read.{
   SupportsRuntimeV2Filtering
 }
 import org.apache.spark.sql.connector.read.partitioning.{KeyGroupedPartitioning, Partitioning, UnknownPartitioning}
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, DoubleType, FloatType, LongType, StructField, StructType}
 
@@ -278,6 +280,19 @@ class PartitionedScan(
 
 object PartitionedScan {
   private val log = org.slf4j.LoggerFactory.getLogger(classOf[PartitionedScan])
+
+  /** The scan of a planned read of a lancepart table (`case PartitionedScan.Planned(scan)`): the
+   * relation is matched by type, as its fields differ between Spark lines. */
+  object Planned {
+    def unapply(plan: LogicalPlan): Option[PartitionedScan] = plan match {
+      case relation: DataSourceV2ScanRelation =>
+        relation.scan match {
+          case scan: PartitionedScan => Some(scan)
+          case _ => None
+        }
+      case _ => None
+    }
+  }
 
   /**
    * Partition tables in splits, packed the way Spark packs files (`FilePartition`): largest first,

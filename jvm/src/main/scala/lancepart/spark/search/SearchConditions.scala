@@ -9,7 +9,6 @@ import org.apache.spark.sql.catalyst.expressions.{
 import org.apache.spark.sql.catalyst.planning.PhysicalOperation
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
-import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.lancepart.V2Translation
 
 /**
@@ -23,7 +22,7 @@ import org.apache.spark.sql.lancepart.V2Translation
 object SearchConditions extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = {
     plan match {
-      case PhysicalOperation(_, conditions, DataSourceV2ScanRelation(_, scan: PartitionedScan, _, _, _))
+      case PhysicalOperation(_, conditions, PartitionedScan.Planned(scan))
           if scan.search.exists(_.prefilter) =>
         val search = scan.search.get
         val after = conditions.filterNot(c =>
