@@ -1,11 +1,11 @@
 # Two entry points for a fresh machine (JDK 17+, Maven 3.8+, Python 3.10+):
 #   make demo   builds the plugin, installs the Python package in .venv, runs demo/demo.py
-#   make test   checks the Scala formatting, builds the jar, the Python environments and the wheel, then
-#               runs side by side the Scala tests, the Python unit and integration tests (with the
-#               differential suite against Iceberg, whose runtime jar it fetches, and the wheel installed
-#               into a fresh environment) and the interop suites (NEWEST_SUITES) again under the newest
-#               pylance; pytest's per-test times go to target/pytest*.xml (bench/test_durations.py
-#               summarizes them)
+#   make test   checks the Scala formatting, builds each Spark line's jar, the Python environments and the
+#               wheel, then runs side by side the Scala tests, the Python unit and integration tests on the
+#               primary line (with the differential suite against Iceberg, whose runtime jar it fetches,
+#               and the wheel installed into a fresh environment), the interop suites (NEWEST_SUITES)
+#               again under the newest pylance, and LINE_SUITES on the other lines; pytest's per-test
+#               times go to target/pytest*.xml (bench/test_durations.py summarizes them)
 #   make test-quick   the inner loop (a few minutes): the Scala tests, the Python unit tests and
 #               QUICK_SUITES (write, read, prune, MERGE and the other row-level commands, evolution,
 #               crosscheck)
@@ -16,7 +16,7 @@
 #               vector search benchmark (bench/search.py, settings in SEARCH_ARGS; 15-25 minutes more)
 #   make bench-quick   the 1,000-partition scans of lancepart and Iceberg (a few minutes), into target/bench-quick
 #   make docs   builds the documentation site (mkdocs) into target/site
-#   make wheel  builds target/wheel/lancepart-*.whl: the Python package with the plugin's classes
+#   make wheel  builds target/wheel/lancepart-*.whl: the Python package with each line's plugin classes
 VENV := .venv
 PY := $(VENV)/bin/python
 # The Spark lines, a Maven module each (jvm/spark-<line>_<scala>), each building its plugin jar into
@@ -26,7 +26,7 @@ OTHER_LINES := 4.0_2.13 4.2_2.13
 VERSION := 0.1.0-SNAPSHOT
 line_jar = target/lancepart-spark-$(1)-$(VERSION).jar
 JAR := $(call line_jar,$(PRIMARY_LINE))
-OTHER_JARS := $(foreach line,$(OTHER_LINES),$(call line_jar,$(line)))
+OTHER_BUILT := target/.other-lines
 empty :=
 comma := ,
 # the other lines' modules, as Maven's -pl takes them (comma-separated)
@@ -72,7 +72,7 @@ PYTEST_WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
 # LANCEPART_TEST_LONG_RUN=1 on make test's first pass (integration-tests/jvm_options.py): every
 # JVM maps an archive of the classes of a Spark session with the plugin
 
-.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-lines pytest-quick scala-tests format differential-sweep jar wheel bench bench-quick docs
+.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-lines pytest-quick scala-tests scala-tests-lines format differential-sweep jar wheel bench bench-quick docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
@@ -82,7 +82,7 @@ demo: $(VENV)/.installed $(JAR)
 # and after it
 test:
 	$(MVN) -N spotless:check
-	$(MAKE) --no-print-directory -j 3 scala-tests pytest-first-pass pytest-newest-pass pytest-lines
+	$(MAKE) --no-print-directory -j 3 scala-tests scala-tests-lines pytest-first-pass pytest-newest-pass pytest-lines
 
 test-quick:
 	$(MVN) -N spotless:check
@@ -98,7 +98,7 @@ pytest-newest-pass: $(NEWEST_VENV)/.installed $(JAR) $(ICEBERG_JAR)
 
 pytest-lines: $(foreach line,$(OTHER_LINES),pytest-line-$(line))
 
-pytest-line-%: .venv-spark-%/.installed $(OTHER_JARS) wheel $(NEWEST_VENV)/.installed
+pytest-line-%: .venv-spark-%/.installed $(OTHER_BUILT) wheel $(NEWEST_VENV)/.installed
 	.venv-spark-$*/bin/python -m pytest -q -p no:cacheprovider \
 		-o junit_family=xunit1 --junitxml=target/pytest-spark-$*.xml $(addprefix integration-tests/,$(LINE_SUITES))
 
@@ -115,11 +115,11 @@ differential-sweep: $(VENV)/.installed $(JAR) $(ICEBERG_JAR)
 	LANCEPART_DIFF_SEEDS=$(DIFF_SEEDS) $(PY) -m pytest -q -p no:cacheprovider \
 		integration-tests/test_differential_iceberg.py -k test_random_tables_same_as_iceberg
 
-jar: $(JAR) $(OTHER_JARS)
+jar: $(JAR) $(OTHER_BUILT)
 
 # The package is staged under target/ so that the checkout's own package (installed editable
 # in .venv) keeps using the jar Maven builds, which carries lance-core.
-wheel: $(VENV)/.installed $(JAR) $(OTHER_JARS)
+wheel: $(VENV)/.installed $(JAR) $(OTHER_BUILT)
 	rm -rf target/wheel-src target/wheel
 	cp -r python target/wheel-src
 	rm -rf target/wheel-src/build target/wheel-src/*.egg-info
@@ -141,7 +141,7 @@ bench-quick: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 		--systems lancepart,iceberg $(BENCH_ARGS)
 
 $(ICEBERG_JAR): | $(COMPILED)
-	$(MVN) dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 -DoutputDirectory=target/bench
+	$(MVN) -N dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 -DoutputDirectory=target/bench
 
 # An environment layered on the development environment: its own site-packages holds $(2), and adds
 # the development environment's as a site directory after its own, so the package, the test
@@ -157,12 +157,12 @@ define layered_environment
 endef
 
 # The newest versions of the package's dependencies (and the lance-namespace that pylance needs)
-$(NEWEST_VENV)/.installed: python/pyproject.toml $(VENV)/.installed
+$(NEWEST_VENV)/.installed: python/pyproject.toml Makefile $(VENV)/.installed
 	$(call layered_environment,$(NEWEST_VENV),$(NEWEST_DEPS))
 
 # Each other Spark line's pyspark (kept: make would delete it as an intermediate file)
 .PRECIOUS: .venv-spark-%/.installed
-.venv-spark-%/.installed: python/pyproject.toml $(VENV)/.installed
+.venv-spark-%/.installed: python/pyproject.toml Makefile $(VENV)/.installed
 	$(call layered_environment,.venv-spark-$*,pyspark==$(PYSPARK_$*))
 
 $(VENV)/.installed-bench: $(VENV)/.installed
@@ -170,7 +170,8 @@ $(VENV)/.installed-bench: $(VENV)/.installed
 	touch $@
 
 # Maven's JVMs take the client compiler alone and the serial collector (.mvn/jvm.config): the build
-# took 96 CPU s instead of 174 (docs/testing.md).
+# took 96 CPU s instead of 174 (docs/testing.md); and a 240 MB code cache, which a Maven run that
+# compiles several lines fills at the client compiler's default 48 MB.
 # The classes and test classes, and every plugin of the build in the local repository: the Maven
 # runs after it (the jar, the Scala tests, the Iceberg jar) then go side by side without two of them
 # downloading into the same files of the local repository
@@ -184,15 +185,19 @@ $(COMPILED): $(SOURCES)
 $(JAR): $(COMPILED)
 	$(MVN) -pl jvm/spark-$(PRIMARY_LINE) package -DskipTests
 
-# The other lines' jars, in one Maven run after the primary line's (which resolved the plugins);
-# their Scala suites are the primary line's (-Dmaven.test.skip does not compile them, -DskipTests
-# keeps scalatest from running what an earlier build compiled)
-$(OTHER_JARS) &: $(SOURCES) | $(JAR)
-	$(MVN) -pl $(OTHER_MODULES) package -DskipTests -Dmaven.test.skip=true
+# The other lines' jars (and test classes), in one Maven run after the primary line's (which
+# resolved the plugins)
+$(OTHER_BUILT): $(SOURCES) | $(JAR)
+	$(MVN) -pl $(OTHER_MODULES) package -DskipTests
+	touch $@
+
+# The Scala suites on the other lines
+scala-tests-lines: $(OTHER_BUILT)
+	$(MVN) -pl $(OTHER_MODULES) scalatest:test
 
 # --no-compile: Python compiles each module when first imported instead (an environment took 34 s
 # instead of 48 s to make)
-$(VENV)/.installed: python/pyproject.toml
+$(VENV)/.installed: python/pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --no-compile -e 'python[test]' pyspark[connect]==$(PRIMARY_PYSPARK) $(OLDEST_DEPS)
 	touch $@

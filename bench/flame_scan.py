@@ -8,7 +8,7 @@ samples every thread every 1 ms whether it runs or waits, split by thread: what 
 latency is made of. One HTML flame graph per workload and partition count in bench/profiles/,
 and the same stacks collapsed (one line per stack, for grep) in a temporary directory.
 
-    mvn dependency:copy -Dartifact=tools.profiler:async-profiler:4.1 -DoutputDirectory=target/bench
+    mvn -N dependency:copy -Dartifact=tools.profiler:async-profiler:4.1 -DoutputDirectory=target/bench
     .venv/bin/python bench/flame_scan.py --root /tmp/benchrun --profiler-jar target/bench/async-profiler-4.1.jar \
         [--workload full_scan_aggregate] [--partitions 1000,10000] [--event cpu] [--warm-ups 1] [--repeats 3]
 """

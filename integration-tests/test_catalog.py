@@ -6,6 +6,7 @@ import os
 import pytest
 from pyspark.errors import AnalysisException
 
+import lancepart
 from lancepart.admin import _sql_literal
 
 
@@ -135,7 +136,32 @@ def test_admin_as_the_first_call_of_a_new_session(spark, ns, call):
     {"k'": "v\\"}, {}, ["a", "b'"], [],
     dt.datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=dt.timezone.utc),
 ])
-def test_admin_passes_procedure_arguments_as_literals_spark_reads_unchanged(spark, value):
-    # Admin writes its CALL arguments as literals (Spark 4.0's CALL refuses parameter markers)
-    [row] = spark.sql(f"SELECT {_sql_literal(value)} AS v").collect()
+@pytest.mark.parametrize("escaped_string_literals", ["false", "true"])
+def test_admin_passes_procedure_arguments_as_literals_spark_reads_unchanged(spark, value, escaped_string_literals):
+    # Admin writes its CALL arguments as literals (Spark 4.0's CALL refuses parameter markers),
+    # which read the same under either string-literal parsing
+    spark.conf.set("spark.sql.parser.escapedStringLiterals", escaped_string_literals)
+    try:
+        [row] = spark.sql(f"SELECT {_sql_literal(value)} AS v").collect()
+    finally:
+        spark.conf.unset("spark.sql.parser.escapedStringLiterals")
     assert (row.v.astimezone(dt.timezone.utc) if isinstance(value, dt.datetime) else row.v) == value
+
+
+def test_admin_calls_take_quotes_backslashes_and_empty_lists(spark, admin, ns):
+    # a CALL each through Admin, with arguments whose quoting a literal could get wrong, under the
+    # parsing that takes backslashes as they are
+    spark.conf.set("spark.sql.parser.escapedStringLiterals", "true")
+    try:
+        admin.create_table(f"{ns}.q", "id BIGINT, `it's\\p` STRING", ["`it's\\p`"],
+                           properties={"note's": "a 'quoted' \\ note"})
+        with pytest.raises(lancepart.LancepartError, match=rf"table lance\.{ns}\.q has no namespace \[\]"):
+            admin.describe_namespace(f"{ns}.q", [])  # an empty ARRAY<STRING> reaches the procedure
+        spark.sql(f"INSERT INTO lance.{ns}.q VALUES (1, 'a\\b'), (2, 'c')")
+        result = admin.rewrite_data_files(f"{ns}.q", where="`it's\\p` = 'a\\b'")
+    finally:
+        spark.conf.unset("spark.sql.parser.escapedStringLiterals")
+    assert result["rewritten_partition_tables_count"] <= 1
+    assert spark.table(f"lance.{ns}.q").columns == ["id", "it's\\p"]
+    properties = {r.key: r.value for r in spark.sql(f"SHOW TBLPROPERTIES lance.{ns}.q").collect()}
+    assert properties["note's"] == "a 'quoted' \\ note"

@@ -191,6 +191,9 @@ def test_a_spec_field_whose_source_left_the_schema_reads_as_null_not_a_refused_t
     # when it pushes a filter down; DESCRIBE on every line)
     described = {r.col_name: r.data_type for r in spark.sql(f"DESCRIBE TABLE {t}").collect()}
     assert [v for k, v in described.items() if k.startswith("Part ")] == ["years(event_date)"]
+    # and an ALTER that names no field of the spec lists the spec's fields, that one too
+    with pytest.raises(Exception, match=r"\(its source column was dropped\)"):
+        spark.sql(f"ALTER TABLE {t} DROP PARTITION FIELD nope")
 
 
 def test_field_ids_with_other_characters_name_quoted_manifest_columns(spark, root, ns):

@@ -10,7 +10,7 @@ what pylance needs to open a table's files), ``search`` finds a table's rows nea
 from lancepart.admin import Admin
 from lancepart.crosscheck import CrosscheckError, crosscheck, crosscheck_search, table_uri
 from lancepart.errors import LancepartError
-from lancepart.jar import jar_path, plugin_conf
+from lancepart.jar import UnsupportedSparkError, jar_path, plugin_conf
 from lancepart.search import search, text_search
 from lancepart.session import configure, register_catalog, spark_session
 
@@ -18,6 +18,7 @@ __all__ = [
     "Admin",
     "CrosscheckError",
     "LancepartError",
+    "UnsupportedSparkError",
     "configure",
     "crosscheck",
     "crosscheck_search",

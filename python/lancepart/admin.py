@@ -44,7 +44,7 @@ class Admin:
     def _qualified(self, name: str) -> str:
         """``name`` as a multipart name with its catalog, for SQL text."""
         catalog, table = self._names(name)
-        return f"`{catalog}`.{table}"
+        return f"{_quoted(catalog)}.{table}"
 
     @jvm_errors
     def create_table(self, name: str, schema: StructType | str, partition_by: list[str | dict],
@@ -196,7 +196,7 @@ class Admin:
         catalog, _ = self._names(name)
 
         def poll() -> tuple[int, int] | None:
-            rows = self._spark.sql(f"CALL {catalog}.system.progress(id => {_sql_literal(progress_id)})").collect()
+            rows = self._spark.sql(f"CALL {_quoted(catalog)}.system.progress(id => {_sql_literal(progress_id)})").collect()
             return (rows[0].done, rows[0].total) if rows else None
 
         return run_polled(lambda: self._call(procedure, name, progress_id=progress_id, **arguments), poll,
@@ -208,7 +208,8 @@ class Admin:
         dict; arguments that are None take the procedure's default."""
         catalog, table = self._names(name)
         named = "".join(f", {k} => {_sql_literal(v)}" for k, v in arguments.items() if v is not None)
-        [row] = self._spark.sql(f"CALL {catalog}.system.{procedure}(table => {_sql_literal(table)}{named})").collect()
+        [row] = self._spark.sql(
+            f"CALL {_quoted(catalog)}.system.{procedure}(table => {_sql_literal(table)}{named})").collect()
         return row.asDict()
 
     @jvm_errors
@@ -224,15 +225,15 @@ class Admin:
 
 def _sql_literal(value: Any) -> str:
     """A procedure argument as a SQL literal (Spark 4.0's CALL refuses parameter markers: "args must
-    be foldable"): a string with its backslashes and quotes escaped, a dict a MAP and a list an
-    ARRAY of strings, a datetime a TIMESTAMP at its instant (a naive one in local time, as pyspark
-    takes it)."""
+    be foldable"): a string as its UTF-8 bytes in hex, cast (it reads the same whatever
+    ``spark.sql.parser.escapedStringLiterals`` says), a dict a MAP and a list an ARRAY of strings, a
+    datetime a TIMESTAMP at its instant (a naive one in local time, as pyspark takes it)."""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        return f"CAST(X'{value.encode().hex()}' AS STRING)"
     if isinstance(value, dt.datetime):
         return f"TIMESTAMP '{value.astimezone(dt.timezone.utc).isoformat()}'"
     if isinstance(value, dict):
@@ -241,6 +242,11 @@ def _sql_literal(value: Any) -> str:
         # no CAST: Spark 4.0 refuses an ARRAY<STRING> that may hold nulls where a procedure takes one that may not
         return f"array({', '.join(_sql_literal(str(x)) for x in value)})"
     raise TypeError(f"a procedure argument of type {type(value).__name__}: {value!r}")
+
+
+def _quoted(identifier: str) -> str:
+    """``identifier`` as a quoted SQL identifier."""
+    return "`" + identifier.replace("`", "``") + "`"
 
 
 def _items(items: list[str | dict]) -> list[str]:

@@ -76,7 +76,7 @@ def jar_path(spark_version: str | None = None) -> str:
     explicit = os.environ.get("LANCEPART_JAR")
     if explicit:
         candidate = Path(explicit)
-    elif _WHEEL_JARS.is_dir():
+    elif (_WHEEL_JARS / jar_name(line)).is_file():
         candidate = _WHEEL_JARS / jar_name(line)
     else:
         candidate = _REPO_ROOT / "target" / jar_name(line)

@@ -21,27 +21,33 @@ def test_missing_jar_says_how_to_build_it(monkeypatch, tmp_path):
         jar_path()
 
 
-def test_the_installed_pysparks_line_picks_its_jar():
+def test_the_installed_pysparks_line_picks_its_jar(monkeypatch):
+    monkeypatch.delenv("LANCEPART_JAR", raising=False)
     line = ".".join(pyspark.__version__.split(".")[:2])
-    assert spark_line() == line
+    assert spark_line() == line and spark_line(f"{line}.9") == line
     assert Path(jar_path()).name == jar_name(line) == f"lancepart-spark-{line}_2.13-0.1.0-SNAPSHOT.jar"
-    assert [Path(jar_path(f"{other}.9")).name for other in LINES] == [jar_name(other) for other in LINES]
+    assert [jar_name(other) for other in LINES] == [f"lancepart-spark-{other}_2.13-0.1.0-SNAPSHOT.jar"
+                                                    for other in LINES]
 
 
 @pytest.mark.parametrize("version", ["3.5.9", "4.3.0", "4.10.1", "5.0.0"])
 def test_a_spark_of_another_line_fails_naming_it_and_the_supported_lines(version):
     with pytest.raises(UnsupportedSparkError) as failure:
         jar_path(version)
+    newest_major, newest_minor = list(LINES)[-1].split(".")
+    upper = f"{newest_major}.{int(newest_minor) + 1}"
     assert str(failure.value) == (
-        f"this environment runs Spark {version} (pyspark), and lancepart is built for Spark 4.0.x, 4.1.x, "
-        "4.2.x: install one of those, for example pip install 'pyspark>=4.0,<4.3'")
+        f"this environment runs Spark {version} (pyspark), and lancepart is built for Spark "
+        f"{', '.join(f'{line}.x' for line in LINES)}: install one of those, for example "
+        f"pip install 'pyspark>={list(LINES)[0]},<{upper}'")
 
 
 def test_every_line_has_a_maven_module_and_the_package_takes_its_pyspark():
     modules = re.findall(r"<module>jvm/spark-([\d.]+)_([\d.]+)</module>", (REPO / "pom.xml").read_text())
     assert sorted(modules) == sorted(LINES.items())
     pyproject = (REPO / "python" / "pyproject.toml").read_text()
-    assert f'"pyspark>={min(LINES)},<4.3"' in pyproject
+    newest_major, newest_minor = list(LINES)[-1].split(".")
+    assert f'"pyspark>={list(LINES)[0]},<{newest_major}.{int(newest_minor) + 1}"' in pyproject
 
 
 def test_explicit_jar_is_used(monkeypatch, tmp_path):

@@ -190,17 +190,24 @@ object DdlPartitioning {
     }
   }
 
-  /** The current spec as PARTITIONED BY transforms (DESCRIBE, SHOW CREATE TABLE), which CREATE
-   * TABLE reads back as the same fields, given [[expressionsProperty]]: a calendar run is
-   * years ... hours(col), every other field the catalog function of its transform. */
-  def transforms(spec: BoundSpec): Array[SparkTransform] = CalendarRun.group(spec.fields).map {
-    case run if CalendarRun.isRun(run) =>
-      Expressions.apply(Transform.Calendar(run.size - 1).runName, column(run.head.source.get.name))
-    case Seq(f) => expressionOf(f) match {
-        case t: SparkTransform => t
-        case r: NamedReference => Expressions.identity(QuotingUtils.quoted(r.fieldNames()))
-      }
-  }.toArray
+  /** The current spec as PARTITIONED BY transforms (DESCRIBE, SHOW CREATE TABLE; Spark 4.2 asks
+   * for them on every pushed filter), which CREATE TABLE reads back as the same fields, given
+   * [[expressionsProperty]]: a calendar run is years ... hours(col), every other field the catalog
+   * function of its transform. A field whose source column left the schema (it reads as null) has
+   * no column to name, and no transform. */
+  def transforms(spec: BoundSpec): Array[SparkTransform] = CalendarRun.group(spec.fields).flatMap(transform).toArray
+
+  /** The PARTITIONED BY transform of a group of [[CalendarRun.group]] (see [[transforms]]). */
+  def transform(group: Seq[BoundField]): Option[SparkTransform] =
+    if (group.exists(_.sources.exists(_.isEmpty))) None
+    else Some(group match {
+      case run if CalendarRun.isRun(run) =>
+        Expressions.apply(Transform.Calendar(run.size - 1).runName, column(run.head.source.get.name))
+      case Seq(f) => expressionOf(f) match {
+          case t: SparkTransform => t
+          case r: NamedReference => Expressions.identity(QuotingUtils.quoted(r.fieldNames()))
+        }
+    })
 
   /** [[ExpressionsProperty]] holding the expression fields of `spec`, if it has any. */
   def expressionsProperty(spec: BoundSpec): Option[String] = {

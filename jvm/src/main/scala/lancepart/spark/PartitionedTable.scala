@@ -53,12 +53,8 @@ class PartitionedTable(
 
   override def schema(): StructType = manifest.meta.schema.sparkSchema
 
-  /** The current spec's fields as PARTITIONED BY transforms (see [[DdlPartitioning.transforms]]), but
-   * those whose source column left the schema: they read as null, and there is no column to name. */
-  override def partitioning(): Array[Transform] = {
-    val spec = manifest.meta.currentSpec
-    DdlPartitioning.transforms(spec.copy(fields = spec.fields.filter(_.sources.forall(_.isDefined))))
-  }
+  /** The current spec's fields as PARTITIONED BY transforms (see [[DdlPartitioning.transforms]]). */
+  override def partitioning(): Array[Transform] = DdlPartitioning.transforms(manifest.meta.currentSpec)
 
   /** Also the current spec's expression fields as CREATE TABLE takes them, so that SHOW CREATE
    * TABLE's statement makes the same spec. */

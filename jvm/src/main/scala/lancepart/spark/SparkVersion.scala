@@ -7,10 +7,14 @@ import java.util.Properties
 object SparkVersion {
 
   private val built: Properties = {
+    val resource = "/lancepart/build.properties"
+    val stream = Option(getClass.getResourceAsStream(resource)).getOrElse(throw new IllegalStateException(
+      s"the lancepart jar has no $resource: build it with Maven from a line's module (jvm/spark-<line>_<scala>)"))
     val properties = new Properties()
-    val stream = getClass.getResourceAsStream("/lancepart/build.properties")
     try properties.load(stream)
     finally stream.close()
+    if (properties.getProperty("spark.version", "").startsWith("$"))
+      throw new IllegalStateException(s"the lancepart jar's $resource was not filled in by Maven: $properties")
     properties
   }
 

@@ -106,8 +106,9 @@ object PartitionFieldChange {
   /** The current spec's partition fields as DESCRIBE lists them, with their field_ids. */
   private def describe(meta: TableMetadata): String = {
     val spec = meta.currentSpec
-    val fields = DdlPartitioning.transforms(spec).toSeq.zip(CalendarRun.group(spec.fields)).map { case (t, group) =>
-      s"${t.describe()} [${group.map(_.fieldId).mkString(", ")}]"
+    val fields = CalendarRun.group(spec.fields).map { group =>
+      val described = DdlPartitioning.transform(group).fold("(its source column was dropped)")(_.describe())
+      s"$described [${group.map(_.fieldId).mkString(", ")}]"
     }
     s"spec v${spec.id}: ${fields.mkString(", ")}"
   }
