@@ -49,6 +49,9 @@ def test_namespace_written_by_hand_reads_each_leaf_at_its_read_version(spark, ro
                     (3, dt.date(2025, 12, 11), "US"), (4, dt.date(2025, 12, 20), "US"),
                     (4, dt.date(2025, 12, 20), "US"), (5, dt.date(2025, 12, 10), "JP")]
     assert lancepart.crosscheck(spark, t)["tables"] == 4
+    # a name without its catalog is in catalog lance, as Admin takes names
+    assert lancepart.crosscheck(spark, f"{ns}.events") == lancepart.crosscheck(spark, t)
+    assert lancepart.table_uri(spark, f"{ns}.events") == lancepart.table_uri(spark, t)
     assert [r.id for r in spark.sql(f"SELECT id FROM {t} WHERE event_date = DATE'2025-12-11'").collect()] == [3]
 
 

@@ -15,7 +15,7 @@ from pyspark.sql.types import StructType
 
 from lancepart.errors import LancepartError, jvm_errors
 from lancepart.progress import run_polled
-from lancepart.session import CATALOG_CLASS
+from lancepart.session import resolve_table
 
 
 class Admin:
@@ -28,18 +28,8 @@ class Admin:
         self._catalog = catalog
 
     def _names(self, name: str) -> tuple[str, str]:
-        """The catalog and the table name in it that ``name`` means; the catalog must be lancepart's."""
-        def configured(catalog: str) -> str | None:
-            return self._spark.conf.get(f"spark.sql.catalog.{catalog}", None)
-        head, _, rest = name.partition(".")
-        catalog, table = self._catalog, name
-        if "." in rest and (head == self._catalog or configured(head) == CATALOG_CLASS):
-            catalog, table = head, rest
-        kind = configured(catalog)
-        if kind != CATALOG_CLASS:
-            raise LancepartError(f"catalog '{catalog}' is not configured: set spark.sql.catalog.{catalog}"
-                                 if kind is None else f"catalog '{catalog}' is {kind}, not {CATALOG_CLASS}")
-        return catalog, table
+        """The catalog and the table name in it that ``name`` means (``resolve_table``)."""
+        return resolve_table(self._spark, name, self._catalog)
 
     def _qualified(self, name: str) -> str:
         """``name`` as a multipart name with its catalog, for SQL text."""

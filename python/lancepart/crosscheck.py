@@ -26,6 +26,7 @@ from pyspark.sql import SparkSession
 
 from lancepart.progress import iterate
 from lancepart.search import search
+from lancepart.session import resolve_table
 
 
 class CrosscheckError(AssertionError):
@@ -37,7 +38,9 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
     """Compares ``SELECT * FROM table [WHERE where]`` in Spark with a pylance read of the same
     table (``where`` must be valid in both Spark SQL and Lance SQL, e.g. ``country = 'US'``).
     Returns ``{"rows": n, "tables": k}``; raises CrosscheckError with a readable diff.
-    ``progress`` (a bar over the partition tables pylance reads): see ``lancepart.progress``."""
+    ``progress`` (a bar over the partition tables pylance reads): see ``lancepart.progress``.
+    ``table`` is named as ``Admin`` takes names (``resolve_table``: ``ns.t`` is ``lance.ns.t``)."""
+    table = qualified_table(spark, table)
     df = spark.table(table)
     if where:
         df = df.where(where)
@@ -63,6 +66,7 @@ def crosscheck_search(spark: SparkSession, table: str, column: str, vector: Sequ
     SQL), merged: the k nearest of the tables' k nearest. The distances must agree (to a relative
     1e-5) and so must the rows, but for those tied with the k-th distance, of which either side may
     keep any. Returns ``{"rows": n, "tables": k}``; raises CrosscheckError showing both sides."""
+    table = qualified_table(spark, table)
     vector = [float(x) for x in vector]
     found = search(spark, table, column, vector, k, where=where, distance=distance, use_index=False).toArrow()
 
@@ -107,6 +111,7 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
     columns ``added`` after the leaf's, or None for no rows."""
     import lance  # imported here: lance warns when imported before pyspark forks its JVM
 
+    table = qualified_table(spark, table)
     table_dir, storage = table_uri(spark, table)
     if not _partitioned(spark, table):
         ds = lance.dataset(table_dir, storage_options=storage)  # a plain Lance table
@@ -224,15 +229,23 @@ def table_uri(spark: SparkSession, table: str) -> tuple[str, dict[str, str]]:
     from the session's ``spark.sql.catalog.<catalog>.*`` settings: a partitioned table's directory
     (for opening ``__manifest`` or a partition table with pylance), or a plain Lance table's
     dataset (its ``Location`` in ``DESCRIBE TABLE EXTENDED``: it may be a directory namespace's)."""
+    table = qualified_table(spark, table)
     catalog, *path = table.split(".")
-    if not path:
-        raise ValueError(f"{table}: name the table as catalog.namespace.table")
     root, storage = _catalog_root(spark, catalog)
     if not _partitioned(spark, table):
         [location] = [r.data_type for r in spark.sql(f"DESCRIBE TABLE EXTENDED {table}").collect()
                       if r.col_name == "Location"]
         return location, storage
     return "/".join([root, *path]), storage
+
+
+def qualified_table(spark: SparkSession, table: str) -> str:
+    """``table`` as ``catalog.namespace...table`` (``resolve_table``); a name without a namespace
+    is refused."""
+    catalog, name = resolve_table(spark, table)
+    if "." not in name:
+        raise ValueError(f"{table}: name the table as [catalog.]namespace.table")
+    return f"{catalog}.{name}"
 
 
 def _catalog_root(spark: SparkSession, catalog: str) -> tuple[str, dict[str, str]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pyspark.sql import SparkSession
 
+from lancepart.errors import LancepartError
 from lancepart.jar import plugin_conf
 
 CATALOG_CLASS = "lancepart.spark.PartitionedCatalog"
@@ -56,6 +57,24 @@ def catalog_conf(catalog: str, root: str, storage: dict[str, str] | None = None)
     conf = {f"spark.sql.catalog.{catalog}": CATALOG_CLASS, f"spark.sql.catalog.{catalog}.root": root}
     conf.update({f"spark.sql.catalog.{catalog}.storage.{key}": value for key, value in (storage or {}).items()})
     return conf
+
+
+def resolve_table(spark: SparkSession, name: str, catalog: str = "lance") -> tuple[str, str]:
+    """The lancepart catalog and the table name in it that ``name`` means, as ``Admin`` and
+    ``crosscheck`` take names: ``<catalog>.<namespace>...<table>`` when its first part is a
+    lancepart catalog of the session, else ``name`` in ``catalog`` (by default ``lance``, the one
+    ``spark_session`` registers). Raises LancepartError unless that catalog is lancepart's."""
+    def configured(candidate: str) -> str | None:
+        return spark.conf.get(f"spark.sql.catalog.{candidate}", None)
+    head, _, rest = name.partition(".")
+    table = name
+    if "." in rest and (head == catalog or configured(head) == CATALOG_CLASS):
+        catalog, table = head, rest
+    kind = configured(catalog)
+    if kind != CATALOG_CLASS:
+        raise LancepartError(f"catalog '{catalog}' is not configured: set spark.sql.catalog.{catalog}"
+                             if kind is None else f"catalog '{catalog}' is {kind}, not {CATALOG_CLASS}")
+    return catalog, table
 
 
 def register_catalog(spark: SparkSession, catalog: str, root: str, storage: dict[str, str] | None = None) -> None:
