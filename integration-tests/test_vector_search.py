@@ -113,11 +113,28 @@ def test_bad_arguments(spark, data, args, message):
 def test_not_a_lancepart_table(spark, data, tmp_path):
     spark.sql(f"CREATE TABLE vsearch_parquet (id INT) USING parquet LOCATION '{tmp_path}/p'")
     try:
-        with pytest.raises(Exception, match=r"lance_vector_search: table vsearch_parquet is not a lancepart "
-                                            r"partitioned table"):
+        with pytest.raises(Exception, match=r"lance_vector_search: table vsearch_parquet is default.vsearch_parquet "
+                                            r"in catalog spark_catalog \(the session's current catalog for a name "
+                                            r"without one\), which is not a lancepart catalog: name the table with "
+                                            r"its catalog, such as lance.default.vsearch_parquet, or USE a lancepart "
+                                            r"catalog first"):
             spark.sql("SELECT * FROM lance_vector_search('vsearch_parquet', 'id', array(1.0), 3)").collect()
     finally:
         spark.sql("DROP TABLE vsearch_parquet")
+
+
+def test_a_name_without_its_catalog_is_in_the_current_catalog(spark, data):
+    query = "SELECT id FROM lance_vector_search('vsearch.docs', 'embedding', array({}), 3)".format(
+        ", ".join(["0.5"] * DIM))
+    with pytest.raises(Exception, match=r"table vsearch.docs is vsearch.docs in catalog spark_catalog"):
+        spark.sql(query).collect()
+    spark.sql("USE lance")
+    try:
+        by_two_parts = [r.id for r in spark.sql(query).collect()]
+    finally:
+        spark.sql("USE spark_catalog")
+    assert by_two_parts == [r.id for r in spark.sql(query.replace("'vsearch.docs'", f"'{TABLE}'")).collect()]
+    assert len(by_two_parts) == 3
 
 
 @pytest.mark.parametrize("distance", ["l2", "cosine"])

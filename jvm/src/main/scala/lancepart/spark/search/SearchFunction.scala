@@ -2,7 +2,7 @@
 // arguments and options, and the plan of a search (the k best of each partition table's k best).
 package lancepart.spark.search
 
-import lancepart.spark.PartitionedTable
+import lancepart.spark.{PartitionedCatalog, PartitionedTable}
 import lancepart.spark.read.LeafSearch
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.FunctionIdentifier
@@ -32,17 +32,21 @@ abstract class SearchFunction(val Name: String, arguments: String, summary: Stri
 
   def build(args: Seq[Expression]): LogicalPlan
 
-  /** The lancepart table named by the constant `e`, with its catalog and identifier. */
+  /** The lancepart table named by the constant `e` (resolved as SQL resolves a table name: a name
+   * without a catalog in the session's current one), with its catalog and identifier. */
   protected def table(e: Expression): (PartitionedTable, TableCatalog, Identifier) = {
     val session = SparkSession.active
     val name = string(e, "table")
     CatalogLookup(session, session.sessionState.sqlParser.parseMultipartIdentifier(name)) match {
-      case (c: TableCatalog, ident) => c.loadTable(ident) match {
+      case (c: PartitionedCatalog, ident) => c.loadTable(ident) match {
           case t: PartitionedTable => (t, c, ident)
           case other =>
             fail(s"table $name is not a lancepart partitioned table (it is a ${other.getClass.getSimpleName})")
         }
-      case (other, _) => fail(s"catalog ${other.name()} of table $name is not a table catalog")
+      case (other, ident) =>
+        fail(s"table $name is $ident in catalog ${other.name()} (the session's current catalog for a name " +
+          s"without one), which is not a lancepart catalog: name the table with its catalog, such as " +
+          s"lance.$ident, or USE a lancepart catalog first")
     }
   }
 
