@@ -119,6 +119,11 @@ def test_not_a_lancepart_table(spark, data, tmp_path):
                                             r"its catalog, such as lance.default.vsearch_parquet, or USE a lancepart "
                                             r"catalog first"):
             spark.sql("SELECT * FROM lance_vector_search('vsearch_parquet', 'id', array(1.0), 3)").collect()
+        # named with its catalog: no advice about the current catalog
+        with pytest.raises(Exception, match=r"lance_vector_search: table spark_catalog.default.vsearch_parquet is "
+                                            r"in catalog spark_catalog, which is not a lancepart catalog"):
+            spark.sql("SELECT * FROM lance_vector_search('spark_catalog.default.vsearch_parquet', 'id', "
+                      "array(1.0), 3)").collect()
     finally:
         spark.sql("DROP TABLE vsearch_parquet")
 

@@ -37,12 +37,15 @@ abstract class SearchFunction(val Name: String, arguments: String, summary: Stri
   protected def table(e: Expression): (PartitionedTable, TableCatalog, Identifier) = {
     val session = SparkSession.active
     val name = string(e, "table")
-    CatalogLookup(session, session.sessionState.sqlParser.parseMultipartIdentifier(name)) match {
+    val parts = session.sessionState.sqlParser.parseMultipartIdentifier(name)
+    CatalogLookup(session, parts) match {
       case (c: PartitionedCatalog, ident) => c.loadTable(ident) match {
           case t: PartitionedTable => (t, c, ident)
           case other =>
             fail(s"table $name is not a lancepart partitioned table (it is a ${other.getClass.getSimpleName})")
         }
+      case (other, ident) if parts.size > ident.namespace.length + 1 =>
+        fail(s"table $name is in catalog ${other.name()}, which is not a lancepart catalog")
       case (other, ident) =>
         fail(s"table $name is $ident in catalog ${other.name()} (the session's current catalog for a name " +
           s"without one), which is not a lancepart catalog: name the table with its catalog, such as " +
