@@ -21,11 +21,12 @@ import org.apache.spark.sql.catalyst.analysis.{
 }
 import org.apache.spark.sql.connector.catalog._
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction
-import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
+import lancepart.spark.line.{ProcedureCatalog, UnboundProcedure}
 import lancepart.spark.procedures.Procedures
 import lancepart.spark.plain.{PlainAlter, PlainDdl, PlainTable, PlainTables}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.{DataType, StructField, StructType}
+import org.apache.spark.sql.lancepart.V2Columns
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import scala.annotation.tailrec
@@ -272,6 +273,36 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       properties: util.Map[String, String]): StagedTable =
     if (tableExists(ident)) stageReplace(ident, columns, partitions, properties)
     else stageCreate(ident, columns, partitions, properties)
+
+  // The StructType forms: Spark 3.5's abstract methods (it calls the Column forms above), deprecated
+  // defaults on Spark 4
+  override def createTable(
+      ident: Identifier,
+      schema: StructType,
+      partitions: Array[Transform],
+      properties: util.Map[String, String]): Table =
+    createTable(ident, V2Columns(schema), partitions, properties)
+
+  override def stageCreate(
+      ident: Identifier,
+      schema: StructType,
+      partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable =
+    stageCreate(ident, V2Columns(schema), partitions, properties)
+
+  override def stageReplace(
+      ident: Identifier,
+      schema: StructType,
+      partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable =
+    stageReplace(ident, V2Columns(schema), partitions, properties)
+
+  override def stageCreateOrReplace(
+      ident: Identifier,
+      schema: StructType,
+      partitions: Array[Transform],
+      properties: util.Map[String, String]): StagedTable =
+    stageCreateOrReplace(ident, V2Columns(schema), partitions, properties)
 
   /**
    * Stages the replacement of `current`: its spec gets the version after every one the metadata

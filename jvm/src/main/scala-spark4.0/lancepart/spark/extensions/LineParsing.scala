@@ -4,6 +4,7 @@ package lancepart.spark.extensions
 
 import org.apache.spark.sql.catalyst.parser.ParserInterface
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.types.StructType
 
 trait LineParsing extends ParserInterface {
 
@@ -11,4 +12,6 @@ trait LineParsing extends ParserInterface {
 
   /** The statement's plan: ours for ALTER TABLE ... PARTITION FIELD on a lancepart table, else `delegated`. */
   protected def parse(sqlText: String)(delegated: => LogicalPlan): LogicalPlan
+
+  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
 }

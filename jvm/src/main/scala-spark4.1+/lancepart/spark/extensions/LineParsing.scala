@@ -4,6 +4,7 @@ package lancepart.spark.extensions
 
 import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParserInterface}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.types.StructType
 
 trait LineParsing extends ParserInterface {
 
@@ -14,4 +15,6 @@ trait LineParsing extends ParserInterface {
 
   override def parsePlanWithParameters(sqlText: String, parameterContext: ParameterContext): LogicalPlan =
     parse(sqlText)(delegate.parsePlanWithParameters(sqlText, parameterContext))
+
+  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
 }

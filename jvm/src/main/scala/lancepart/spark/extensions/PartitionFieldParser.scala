@@ -28,8 +28,6 @@ class PartitionFieldParser(session: SparkSession, protected val delegate: Parser
 
   override def parseQuery(sqlText: String): LogicalPlan = delegate.parseQuery(sqlText)
 
-  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
-
   override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
 
   override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)

@@ -2,11 +2,10 @@
 // reducer that coarsens such a key for storage-partitioned joins.
 package lancepart.spark.functions
 
+import lancepart.spark.line.{Reducer, ReducibleFunction}
 import lancepart.transform.Transform
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.functions.{
-  BoundFunction, Reducer, ReducibleFunction, ScalarFunction, UnboundFunction
-}
+import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, ScalarFunction, UnboundFunction}
 import org.apache.spark.sql.types._
 
 /**

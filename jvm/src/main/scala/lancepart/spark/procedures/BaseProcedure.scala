@@ -10,7 +10,7 @@ import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.util.quoteIfNeeded
 import org.apache.spark.sql.connector.catalog.{Identifier, Table}
 import org.apache.spark.sql.catalyst.util.ArrayData
-import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, ProcedureParameter, UnboundProcedure}
+import lancepart.spark.line.{parameter, BoundProcedure, ProcedureParameter, UnboundProcedure}
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
 import org.apache.spark.sql.types.{StringType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
@@ -66,7 +66,6 @@ abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedu
   protected def stringsArgument(input: InternalRow, ordinal: Int): Seq[String] =
     input.getArray(ordinal).toSeq[UTF8String](StringType).map(_.toString)
 
-  /** The procedure's result: `resultRows` of `schema`. */
   /** The failure of an index procedure when no partition table `where` selects in `table` has an
    * index `name`; `outcome` says what was left undone. */
   protected def noSuchIndex(table: String, where: Option[String], name: String, outcome: String): Nothing =
@@ -74,6 +73,7 @@ abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedu
       s"table $table: no partition table ${where.fold("")(w => s"selected by '$w' ")}" +
         s"has an index named '$name'; $outcome")
 
+  /** The procedure's result: `resultRows` of `schema`. */
   protected def result(schema: StructType, resultRows: InternalRow*): java.util.Iterator[Scan] = {
     val scan: Scan = new LocalScan {
       override def rows(): Array[InternalRow] = resultRows.toArray
@@ -87,7 +87,7 @@ object BaseProcedure {
 
   /** The argument of a long operation that names its progress for `CALL system.progress` ([[Progress]]). */
   def progressParameter: ProcedureParameter =
-    ProcedureParameter.in("progress_id", StringType).defaultValue("NULL").build()
+    parameter("progress_id", StringType, "NULL")
 
   /** `ns.table` or `catalog.ns.table` (backticks quote parts) as an identifier in catalog `catalogName`. */
   def identifier(catalogName: String, name: String): Identifier = {

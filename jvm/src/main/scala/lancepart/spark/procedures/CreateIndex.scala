@@ -9,7 +9,7 @@ import lancepart.spark.PartitionedCatalog
 import lancepart.spark.read.{PartitionedScan, VectorQuery}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
@@ -22,12 +22,12 @@ class CreateIndex(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
       "of that index type; where: a SQL condition selecting partitions."
 
   override def parameters(): Array[ProcedureParameter] = Array(
-    ProcedureParameter.in("table", StringType).build(),
-    ProcedureParameter.in("column", StringType).build(),
-    ProcedureParameter.in("type", StringType).build(),
-    ProcedureParameter.in("index_name", StringType).defaultValue("NULL").build(),
-    ProcedureParameter.in("options", MapType(StringType, StringType)).defaultValue("map()").build(),
-    ProcedureParameter.in("where", StringType).defaultValue("NULL").build()
+    parameter("table", StringType),
+    parameter("column", StringType),
+    parameter("type", StringType),
+    parameter("index_name", StringType, "NULL"),
+    parameter("options", MapType(StringType, StringType), "map()"),
+    parameter("where", StringType, "NULL")
   )
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {

@@ -7,7 +7,7 @@ import lancepart.spark.{DdlPartitioning, PartitionedCatalog}
 import lancepart.spec.Json
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.catalog.Column
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
@@ -21,10 +21,10 @@ class CreateTable(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
       "PARTITIONED BY items (several may use one column) or expression fields as JSON objects; returns describe's row."
 
   override def parameters(): Array[ProcedureParameter] = Array(
-    ProcedureParameter.in("table", StringType).build(),
-    ProcedureParameter.in("schema", StringType).build(),
-    ProcedureParameter.in("partition_by", ArrayType(StringType, containsNull = false)).build(),
-    ProcedureParameter.in("properties", MapType(StringType, StringType)).defaultValue("NULL").build()
+    parameter("table", StringType),
+    parameter("schema", StringType),
+    parameter("partition_by", ArrayType(StringType, containsNull = false)),
+    parameter("properties", MapType(StringType, StringType), "NULL")
   )
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {

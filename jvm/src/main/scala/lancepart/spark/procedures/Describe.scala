@@ -7,7 +7,7 @@ import lancepart.spark.plain.PlainTable
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, ArrayData}
 import org.apache.spark.sql.connector.catalog.Table
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
@@ -18,7 +18,7 @@ class Describe(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
   override def description(): String =
     "Describes a table: location, manifest or Lance version, schema, partition specs and partition fields."
 
-  override def parameters(): Array[ProcedureParameter] = Array(ProcedureParameter.in("table", StringType).build())
+  override def parameters(): Array[ProcedureParameter] = Array(parameter("table", StringType))
 
   override def call(input: InternalRow): java.util.Iterator[Scan] =
     result(

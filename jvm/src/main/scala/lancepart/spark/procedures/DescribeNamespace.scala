@@ -6,7 +6,7 @@ import lancepart.manifest.{JsonValues, ManifestQuery, Naming}
 import lancepart.spark.PartitionedCatalog
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.ArrayBasedMapData
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
@@ -19,8 +19,8 @@ class DescribeNamespace(catalog: PartitionedCatalog) extends BaseProcedure(catal
       "array('v1', '<name>', ...) gives partition.<field_id> of that level."
 
   override def parameters(): Array[ProcedureParameter] = Array(
-    ProcedureParameter.in("table", StringType).build(),
-    ProcedureParameter.in("path", ArrayType(StringType, containsNull = false)).build())
+    parameter("table", StringType),
+    parameter("path", ArrayType(StringType, containsNull = false)))
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
     val table = partitionedTable(input, 0)

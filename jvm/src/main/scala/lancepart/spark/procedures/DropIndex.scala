@@ -6,7 +6,7 @@ package lancepart.spark.procedures
 import lancepart.maintenance.Indexing
 import lancepart.spark.PartitionedCatalog
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
@@ -17,9 +17,9 @@ class DropIndex(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
     "Drops a Lance index from partition tables in one transaction. where: a SQL condition selecting partitions."
 
   override def parameters(): Array[ProcedureParameter] = Array(
-    ProcedureParameter.in("table", StringType).build(),
-    ProcedureParameter.in("index_name", StringType).build(),
-    ProcedureParameter.in("where", StringType).defaultValue("NULL").build()
+    parameter("table", StringType),
+    parameter("index_name", StringType),
+    parameter("where", StringType, "NULL")
   )
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {

@@ -4,7 +4,7 @@ package lancepart.spark.procedures
 
 import lancepart.spark.{DdlPartitioning, PartitionedCatalog}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
@@ -17,8 +17,8 @@ class EvolvePartitionSpec(catalog: PartitionedCatalog) extends BaseProcedure(cat
       "'truncate(4, s)') or expression fields as JSON objects."
 
   override def parameters(): Array[ProcedureParameter] = Array(
-    ProcedureParameter.in("table", StringType).build(),
-    ProcedureParameter.in("fields", ArrayType(StringType, containsNull = false)).build())
+    parameter("table", StringType),
+    parameter("fields", ArrayType(StringType, containsNull = false)))
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
     val table = catalog.evolvePartitionSpec(tableArgument(input, 0), DdlPartitioning.items(stringsArgument(input, 1)))

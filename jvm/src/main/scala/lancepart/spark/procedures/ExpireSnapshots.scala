@@ -7,7 +7,7 @@ import lancepart.maintenance.PlainMaintenance
 import lancepart.spark.PartitionedCatalog
 import lancepart.spark.plain.PlainTable
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
@@ -19,9 +19,9 @@ class ExpireSnapshots(catalog: PartitionedCatalog) extends BaseProcedure(catalog
       "retain_last (default 1), and the partition table files only they used."
 
   override def parameters(): Array[ProcedureParameter] = Array(
-    ProcedureParameter.in("table", StringType).build(),
-    ProcedureParameter.in("older_than", TimestampType).defaultValue("current_timestamp() - INTERVAL 5 DAYS").build(),
-    ProcedureParameter.in("retain_last", IntegerType).defaultValue("1").build()
+    parameter("table", StringType),
+    parameter("older_than", TimestampType, "current_timestamp() - INTERVAL 5 DAYS"),
+    parameter("retain_last", IntegerType, "1")
   )
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {

@@ -7,7 +7,7 @@ package lancepart.spark.procedures
 import lancepart.maintenance.{IndexResult, Indexing}
 import lancepart.spark.PartitionedCatalog
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
@@ -20,9 +20,9 @@ class OptimizeIndexes(catalog: PartitionedCatalog) extends BaseProcedure(catalog
       "condition selecting partitions."
 
   override def parameters(): Array[ProcedureParameter] = Array(
-    ProcedureParameter.in("table", StringType).build(),
-    ProcedureParameter.in("index_name", StringType).defaultValue("NULL").build(),
-    ProcedureParameter.in("where", StringType).defaultValue("NULL").build()
+    parameter("table", StringType),
+    parameter("index_name", StringType, "NULL"),
+    parameter("where", StringType, "NULL")
   )
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {

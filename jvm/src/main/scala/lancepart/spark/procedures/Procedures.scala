@@ -2,7 +2,7 @@
 package lancepart.spark.procedures
 
 import lancepart.spark.PartitionedCatalog
-import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
+import lancepart.spark.line.UnboundProcedure
 
 object Procedures {
   private val byName: Map[String, PartitionedCatalog => UnboundProcedure] = Map(

@@ -6,7 +6,7 @@ package lancepart.spark.procedures
 import lancepart.maintenance.Progress
 import lancepart.spark.PartitionedCatalog
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
@@ -17,7 +17,7 @@ class ProgressOf(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
     "The steps done and the total of the repair or vacuum running with this progress_id, and whether it ended " +
       "(a row once after it ended; none when no such operation runs)."
 
-  override def parameters(): Array[ProcedureParameter] = Array(ProcedureParameter.in("id", StringType).build())
+  override def parameters(): Array[ProcedureParameter] = Array(parameter("id", StringType))
 
   override def call(input: InternalRow): java.util.Iterator[Scan] =
     result(

@@ -5,7 +5,7 @@ package lancepart.spark.procedures
 import lancepart.maintenance.{ManifestRepair, Progress}
 import lancepart.spark.PartitionedCatalog
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
@@ -17,7 +17,7 @@ class Repair(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
       "values each row keeps in its metadata."
 
   override def parameters(): Array[ProcedureParameter] = Array(
-    ProcedureParameter.in("table", StringType).build(),
+    parameter("table", StringType),
     BaseProcedure.progressParameter)
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {

@@ -10,7 +10,7 @@ import lancepart.spark.plain.PlainTable
 import org.lance.compaction.RewriteResult
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
@@ -22,9 +22,9 @@ class RewriteDataFiles(catalog: PartitionedCatalog) extends BaseProcedure(catalo
       "transaction. where: a SQL condition selecting partitions; options: Lance compaction options."
 
   override def parameters(): Array[ProcedureParameter] = Array(
-    ProcedureParameter.in("table", StringType).build(),
-    ProcedureParameter.in("where", StringType).defaultValue("NULL").build(),
-    ProcedureParameter.in("options", MapType(StringType, StringType)).defaultValue("map()").build()
+    parameter("table", StringType),
+    parameter("where", StringType, "NULL"),
+    parameter("options", MapType(StringType, StringType), "map()")
   )
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {

@@ -5,7 +5,7 @@ package lancepart.spark.procedures
 import lancepart.maintenance.RewriteManifest
 import lancepart.spark.PartitionedCatalog
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
@@ -15,7 +15,7 @@ class RewriteManifests(catalog: PartitionedCatalog) extends BaseProcedure(catalo
   override def description(): String =
     "Compacts the table's __manifest: its fragments (one per commit) merged, replaced rows dropped."
 
-  override def parameters(): Array[ProcedureParameter] = Array(ProcedureParameter.in("table", StringType).build())
+  override def parameters(): Array[ProcedureParameter] = Array(parameter("table", StringType))
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
     val done = RewriteManifest.run(partitionedTable(input, 0).store)

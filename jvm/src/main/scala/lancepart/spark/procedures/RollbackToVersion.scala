@@ -8,7 +8,7 @@ import lancepart.manifest.{Manifest, ManifestStore}
 import lancepart.spark.PartitionedCatalog
 import lancepart.spark.plain.PlainTable
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
@@ -26,8 +26,8 @@ class RollbackToVersion(
       s"or a plain Lance table as its Lance version at ${to.name}."
 
   override def parameters(): Array[ProcedureParameter] = Array(
-    ProcedureParameter.in("table", StringType).build(),
-    ProcedureParameter.in(to.name, to.dataType).build())
+    parameter("table", StringType),
+    parameter(to.name, to.dataType))
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
     val done = table(input, 0) match {

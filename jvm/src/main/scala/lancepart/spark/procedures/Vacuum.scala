@@ -6,7 +6,7 @@ import lancepart.maintenance
 import lancepart.maintenance.Progress
 import lancepart.spark.PartitionedCatalog
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
+import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
@@ -19,9 +19,9 @@ class Vacuum(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
       "false)."
 
   override def parameters(): Array[ProcedureParameter] = Array(
-    ProcedureParameter.in("table", StringType).build(),
-    ProcedureParameter.in("older_than", TimestampType).defaultValue("current_timestamp() - INTERVAL 1 DAY").build(),
-    ProcedureParameter.in("retention_check", BooleanType).defaultValue("true").build(),
+    parameter("table", StringType),
+    parameter("older_than", TimestampType, "current_timestamp() - INTERVAL 1 DAY"),
+    parameter("retention_check", BooleanType, "true"),
     BaseProcedure.progressParameter
   )
 

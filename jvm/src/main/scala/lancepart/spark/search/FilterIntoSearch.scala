@@ -31,7 +31,7 @@ object FilterIntoSearch extends Rule[LogicalPlan] {
   private def isSearch(plan: LogicalPlan): Boolean = plan match {
     case SubqueryAlias(_, child) => isSearch(child)
     case Project(columns, child) => columns.forall(_.isInstanceOf[Attribute]) && isSearch(child)
-    case GlobalLimit(_, LocalLimit(_, Sort(_, true, child, _))) => isRelation(child)
+    case GlobalLimit(_, LocalLimit(_, sort: Sort)) if sort.global => isRelation(sort.child)
     case _ => false
   }
 

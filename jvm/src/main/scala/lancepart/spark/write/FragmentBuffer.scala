@@ -43,7 +43,10 @@ class FragmentBuffer(table: String, location: String, val layout: LeafLayout, ac
   }
 
   /** True when the buffered rows reach [[FragmentBuffer.MaxRows]] or [[FragmentBuffer.MaxBytes]]. */
-  def isFull: Boolean = count >= FragmentBuffer.MaxRows || arrow.sizeInBytes() >= FragmentBuffer.MaxBytes
+  def isFull: Boolean = count >= FragmentBuffer.MaxRows || bufferedBytes >= FragmentBuffer.MaxBytes
+
+  /** The size of the buffered rows' Arrow buffers. */
+  private def bufferedBytes: Long = root.getFieldVectors.asScala.iterator.map(_.getBufferSizeFor(count).toLong).sum
 
   /** `f` of the buffered rows in the dataset's own Arrow types, then an empty buffer. */
   def drain[B](f: VectorSchemaRoot => B): B = {

@@ -1,0 +1,14 @@
+// Spark 4.0's parser has no methods beyond those PartitionFieldParser implements for every line
+// (no parsePlanWithParameters: statements with parameters come through parsePlan).
+package lancepart.spark.extensions
+
+import org.apache.spark.sql.catalyst.parser.ParserInterface
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+
+trait LineParsing extends ParserInterface {
+
+  protected def delegate: ParserInterface
+
+  /** The statement's plan: ours for ALTER TABLE ... PARTITION FIELD on a lancepart table, else `delegated`. */
+  protected def parse(sqlText: String)(delegated: => LogicalPlan): LogicalPlan
+}
