@@ -6,7 +6,7 @@ package lancepart.spark
 
 import java.util.{Collections, WeakHashMap}
 
-import lancepart.spark.extensions.{ForeignPartitionField, PartitionFieldParser}
+import lancepart.spark.extensions.{ForeignPartitionField, LineExtensions, PartitionFieldParser}
 import lancepart.spark.search.{FilterIntoSearch, SearchConditions, TextSearch, VectorSearch}
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 
@@ -28,6 +28,7 @@ class LancepartSparkSessionExtensions extends SparkSessionExtensionsProvider {
       extensions.injectPostHocResolutionRule(_ => FilterIntoSearch)
       extensions.injectPlannerStrategy(_ => SearchConditions)
       extensions.injectCheckRule(new ForeignPartitionField(_))
+      LineExtensions.inject(extensions)
     }
   }
 }

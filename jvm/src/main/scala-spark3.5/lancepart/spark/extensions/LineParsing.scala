@@ -1,5 +1,5 @@
-// Spark 4.0's parser has no methods beyond those PartitionFieldParser implements for every line
-// (no parsePlanWithParameters: statements with parameters come through parsePlan).
+// Spark 3.5's parser has no methods beyond those PartitionFieldParser implements for every line
+// (no parseRoutineParam, no parsePlanWithParameters).
 package lancepart.spark.extensions
 
 import org.apache.spark.sql.catalyst.parser.ParserInterface

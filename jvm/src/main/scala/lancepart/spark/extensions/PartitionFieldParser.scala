@@ -1,7 +1,8 @@
 // The parser LancepartSparkSessionExtensions injects: ALTER TABLE ... ADD / DROP / REPLACE
 // PARTITION FIELD on tables of lancepart catalogs; every other statement, and these on tables of
-// other catalogs, go to the parser it wraps unchanged. LineParsing (a source folder per Spark line)
-// adds the methods only some lines have.
+// other catalogs, go to the parser it wraps unchanged, but for the statements LineExtensions reads
+// on lines whose Spark lacks them. LineParsing (a source folder per Spark line) adds the methods
+// only some lines have.
 package lancepart.spark.extensions
 
 import lancepart.spark.PartitionedCatalog
@@ -15,7 +16,8 @@ import org.apache.spark.sql.types.{DataType, StructType}
 
 class PartitionFieldParser(session: SparkSession, protected val delegate: ParserInterface) extends LineParsing {
 
-  override def parsePlan(sqlText: String): LogicalPlan = parse(sqlText)(delegate.parsePlan(sqlText))
+  override def parsePlan(sqlText: String): LogicalPlan =
+    LineExtensions.statement(session, sqlText, delegate).getOrElse(parse(sqlText)(delegate.parsePlan(sqlText)))
 
   override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
 

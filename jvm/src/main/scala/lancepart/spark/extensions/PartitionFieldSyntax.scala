@@ -1,34 +1,12 @@
 // The statements ALTER TABLE <name> ADD | DROP | REPLACE PARTITION FIELD ..., read by hand:
-// keywords in any case, whitespace and comments (-- and /* */) anywhere, backtick-quoted names.
+// keywords in any case, whitespace and comments anywhere, backtick-quoted names (SqlTokens).
 package lancepart.spark.extensions
 
 import java.util.Locale
 
-import scala.annotation.tailrec
+import lancepart.spark.extensions.SqlTokens.{tokens, Token, Word}
 
 private[extensions] object PartitionFieldSyntax {
-
-  /** A token as written, at character `offset` of the statement. */
-  final case class Token(text: String, offset: Int, kind: Kind) {
-    def isName: Boolean = kind == Word || kind == Quoted
-
-    /** True for keyword `keyword` (an unquoted word, any case). */
-    def is(keyword: String): Boolean = kind == Word && text.equalsIgnoreCase(keyword)
-
-    /** The name it stands for: a quoted name without its backticks. */
-    def name: String = if (kind == Quoted) text.slice(1, text.length - 1).replace("``", "`") else text
-  }
-
-  sealed trait Kind
-
-  /** Letters, digits and `_`: a keyword, a name or a number. */
-  case object Word extends Kind
-
-  /** A backtick-quoted name (a backtick inside is doubled). */
-  case object Quoted extends Kind
-
-  /** One other character, or an unterminated quoted name. */
-  case object Other extends Kind
 
   private val Verbs = Seq("ADD", "DROP", "REPLACE")
 
@@ -112,45 +90,5 @@ private[extensions] object PartitionFieldSyntax {
       path(more).map { case (p, rest) => (s"${n.text}.$p", rest) }
     case n #:: more if n.isName => Some((n.text, more))
     case _ => None
-  }
-
-  private def isWordChar(c: Char): Boolean = Character.isLetterOrDigit(c) || c == '_'
-
-  /** The tokens of `sql` from character `from` on, read as they are needed. */
-  private def tokens(sql: String, from: Int): LazyList[Token] = {
-    val start = skipSpaceAndComments(sql, from)
-    if (start >= sql.length) LazyList.empty
-    else {
-      val t = token(sql, start)
-      t #:: tokens(sql, start + t.text.length)
-    }
-  }
-
-  @tailrec
-  private def skipSpaceAndComments(sql: String, from: Int): Int =
-    if (from >= sql.length) from
-    else if (sql(from).isWhitespace) skipSpaceAndComments(sql, from + 1)
-    else if (sql.startsWith("--", from)) {
-      val eol = sql.indexOf('\n', from)
-      if (eol < 0) sql.length else skipSpaceAndComments(sql, eol + 1)
-    } else if (sql.startsWith("/*", from)) {
-      val close = sql.indexOf("*/", from + 2)
-      if (close < 0) sql.length else skipSpaceAndComments(sql, close + 2)
-    } else from
-
-  private def token(sql: String, start: Int): Token = sql(start) match {
-    case '`' =>
-      // the closing backtick: one not followed by another (a doubled one stands for itself)
-      @tailrec def close(i: Int): Option[Int] = sql.indexOf('`', i) match {
-        case -1 => None
-        case j if sql.startsWith("``", j) => close(j + 2)
-        case j => Some(j)
-      }
-      close(start + 1).fold(Token(sql.substring(start), start, Other))(j =>
-        Token(sql.substring(start, j + 1), start, Quoted))
-    case c if isWordChar(c) =>
-      val end = sql.indexWhere(ch => !isWordChar(ch), start)
-      Token(sql.substring(start, if (end < 0) sql.length else end), start, Word)
-    case _ => Token(sql.substring(start, start + 1), start, Other)
   }
 }
