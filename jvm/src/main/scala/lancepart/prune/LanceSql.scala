@@ -153,11 +153,12 @@ object LanceSql {
       else if (present.isEmpty) Seq.empty
       else {
         val lits = present.map(literal(_, dt))
-        Seq(Option.when(lits.forall(_.isDefined))(s"$column IN (${lits.flatten.mkString(", ")})"))
+        Seq(if (lits.forall(_.isDefined)) Some(s"$column IN (${lits.flatten.mkString(", ")})") else None)
       }
-    Option.when(tests.forall(_.isDefined)) {
+    if (!tests.forall(_.isDefined)) None
+    else {
       val parts = tests.flatten ++ (if (nulls.nonEmpty) Seq(s"$column IS NULL") else Seq.empty)
-      if (parts.isEmpty) "false" else parts.mkString(" OR ")
+      Some(if (parts.isEmpty) "false" else parts.mkString(" OR "))
     }
   }
 

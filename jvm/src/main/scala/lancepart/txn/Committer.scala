@@ -256,7 +256,9 @@ class Committer(
         records = strong && plans.nonEmpty
       )
       // Leaves under one new namespace each carry its row: keep one.
-      val rows = Lance.parallel(plans.values.toSeq)(commitLeaf(_, latest.version + 1)).flatten.distinctBy(_.objectId)
+      val seen = mutable.Set.empty[String]
+      val rows =
+        Lance.parallel(plans.values.toSeq)(commitLeaf(_, latest.version + 1)).flatten.filter(r => seen.add(r.objectId))
       val removed = replacedIds.toSeq.filterNot(plans.contains)
       store.commit(latest.version, guard +: rows, removed)
     }

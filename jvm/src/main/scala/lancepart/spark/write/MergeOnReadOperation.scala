@@ -146,7 +146,7 @@ class MergeOnReadWriter(rows: LeafDataWriter) extends DeltaWriter[InternalRow] {
 
   override def commit(): WriterCommitMessage = {
     val written = rows.commit().asInstanceOf[LeafWriteMessage].writes
-    MergeOnReadMessage(written, deleted.view.mapValues(_.toSeq).toMap)
+    MergeOnReadMessage(written, deleted.map { case (id, addresses) => id -> addresses.toSeq }.toMap)
   }
 
   override def abort(): Unit = rows.abort()
