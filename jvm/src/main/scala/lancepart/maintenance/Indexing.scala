@@ -303,7 +303,7 @@ object Indexing {
       val fragments = ds.getFragments.asScala.map(f => Int.box(f.getId)).asJava
       try {
         val params = spec.kind.params(ds, column.get, rows, spec.options)
-        val options = IndexOptions.builder(java.util.List.of(column.get), spec.kind.lanceType, params)
+        val options = IndexOptions.builder(java.util.Collections.singletonList(column.get), spec.kind.lanceType, params)
           .withFragmentIds(fragments).withIndexName(spec.name).replace(true).build()
         val index = ds.createIndex(options)
         // Scalar indexes are built in parts, which Lance then merges into the index's files.

@@ -105,7 +105,7 @@ object LanceSql {
     case (b: Array[Byte], BinaryType) => Some(b.map(x => f"${x & 0xff}%02X").mkString("X'", "", "'"))
     case (s: UTF8String, StringType) if UTF8String.fromString(s.toString) == s => string(s.toString)
     case (d: Int, DateType) => Some(s"arrow_cast($d, 'Date32')")
-    case (t: Long, TimestampType) => Some(s"arrow_cast(${long(t)}, 'Timestamp(Microsecond, Some(\"UTC\"))')")
+    case (t: Long, TimestampType) => Some(s"""arrow_cast(${long(t)}, 'Timestamp(Microsecond, Some("UTC"))')""")
     case (t: Long, TimestampNTZType) => Some(s"arrow_cast(${long(t)}, 'Timestamp(Microsecond, None)')")
     case (d: Decimal, t: DecimalType) =>
       Some(s"CAST('${d.toJavaBigDecimal.toPlainString}' AS DECIMAL(${t.precision}, ${t.scale}))")

@@ -195,7 +195,8 @@ object DdlPartitioning {
    * [[expressionsProperty]]: a calendar run is years ... hours(col), every other field the catalog
    * function of its transform. A field whose source column left the schema (it reads as null) has
    * no column to name, and no transform. */
-  def transforms(spec: BoundSpec): Array[SparkTransform] = CalendarRun.group(spec.fields).flatMap(transform).toArray
+  def transforms(spec: BoundSpec): Array[SparkTransform] =
+    CalendarRun.group(spec.fields).flatMap(group => transform(group)).toArray
 
   /** The PARTITIONED BY transform of a group of [[CalendarRun.group]] (see [[transforms]]). */
   def transform(group: Seq[BoundField]): Option[SparkTransform] =
