@@ -18,6 +18,7 @@ import org.lance.index.vector.{
 }
 
 import java.util.{Optional, UUID}
+import scala.collection.compat._
 import scala.jdk.CollectionConverters._
 import scala.util.Try
 import scala.util.control.NonFatal

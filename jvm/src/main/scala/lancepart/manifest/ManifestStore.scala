@@ -16,6 +16,7 @@ import org.lance.ipc.ScanOptions
 import org.lance.merge.MergeInsertParams
 import org.lance.operation.{UpdateConfig, UpdateMap}
 
+import scala.collection.compat._
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 import scala.util.Try

@@ -14,6 +14,7 @@ import org.lance.index.Index
 import org.lance.ipc.ScanOptions
 import org.lance.operation.{Append, CreateIndex, Delete, Operation, Overwrite, Rewrite, RewriteGroup, Update}
 
+import scala.collection.compat._
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 

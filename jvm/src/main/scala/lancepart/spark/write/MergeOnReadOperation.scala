@@ -16,6 +16,7 @@ import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import scala.collection.compat._
 import scala.collection.mutable
 
 /**
