@@ -87,7 +87,7 @@ object ManifestHistory {
     catch { case _: FormatException => None }
 
   private def totals(state: State, rows: ManifestRow => Option[Long]): Map[String, String] = {
-    val counts = state.tables.values.toSeq.map(rows)
+    val counts = state.tables.values.toList.map(rows)
     Map("total-partition-tables" -> state.tables.size.toString) ++
       (if (counts.forall(_.isDefined)) Some("total-records" -> counts.flatten.sum.toString) else None)
   }

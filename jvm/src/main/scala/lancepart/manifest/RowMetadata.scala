@@ -35,7 +35,7 @@ object RowMetadata {
   def json(row: ManifestRow, types: Map[String, DataType]): Option[String] = {
     val read = row.metadata.flatMap(objectOf)
     val node = read.fold(Json.obj())(_.deepCopy())
-    node.fieldNames().asScala.toSeq.filter(ours).foreach(node.remove)
+    node.fieldNames().asScala.toList.filter(ours).foreach(node.remove)
     val nulls = Json.mapper.createArrayNode()
     for ((fieldId, value) <- row.values.toSeq.sortBy(_._1); dt <- types.get(fieldId)) {
       if (value == null) nulls.add(fieldId)

@@ -129,7 +129,7 @@ object DdlPartitioning {
   private def jsonArray(json: String, what: String): Seq[JsonNode] = {
     val root = Json.parse(json, what)
     if (!root.isArray) throw new IllegalArgumentException(s"$what must be a JSON array")
-    root.elements().asScala.toSeq
+    root.elements().asScala.toList
   }
 
   private def expressionField(table: String, schema: NamespaceSchema, node: JsonNode): PartitionField = {

@@ -104,7 +104,7 @@ object NamespaceSchema {
   private def withIds(field: Field, node: JsonNode): Field = {
     val id = Json.stringMap(node.get("metadata"))(FieldIdKey).toInt
     val nested =
-      Option(node.get("type")).filter(_.has("fields")).fold(Seq.empty[JsonNode])(_.get("fields").asScala.toSeq)
+      Option(node.get("type")).filter(_.has("fields")).fold(Seq.empty[JsonNode])(_.get("fields").asScala.toList)
     FieldIds.withId(field, id, field.getChildren.asScala.toSeq.zip(nested).map { case (c, n) => withIds(c, n) })
   }
 
