@@ -19,11 +19,11 @@ object AdminApi {
    */
   def evaluateExpression(expression: String, sourceTypesJson: String, resultType: String, rowsJson: String): String = {
     val types =
-      Json.parse(sourceTypesJson, "source types").elements().asScala.map(n => DataType.fromDDL(n.asText())).toSeq
+      Json.parse(sourceTypesJson, "source types").elements().asScala.map(n => DataType.fromDDL(n.asText())).toList
     val result = DataType.fromDDL(resultType)
     val rows = Json.parse(rowsJson, "rows").elements().asScala.map { row =>
-      row.elements().asScala.toSeq.zip(types).map { case (v, dt) => JsonValues.fromJson(v, dt) }.toIndexedSeq
-    }.toSeq
+      row.elements().asScala.toList.zip(types).map { case (v, dt) => JsonValues.fromJson(v, dt) }.toIndexedSeq
+    }.toList
     val out: ArrayNode = Json.mapper.createArrayNode()
     ExpressionEval(expression, types.map(Some(_)), result).evaluate(rows).foreach(v =>
       out.add(JsonValues.toJson(v, result)))

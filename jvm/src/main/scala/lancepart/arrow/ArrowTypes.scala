@@ -77,7 +77,7 @@ object ArrowTypes {
       case t: ArrowType.Duration => t.getUnit == TimeUnit.NANOSECOND
       case _ => false
     }
-    if (nanos) Some(here -> f) else f.getChildren.asScala.iterator.flatMap(finerThanSpark(_, here)).nextOption()
+    if (nanos) Some(here -> f) else f.getChildren.asScala.flatMap(finerThanSpark(_, here)).headOption
   }
 
   /** `t` as pyarrow names it (`uint8`, `timestamp[ns, tz=UTC]`, `fixed_size_list[3]`), for messages. */
@@ -119,11 +119,13 @@ object ArrowTypes {
   }
 
   /** The size `f`'s metadata gives its fixed-size list, refused unless positive. */
-  private def fixedSize(f: StructField): Option[Int] = Option.when(f.metadata.contains(FixedSizeListKey)) {
-    val size = scala.util.Try(f.metadata.getLong(FixedSizeListKey)).filter(n => n > 0 && n.isValidInt)
-    size.getOrElse(throw new IllegalArgumentException(s"column '${f.name}': $FixedSizeListKey must be a positive " +
-      s"integer, got ${f.metadata.json}")).toInt
-  }
+  private def fixedSize(f: StructField): Option[Int] =
+    if (!f.metadata.contains(FixedSizeListKey)) None
+    else {
+      val size = scala.util.Try(f.metadata.getLong(FixedSizeListKey)).filter(n => n > 0 && n.isValidInt)
+      Some(size.getOrElse(throw new IllegalArgumentException(s"column '${f.name}': $FixedSizeListKey must be a " +
+        s"positive integer, got ${f.metadata.json}")).toInt)
+    }
 
   /** `f` as a Spark column: a fixed-size list says its size in the field metadata. */
   def sparkField(f: Field, name: String, dt: DataType, nullable: Boolean): StructField = f.getType match {

@@ -40,7 +40,7 @@ object BatchSql {
   private[lance] def message(e: Exception): String = {
     val text = Option(e.getMessage).getOrElse(e.toString).replaceAll("\\s*\n\\s*", " ")
       .replaceAll(",\\s*/(workspace|rustc)/\\S*:\\d+:\\d+\\}?\\s*$", "")
-    val lance = "LanceError\\(\\w+\\): ".r.findAllMatchIn(text).toSeq.lastOption
+    val lance = "LanceError\\(\\w+\\): ".r.findAllMatchIn(text).toList.lastOption
     lance.fold(text.replaceFirst(
       "^java/[\\w/$]+: ",
       ""))(m => text.substring(m.end)).stripPrefix("Invalid user input: ")

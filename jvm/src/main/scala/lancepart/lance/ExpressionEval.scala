@@ -105,7 +105,7 @@ final class ExpressionEval private (
         calls.map { c =>
           val readers = c.args.indices.map(j => hashReader(vectors(at + j), c.args(j)))
           at += c.args.size
-          (0 until n).map(r => hashOf(c.name, readers.map(_(r))).orNull)
+          (0 until n).map(r => hashOf(c.name, readers.map(_(r))).getOrElse(null))
         }
       }
       columns ++= names.map(_ -> IntegerType)

@@ -35,7 +35,7 @@ object Lance {
           "(the plugin jar is not on the JVM class path; lancepart does not use that class)")
       } else if (previous != null) previous.uncaughtException(thread, error)
       else { // what the JVM does without a default handler (ThreadGroup would call this one again)
-        System.err.print(s"Exception in thread \"${thread.getName}\" ")
+        System.err.print(s"""Exception in thread "${thread.getName}" """)
         error.printStackTrace(System.err)
       }
     }

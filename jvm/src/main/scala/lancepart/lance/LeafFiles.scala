@@ -37,7 +37,7 @@ object LeafFiles {
   def latestMainVersion(names: Seq[String]): Option[Long] = names.collect { case MainManifest(digits) =>
     val n = java.lang.Long.parseUnsignedLong(digits)
     if (digits.length == V2NameDigits) -1L - n else n
-  }.maxOption
+  }.reduceOption(_ max _)
 
   private val MainManifest = """(\d+)\.manifest""".r
   private val V2NameDigits = 20

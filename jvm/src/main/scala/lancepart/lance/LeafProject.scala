@@ -31,9 +31,10 @@ object LeafProject {
       plan: Seq[LeafColumn] => LeafChange): Option[Long] = {
     def attempt(): Option[Long] = lance.withDataset(uri, base) { ds =>
       val change = plan(LeafSchema.columns(ds))
-      Option.when(!change.isEmpty) {
+      if (change.isEmpty) None
+      else {
         before()
-        apply(ds, uri, change, detached = base.isDefined)
+        Some(apply(ds, uri, change, detached = base.isDefined))
       }
     }
     if (base.isDefined) attempt() else Lance.replanned(attempt())
@@ -82,8 +83,9 @@ object LeafProject {
    * the list as one field). */
   private def withIds(f: LanceField, name: String, extra: Map[String, String]): Field = {
     val arrow = f.asArrowField()
-    val key = Option.when(f.isUnenforcedPrimaryKey)(
-      PrimaryKeyPositionKey -> f.getUnenforcedPrimaryKeyPosition.orElse(0).toString)
+    val key =
+      if (f.isUnenforcedPrimaryKey) Some(PrimaryKeyPositionKey -> f.getUnenforcedPrimaryKeyPosition.orElse(0).toString)
+      else None
     val metadata = Option(f.getMetadata).fold(Map.empty[String, String])(_.asScala.toMap) ++ extra ++ key +
       (FieldIds.Key -> f.getId.toString)
     val children =

@@ -21,7 +21,7 @@ final class LeafColumn(val field: Field, id: () => Int) {
 
   /** The namespace field id lancepart tagged the column with. */
   def tag: Option[Int] =
-    Option(field.getMetadata).flatMap(m => Option(m.get(LeafSchema.FieldIdKey))).flatMap(_.toIntOption)
+    Option(field.getMetadata).flatMap(m => Option(m.get(LeafSchema.FieldIdKey))).flatMap(s => Try(s.toInt).toOption)
 }
 
 object LeafColumn {

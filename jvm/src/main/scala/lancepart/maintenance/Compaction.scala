@@ -9,6 +9,7 @@ import lancepart.manifest.{Manifest, ManifestRow, ManifestStore}
 import lancepart.txn.{Committer, LeafRewrite, PartitionDirectory, TableWrite}
 import org.lance.compaction.{Compaction => LanceCompaction, CompactionOptions, CompactionTask, RewriteResult}
 
+import scala.collection.compat._
 import scala.jdk.CollectionConverters._
 
 /** What a compaction did: data files it replaced and wrote, partition tables it rewrote. */

@@ -18,7 +18,9 @@ import org.lance.index.vector.{
 }
 
 import java.util.{Optional, UUID}
+import scala.collection.compat._
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 import scala.util.control.NonFatal
 
 /** An index named `name` of `kind` over namespace column `column` of `table`, with Lance's `options`. */
@@ -69,10 +71,10 @@ object BuiltIndex {
 /** The options an index build takes, checked against those its kind knows (Lance's names). */
 case class IndexSettings(table: String, kind: String, values: Map[String, String]) {
   def int(key: String, default: => Int): Int = values.get(key).fold(default)(v =>
-    v.trim.toIntOption.filter(_ > 0).getOrElse(fail(s"option '$key' takes a positive whole number, not '$v'")))
+    Try(v.trim.toInt).filter(_ > 0).getOrElse(fail(s"option '$key' takes a positive whole number, not '$v'")))
 
   def bool(key: String, default: Boolean): Boolean = values.get(key).fold(default)(v =>
-    v.trim.toLowerCase.toBooleanOption.getOrElse(fail(s"option '$key' takes true or false, not '$v'")))
+    Try(v.trim.toLowerCase.toBoolean).getOrElse(fail(s"option '$key' takes true or false, not '$v'")))
 
   def string(key: String, default: String): String = values.getOrElse(key, default)
 
@@ -297,16 +299,17 @@ object Indexing {
     val spec = job.spec
     val column = LeafSchema.find(LeafSchema.columns(ds), spec.column, job.namespace).map(_.name)
     val rows = ds.countRows()
-    Option.when(column.isDefined && rows >= spec.kind.minRows(spec.options)) {
+    if (column.isEmpty || rows < spec.kind.minRows(spec.options)) None
+    else {
       val fragments = ds.getFragments.asScala.map(f => Int.box(f.getId)).asJava
       try {
         val params = spec.kind.params(ds, column.get, rows, spec.options)
-        val options = IndexOptions.builder(java.util.List.of(column.get), spec.kind.lanceType, params)
+        val options = IndexOptions.builder(java.util.Collections.singletonList(column.get), spec.kind.lanceType, params)
           .withFragmentIds(fragments).withIndexName(spec.name).replace(true).build()
         val index = ds.createIndex(options)
         // Scalar indexes are built in parts, which Lance then merges into the index's files.
         if (!spec.kind.isVector) ds.mergeIndexMetadata(index.uuid().toString, spec.kind.lanceType, Optional.empty())
-        BuiltIndex.of(index, rows)
+        Some(BuiltIndex.of(index, rows))
       } catch {
         case NonFatal(e) => throw new IllegalStateException(
             s"table ${spec.table}: partition table ${job.objectId}: Lance could not build the ${spec.kind.name} " +
@@ -344,8 +347,9 @@ object Indexing {
   def drop(store: ManifestStore, committer: Committer, base: Manifest, rows: Seq[ManifestRow], name: String): Int = {
     val indexed = Lance.parallel(rows) { row =>
       val version = store.leafVersion(row)
-      Option.when(store.lance.withDataset(store.leafUri(row), Some(version))(_.listIndexes().contains(name)))(
-        row.objectId -> LeafIndex(row, version, Seq.empty, Set(name)))
+      if (store.lance.withDataset(store.leafUri(row), Some(version))(_.listIndexes().contains(name)))
+        Some(row.objectId -> LeafIndex(row, version, Seq.empty, Set(name)))
+      else None
     }.flatten.toMap
     if (indexed.nonEmpty)
       committer.commit(TableWrite(base, PartitionDirectory.empty(base.meta.currentSpec), Seq.empty, indexes = indexed))

@@ -57,12 +57,12 @@ object ManifestRepair {
       // its rows kept read_versions
       val readVersionNeeded =
         props.contains(TransactionMode.Key) || kept.values.exists(_.exists(_.readVersion.isDefined))
-      val missing = (meta.allFields.map(_.arrowField) ++
-        Option.when(readVersionNeeded)(ManifestStore.arrowSchema(Seq.empty).findField(ReadVersion))).filterNot(f =>
-        present(f.getName))
+      val readVersion = if (readVersionNeeded) Seq(ReadVersion) else Seq.empty
+      val missing =
+        (meta.allFields.map(_.arrowField) ++ readVersion.map(ManifestStore.arrowSchema(Seq.empty).findField))
+          .filterNot(f => present(f.getName))
       // An interrupted repair may have added columns it did not fill: all are filled again.
-      val restored = if (interrupted) meta.allFields.map(_.column) ++ Option.when(readVersionNeeded)(ReadVersion)
-      else missing.map(_.getName)
+      val restored = if (interrupted) meta.allFields.map(_.column) ++ readVersion else missing.map(_.getName)
       progress.start((if (restored.isEmpty) 0 else scanned.size) + 1L)
       val rows = if (restored.isEmpty) Seq.empty
       else scanned.map { r =>

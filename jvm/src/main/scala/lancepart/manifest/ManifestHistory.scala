@@ -9,7 +9,6 @@ import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.lance.operation.Restore
 
 import scala.jdk.CollectionConverters._
-import scala.jdk.OptionConverters._
 import scala.util.Try
 
 /**
@@ -48,10 +47,8 @@ object ManifestHistory {
     val states = versions.map { v =>
       val (restored, empty, properties) = store.lance.withDataset(store.uri, Some(v.version)) { ds =>
         // A version without a transaction file (or of an operation lance-core cannot describe) restored nothing.
-        val restore =
-          Try(ds.readTransaction().toScala).toOption.flatten.map(_.operation()).collect { case r: Restore =>
-            r.version()
-          }
+        val restore = Try(Option(ds.readTransaction().orElse(null))).toOption.flatten.map(_.operation())
+          .collect { case r: Restore => r.version() }
         (restore, ds.countRows() == 0, ds.getTableMetadata.asScala.toMap)
       }
       val state = partitioned(store, v.version).map { manifest =>
@@ -66,7 +63,7 @@ object ManifestHistory {
     states.indices.filter(i => states(i)._3.isDefined).map { i =>
       val (v, restored, state) = states(i)
       val id = v.version
-      val before = Option.when(i > 0)(states(i - 1)._3)
+      val before = if (i > 0) Some(states(i - 1)._3) else None
       val (operation, summary) = (restored, before) match {
         case (Some(r), _) => ("rollback", Map("restored-version" -> r.toString))
         case (None, Some(b)) => change(b, state.get, rows)
@@ -76,7 +73,7 @@ object ManifestHistory {
       ManifestCommit(
         id,
         DateTimeUtils.instantToMicros(v.at),
-        if (i > 0) Option.when(states(i - 1)._3.isDefined)(states(i - 1)._1.version) else Option.when(id > 1)(id - 1),
+        if (i > 0) states(i - 1)._3.map(_ => states(i - 1)._1.version) else if (id > 1) Some(id - 1) else None,
         operation,
         summary ++ totals(state.get, rows),
         restored
@@ -90,9 +87,9 @@ object ManifestHistory {
     catch { case _: FormatException => None }
 
   private def totals(state: State, rows: ManifestRow => Option[Long]): Map[String, String] = {
-    val counts = state.tables.values.toSeq.map(rows)
+    val counts = state.tables.values.toList.map(rows)
     Map("total-partition-tables" -> state.tables.size.toString) ++
-      Option.when(counts.forall(_.isDefined))("total-records" -> counts.flatten.sum.toString)
+      (if (counts.forall(_.isDefined)) Some("total-records" -> counts.flatten.sum.toString) else None)
   }
 
   /** The operation from `before` (None: no table yet) to `a` and its summary. A partition table at a new location
@@ -115,9 +112,8 @@ object ManifestHistory {
             if (was.location != now.location) (fresh, old) else (math.max(fresh - old, 0L), math.max(old - fresh, 0L))
           }
         }
-      val records = Option.when(deltas.forall(_.isDefined))(deltas.flatten.foldLeft((0L, 0L)) {
-        case ((x, y), (p, q)) => (x + p, y + q)
-      })
+      val records =
+        if (deltas.forall(_.isDefined)) Some((deltas.flatten.map(_._1).sum, deltas.flatten.map(_._2).sum)) else None
       val operation =
         if (added.isEmpty && deleted.isEmpty && changed.isEmpty) {
           if (a.properties != b.properties) "alter" else "replace"

@@ -22,8 +22,9 @@ object ManifestQuery {
       predicate(spec.id).fold(scope)(p => s"($scope AND ($p))")
     }
     val unpartitioned =
-      Option.when(
-        meta.unpartitioned.nonEmpty)(s"$ObjectId IN (${meta.unpartitioned.toSeq.sorted.map(quote).mkString(", ")})")
+      if (meta.unpartitioned.nonEmpty)
+        Some(s"$ObjectId IN (${meta.unpartitioned.toSeq.sorted.map(quote).mkString(", ")})")
+      else None
     s"$ObjectType = '${Naming.TableType}' AND (${(perVersion ++ unpartitioned).mkString(" OR ")})"
   }
 

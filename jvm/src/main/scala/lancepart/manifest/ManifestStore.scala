@@ -16,6 +16,7 @@ import org.lance.ipc.ScanOptions
 import org.lance.merge.MergeInsertParams
 import org.lance.operation.{UpdateConfig, UpdateMap}
 
+import scala.collection.compat._
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 import scala.util.Try
@@ -196,7 +197,8 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
 
   private def read(ds: Dataset): Option[Manifest] = {
     val props = ds.getTableMetadata.asScala.toMap
-    Option.when(TableMetadata.isPartitioned(props)) {
+    if (!TableMetadata.isPartitioned(props)) None
+    else {
       if (props.contains(RepairInProgressKey)) throw new FormatException(
         s"table $table: a repair of its __manifest did not finish; run Admin.repair('$table') again")
       val declared = TableMetadata.fromProperties(props, table)
@@ -205,7 +207,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       // A table of another writer states no mode: it is strong when its rows pin leaf versions.
       val meta = if (props.contains(TransactionMode.Key) || !pinsVersions(ds)) declared
       else declared.copy(mode = TransactionMode.Strong)
-      Manifest(meta, ds.version(), ds.getLanceFileFormatVersion, foreignNotNull(ds, declared))
+      Some(Manifest(meta, ds.version(), ds.getLanceFileFormatVersion, foreignNotNull(ds, declared)))
     }
   }
 
@@ -440,7 +442,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
         if (ids.isEmpty) Set.empty[String]
         else scan(ds, ManifestQuery.byId(ids), Seq(ObjectId)).map(_(ObjectId).toString).toSet
       val added = ids.find(id => !existing(id)).map(id => s"row '$id'")
-        .orElse(Option.when(records)("a table_version row (strong mode records every partition table version)"))
+        .orElse(if (records) Some("a table_version row (strong mode records every partition table version)") else None)
       added.foreach { what =>
         throw new UnsupportedOperationException(
           s"table $table: cannot add $what to __manifest: its column${if (unfilled.size > 1) "s" else ""} " +

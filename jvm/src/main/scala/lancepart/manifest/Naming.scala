@@ -42,7 +42,7 @@ object Naming {
    * keeps its namespace), while the directory of its earlier leaf stays for older manifest versions.
    */
   def location(objectId: String, seed: String): String = {
-    val hex = sha256(s"$seed\u0000$objectId").take(4).map(b => f"${b & 0xff}%02x").mkString
+    val hex = sha256(Seq(seed, objectId).mkString("\u0000")).take(4).map(b => f"${b & 0xff}%02x").mkString
     s"${hex}_$objectId"
   }
 

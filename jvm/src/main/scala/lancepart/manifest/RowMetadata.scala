@@ -12,6 +12,7 @@ import lancepart.spec.{FormatException, Json}
 import org.apache.spark.sql.types.DataType
 
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 import scala.util.control.NonFatal
 
 /** What lancepart keeps in one row's metadata; `values` maps field ids to values (NULL ones too). */
@@ -34,7 +35,7 @@ object RowMetadata {
   def json(row: ManifestRow, types: Map[String, DataType]): Option[String] = {
     val read = row.metadata.flatMap(objectOf)
     val node = read.fold(Json.obj())(_.deepCopy())
-    node.fieldNames().asScala.toSeq.filter(ours).foreach(node.remove)
+    node.fieldNames().asScala.toList.filter(ours).foreach(node.remove)
     val nulls = Json.mapper.createArrayNode()
     for ((fieldId, value) <- row.values.toSeq.sortBy(_._1); dt <- types.get(fieldId)) {
       if (value == null) nulls.add(fieldId)
@@ -51,7 +52,7 @@ object RowMetadata {
       node.put(StatsKey + ".bytes", s.bytes.toString)
     }
     if (read.contains(node)) row.metadata // unchanged: the text as another writer wrote it
-    else Option.when(!node.isEmpty)(Json.write(node))
+    else if (!node.isEmpty) Some(Json.write(node)) else None
   }
 
   private def ours(key: String): Boolean =
@@ -93,12 +94,13 @@ object RowMetadata {
   }
 
   /** lancepart's weak-mode written version in metadata `node`, if it holds a well-formed one. */
-  def writtenVersion(node: ObjectNode): Option[Long] = textOf(node.get(WrittenVersionKey)).flatMap(_.toLongOption)
+  def writtenVersion(node: ObjectNode): Option[Long] =
+    textOf(node.get(WrittenVersionKey)).flatMap(s => Try(s.toLong).toOption)
 
   /** lancepart's stats in metadata `node` of the leaf at `location`, if it holds well-formed ones of
    * it (a client that moved the row to another leaf and kept the metadata leaves stats of another one). */
   def stats(node: ObjectNode, location: Option[String]): Option[LeafStats] = {
-    def number(key: String) = textOf(node.get(s"$StatsKey.$key")).flatMap(_.toLongOption)
+    def number(key: String) = textOf(node.get(s"$StatsKey.$key")).flatMap(s => Try(s.toLong).toOption)
     if (location.isEmpty || textOf(node.get(s"$StatsKey.location")) != location) None
     else for {
       version <- number("version")

@@ -105,7 +105,7 @@ object LanceSql {
     case (b: Array[Byte], BinaryType) => Some(b.map(x => f"${x & 0xff}%02X").mkString("X'", "", "'"))
     case (s: UTF8String, StringType) if UTF8String.fromString(s.toString) == s => string(s.toString)
     case (d: Int, DateType) => Some(s"arrow_cast($d, 'Date32')")
-    case (t: Long, TimestampType) => Some(s"arrow_cast(${long(t)}, 'Timestamp(Microsecond, Some(\"UTC\"))')")
+    case (t: Long, TimestampType) => Some(s"""arrow_cast(${long(t)}, 'Timestamp(Microsecond, Some("UTC"))')""")
     case (t: Long, TimestampNTZType) => Some(s"arrow_cast(${long(t)}, 'Timestamp(Microsecond, None)')")
     case (d: Decimal, t: DecimalType) =>
       Some(s"CAST('${d.toJavaBigDecimal.toPlainString}' AS DECIMAL(${t.precision}, ${t.scale}))")
@@ -153,11 +153,12 @@ object LanceSql {
       else if (present.isEmpty) Seq.empty
       else {
         val lits = present.map(literal(_, dt))
-        Seq(Option.when(lits.forall(_.isDefined))(s"$column IN (${lits.flatten.mkString(", ")})"))
+        Seq(if (lits.forall(_.isDefined)) Some(s"$column IN (${lits.flatten.mkString(", ")})") else None)
       }
-    Option.when(tests.forall(_.isDefined)) {
+    if (!tests.forall(_.isDefined)) None
+    else {
       val parts = tests.flatten ++ (if (nulls.nonEmpty) Seq(s"$column IS NULL") else Seq.empty)
-      if (parts.isEmpty) "false" else parts.mkString(" OR ")
+      Some(if (parts.isEmpty) "false" else parts.mkString(" OR "))
     }
   }
 

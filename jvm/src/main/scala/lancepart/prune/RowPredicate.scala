@@ -44,7 +44,8 @@ case class RowPredicate(
   private def render(name: String => Option[String]): Option[String] = {
     val lookup = (attr: String) => for ((_, dt) <- columns(attr); c <- name(attr)) yield (c, dt)
     val rendered = filters.map(LanceSql.render(_, lookup))
-    Option.when(rendered.forall(_.isDefined))(
-      if (rendered.isEmpty) "true" else rendered.flatten.map(p => s"($p)").mkString(" AND "))
+    if (rendered.forall(_.isDefined))
+      Some(if (rendered.isEmpty) "true" else rendered.flatten.map(p => s"($p)").mkString(" AND "))
+    else None
   }
 }

@@ -24,7 +24,7 @@ object V2Predicates {
   /** Every predicate as a filter, or None when one of them has no V1 form. */
   def toFilters(predicates: Seq[Predicate]): Option[Seq[Filter]] = {
     val filters = predicates.map(toFilter)
-    Option.when(filters.forall(_.isDefined))(filters.flatten)
+    if (filters.forall(_.isDefined)) Some(filters.flatten) else None
   }
 
   /** `p` as a filter on top-level columns, or None when it has another form. */

@@ -129,7 +129,7 @@ object DdlPartitioning {
   private def jsonArray(json: String, what: String): Seq[JsonNode] = {
     val root = Json.parse(json, what)
     if (!root.isArray) throw new IllegalArgumentException(s"$what must be a JSON array")
-    root.elements().asScala.toSeq
+    root.elements().asScala.toList
   }
 
   private def expressionField(table: String, schema: NamespaceSchema, node: JsonNode): PartitionField = {
@@ -195,7 +195,8 @@ object DdlPartitioning {
    * [[expressionsProperty]]: a calendar run is years ... hours(col), every other field the catalog
    * function of its transform. A field whose source column left the schema (it reads as null) has
    * no column to name, and no transform. */
-  def transforms(spec: BoundSpec): Array[SparkTransform] = CalendarRun.group(spec.fields).flatMap(transform).toArray
+  def transforms(spec: BoundSpec): Array[SparkTransform] =
+    CalendarRun.group(spec.fields).flatMap(group => transform(group)).toArray
 
   /** The PARTITIONED BY transform of a group of [[CalendarRun.group]] (see [[transforms]]). */
   def transform(group: Seq[BoundField]): Option[SparkTransform] =

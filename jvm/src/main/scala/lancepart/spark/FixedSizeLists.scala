@@ -8,6 +8,7 @@ import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 import org.apache.spark.sql.types.{ArrayType, Metadata, MetadataBuilder, StructField, StructType}
 
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 
 object FixedSizeLists {
 
@@ -18,7 +19,7 @@ object FixedSizeLists {
    * (Spark field metadata [[ArrowTypes.FixedSizeListKey]]). */
   def declare(table: String, struct: StructType, properties: Map[String, String]): StructType =
     properties.collect { case (k, v) if k.startsWith(Prefix) => (k, v) }.foldLeft(struct) { case (s, (key, value)) =>
-      val size = value.trim.toIntOption.filter(_ > 0).getOrElse(throw new IllegalArgumentException(
+      val size = Try(value.trim.toInt).filter(_ > 0).getOrElse(throw new IllegalArgumentException(
         s"table $table: property '$key' must be a positive number of elements, got '$value'"))
       mark(table, key, s, key.stripPrefix(Prefix).split('.').toList, size)
     }

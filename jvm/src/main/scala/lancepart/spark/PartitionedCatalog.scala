@@ -32,6 +32,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import scala.annotation.tailrec
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 import scala.util.control.NonFatal
 
 class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces with FunctionCatalog
@@ -58,20 +59,20 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       Option(options.get(key)).fold(default)(v =>
         parse(v.trim).getOrElse(throw new IllegalArgumentException(
           s"catalog $name: option $key must be $expected, not '$v'")))
-    spj = if (!setting(PartitionedCatalog.SpjOption, true, "true or false")(_.toBooleanOption)) SpjPolicy.Off
+    spj = if (!setting(PartitionedCatalog.SpjOption, true, "true or false")(s => Try(s.toBoolean).toOption))
+      SpjPolicy.Off
     else SpjPolicy(
       setting(PartitionedCatalog.SpjMaxKeysOption, PartitionedCatalog.DefaultSpjMaxKeys, "an integer of at least 0")(
-        _.toIntOption.filter(_ >= 0)),
+        s => Try(s.toInt).toOption.filter(_ >= 0)),
       setting(
         PartitionedCatalog.SpjMinKeyBytesOption,
         PartitionedCatalog.DefaultSpjMinKeyBytes,
-        "a byte count of at least 0")(
-        _.toLongOption.filter(_ >= 0))
+        "a byte count of at least 0")(s => Try(s.toLong).toOption.filter(_ >= 0))
     )
     commitAttempts = setting(
       PartitionedCatalog.CommitAttemptsOption,
       Committer.DefaultAttempts,
-      "an integer of at least 1")(_.toIntOption.filter(_ >= 1))
+      "an integer of at least 1")(s => Try(s.toInt).toOption.filter(_ >= 1))
     val normalized = Warehouse.normalizeRoot(root)
     val directories = Directories.forRoot(normalized, lance, SparkSession.active.sessionState.newHadoopConf())
     warehouse = new Warehouse(normalized, lance, directories)
@@ -91,7 +92,7 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
   /** The table as manifest version `version` recorded it (`VERSION AS OF`; strong mode only), or
    * a plain table at its Lance version `version`. */
   override def loadTable(ident: Identifier, version: String): Table = {
-    def number(what: String) = version.toLongOption.getOrElse(throw new IllegalArgumentException(
+    def number(what: String) = Try(version.toLong).getOrElse(throw new IllegalArgumentException(
       s"table ${qualified(ident)}: VERSION AS OF takes a $what version number, not '$version'"))
     loadTable(ident) match {
       case plain: PlainTable => plain.at(number("Lance"))
@@ -657,7 +658,7 @@ object PartitionedCatalog {
    * another type (a replaced table's columns stay) renamed `<id>_2`, `<id>_3`, ... */
   private def unclashed(meta: TableMetadata, columnTypes: Map[String, DataType]): TableMetadata = {
     val spec = meta.currentSpec
-    val taken = mutable.Set.from(columnTypes.keys ++ spec.fields.map(_.fieldId))
+    val taken = mutable.Set.empty[String] ++= columnTypes.keys ++= spec.fields.map(_.fieldId)
     val fields = spec.fields.map { f =>
       if (columnTypes.get(f.fieldId).forall(_ == f.valueType)) f.field
       else {

@@ -9,6 +9,7 @@ import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType}
 import org.apache.spark.sql.types._
 
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 
 /**
  * Type names follow Lance's own JsonArrowSchema converter (lance-namespace): `bool`,
@@ -94,7 +95,7 @@ object ArrowJsonType {
   def requireWritable(table: String, column: String, dt: DataType, fileVersion: String): Unit = {
     def unstorable(t: DataType): Option[DataType] = t match {
       case ArrayType(element, _) => unstorable(element)
-      case StructType(fields) => fields.iterator.flatMap(f => unstorable(f.dataType)).nextOption()
+      case StructType(fields) => fields.flatMap(f => unstorable(f.dataType)).headOption
       case MapType(key, value, _) if storesMaps(fileVersion) => unstorable(key).orElse(unstorable(value))
       case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | StringType |
           BinaryType | DateType | TimestampType | TimestampNTZType | _: DecimalType => None
@@ -124,7 +125,7 @@ object ArrowJsonType {
   def storesMaps(version: String): Boolean = Ordering[(Int, Int)].gteq(majorMinor(version), majorMinor(MapFileVersion))
 
   private def majorMinor(version: String): (Int, Int) =
-    version.split('.').map(_.toIntOption.getOrElse(0)).padTo(2, 0) match { case a => (a(0), a(1)) }
+    version.split('.').map(s => Try(s.toInt).getOrElse(0)).padTo(2, 0) match { case a => (a(0), a(1)) }
 
   /** The JsonArrowDataType node of Arrow field `f`; nested fields get ids from `nextId`. */
   def fromArrow(f: Field, nextId: () => Int): ObjectNode = {

@@ -42,7 +42,7 @@ object Json {
   def array(node: JsonNode, key: String, what: => String): Seq[JsonNode] = {
     val v = node.get(key)
     if (v == null || !v.isArray) throw new FormatException(s"$what: '$key' must be an array")
-    v.elements().asScala.toSeq
+    v.elements().asScala.toList
   }
 
   def stringMap(node: JsonNode): Map[String, String] =

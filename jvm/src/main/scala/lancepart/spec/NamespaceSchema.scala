@@ -8,6 +8,7 @@ import org.apache.arrow.vector.types.pojo.Field
 import org.apache.spark.sql.types._
 
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 
 /** One top-level column of the namespace schema with its stable field id and its COMMENT. */
 case class SchemaField(id: Int, name: String, dataType: DataType, nullable: Boolean, comment: Option[String] = None)
@@ -86,7 +87,7 @@ object NamespaceSchema {
     val dupNames = fields.groupBy(_.name.toLowerCase).collect { case (n, fs) if fs.size > 1 => n }
     if (dupNames.nonEmpty) throw new FormatException(s"$what: column '${dupNames.min}' appears twice")
     val droppedMaxId = Json.stringMap(root.get("metadata")).get(MaxFieldIdKey).map { v =>
-      v.toIntOption.getOrElse(throw new FormatException(s"$what: metadata $MaxFieldIdKey '$v' is not a number"))
+      Try(v.toInt).getOrElse(throw new FormatException(s"$what: metadata $MaxFieldIdKey '$v' is not a number"))
     }
     NamespaceSchema(fields, text, droppedMaxId.getOrElse(-1))
   }
@@ -103,7 +104,7 @@ object NamespaceSchema {
   private def withIds(field: Field, node: JsonNode): Field = {
     val id = Json.stringMap(node.get("metadata"))(FieldIdKey).toInt
     val nested =
-      Option(node.get("type")).filter(_.has("fields")).fold(Seq.empty[JsonNode])(_.get("fields").asScala.toSeq)
+      Option(node.get("type")).filter(_.has("fields")).fold(Seq.empty[JsonNode])(_.get("fields").asScala.toList)
     FieldIds.withId(field, id, field.getChildren.asScala.toSeq.zip(nested).map { case (c, n) => withIds(c, n) })
   }
 

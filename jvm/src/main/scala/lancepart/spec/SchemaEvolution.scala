@@ -103,9 +103,9 @@ object SchemaEvolution {
   /** Why a stored value of type `stored` cannot be read as `read` (nested fields by name, a field
    * the stored value lacks reads as NULL, narrower types widened), naming the field at `path`. */
   def mismatch(stored: DataType, read: DataType, path: String): Option[String] = (stored, read) match {
-    case (s: StructType, r: StructType) => r.fields.iterator.flatMap { f =>
+    case (s: StructType, r: StructType) => r.fields.flatMap { f =>
         s.find(_.name == f.name).flatMap(c => mismatch(c.dataType, f.dataType, s"$path.${f.name}"))
-      }.nextOption()
+      }.headOption
     case (s: ArrayType, r: ArrayType) => mismatch(s.elementType, r.elementType, s"$path.element")
     case (s: MapType, r: MapType) =>
       mismatch(s.keyType, r.keyType, s"$path.key").orElse(mismatch(s.valueType, r.valueType, s"$path.value"))

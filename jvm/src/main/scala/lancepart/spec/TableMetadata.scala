@@ -6,6 +6,7 @@ import lancepart.transform.{ExprSyntaxException, PartitionExpression, Transform}
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
 import org.apache.spark.sql.types._
 
+import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
 /**
@@ -65,13 +66,17 @@ case class TableMetadata(
   def currentSpec: BoundSpec = specs.maxBy(_.id)
 
   /** Every partition field of every version, each field_id once, in version then spec order. */
-  def allFields: Seq[BoundField] = specs.sortBy(_.id).flatMap(_.fields).distinctBy(_.fieldId)
+  def allFields: Seq[BoundField] = {
+    val seen = mutable.Set.empty[String]
+    specs.sortBy(_.id).flatMap(_.fields).filter(f => seen.add(f.fieldId))
+  }
 
   def properties: Map[String, String] =
     specs.map(s => s.spec.key -> s.spec.toJson).toMap + (TableMetadata.SchemaKey -> schema.json) +
       (TransactionMode.Key -> mode.name) ++
-      Option.when(unpartitioned.nonEmpty)(
-        TableMetadata.UnpartitionedKey -> TableMetadata.unpartitionedJson(unpartitioned))
+      (if (unpartitioned.nonEmpty)
+         Some(TableMetadata.UnpartitionedKey -> TableMetadata.unpartitionedJson(unpartitioned))
+       else None)
 
   /** The whole `__manifest` table metadata: [[properties]] and the user's table properties. */
   def stored: Map[String, String] =

@@ -48,7 +48,7 @@ class S3Directories(client: S3Client) extends Directories {
   override def lastModified(uri: String): Long = {
     val (bucket, key) = S3Directories.split(uri)
     objects(bucket, S3Directories.prefix(key), delimited = false).map(_.lastModified().toEpochMilli)
-      .maxOption.getOrElse(throw new IllegalArgumentException(s"$uri does not exist"))
+      .reduceOption(_ max _).getOrElse(throw new IllegalArgumentException(s"$uri does not exist"))
   }
 
   override def mkdirs(uri: String): Unit = {

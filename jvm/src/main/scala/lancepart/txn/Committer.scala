@@ -251,12 +251,14 @@ class Committer(
       // No partition table changes before __manifest is known to take the rows the commit adds.
       store.requireAddable(
         latest,
-        guard.objectId +: plans.values.toSeq.filter(_.isNew).flatMap(p =>
+        guard.objectId +: plans.values.toList.filter(_.isNew).flatMap(p =>
           p.namespaces.map(_.objectId) :+ p.leaf.objectId),
         records = strong && plans.nonEmpty
       )
       // Leaves under one new namespace each carry its row: keep one.
-      val rows = Lance.parallel(plans.values.toSeq)(commitLeaf(_, latest.version + 1)).flatten.distinctBy(_.objectId)
+      val seen = mutable.Set.empty[String]
+      val rows =
+        Lance.parallel(plans.values.toList)(commitLeaf(_, latest.version + 1)).flatten.filter(r => seen.add(r.objectId))
       val removed = replacedIds.toSeq.filterNot(plans.contains)
       store.commit(latest.version, guard +: rows, removed)
     }

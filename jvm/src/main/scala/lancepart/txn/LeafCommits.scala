@@ -14,6 +14,7 @@ import org.lance.index.Index
 import org.lance.ipc.ScanOptions
 import org.lance.operation.{Append, CreateIndex, Delete, Operation, Overwrite, Rewrite, RewriteGroup, Update}
 
+import scala.collection.compat._
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
@@ -40,7 +41,7 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
       val removal = deletion.flatMap(removalOf(uri, ds, _))
       val appended = fragments.asJava
       val op: Option[Operation] = removal match {
-        case None => Option.when(fragments.nonEmpty)(Append.builder().fragments(appended).build())
+        case None => if (fragments.nonEmpty) Some(Append.builder().fragments(appended).build()) else None
         case Some(r) if fragments.isEmpty =>
           Some(Delete.builder().updatedFragments(r.updated.asJava).deletedFragmentIds(r.removed.asJava)
             .predicate(r.predicate).build())
@@ -134,7 +135,7 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
         }
       }
     }
-    offsets.view.mapValues(_.toSeq).toMap
+    offsets.map { case (id, rows) => id -> rows.toSeq }.toMap
   }
 }
 
@@ -146,12 +147,13 @@ private object Removal {
 
   /** The deletion of the rows at `offsets` (by fragment id) of `ds`, or None when there are none. */
   def of(ds: Dataset, offsets: Map[Int, Seq[Integer]], predicate: String): Option[Removal] =
-    Option.when(offsets.nonEmpty) {
+    if (offsets.isEmpty) None
+    else {
       val results = offsets.toSeq.map { case (id, rows) => id -> Option(new Fragment(ds, id).deleteRows(rows.asJava)) }
-      Removal(
+      Some(Removal(
         results.flatMap(_._2),
         results.collect { case (id, None) => java.lang.Long.valueOf(id.toLong) },
-        predicate)
+        predicate))
     }
 }
 

@@ -64,7 +64,9 @@ case class PartitionDirectory(
       parent = known.getOrElse(Naming.objectId(Seq(
         parent,
         Naming.derivedName(seed, specId.toString +: prefix.values.map(render)))))
-      parent -> Option.when(known.isEmpty)(ManifestRow(parent, Naming.NamespaceType, None, None, prefix.byFieldId))
+      val row =
+        if (known.isEmpty) Some(ManifestRow(parent, Naming.NamespaceType, None, None, prefix.byFieldId)) else None
+      parent -> row
     }
   }
 

@@ -47,8 +47,8 @@ class ExpressionEvalSuite extends AnyFunSuite {
   test("murmur3 and murmur3_multi give every shared bucket vector's hash, nested calls included") {
     val vectors = Json.mapper.readTree(Files.readString(Paths.get("testdata/bucket_vectors.json"))).elements().asScala
     vectors.foreach { v =>
-      val types = v.get("types").elements().asScala.map(t => DataType.fromDDL(t.asText())).toSeq
-      val values = v.get("values").elements().asScala.toSeq.zip(types).map { case (n, dt) =>
+      val types = v.get("types").elements().asScala.map(t => DataType.fromDDL(t.asText())).toList
+      val values = v.get("values").elements().asScala.toList.zip(types).map { case (n, dt) =>
         JsonValues.fromJson(n, dt)
       }
       val call =

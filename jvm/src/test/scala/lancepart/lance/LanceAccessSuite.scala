@@ -44,7 +44,7 @@ class LanceAccessSuite extends AnyFunSuite {
     val dir = Files.createTempDirectory("access").resolve("t.lance")
     val uri = dir.toString
     def listed = LeafFiles.latestMainVersion(Files.list(dir.resolve("_versions")).iterator().asScala
-      .map(_.getFileName.toString).toSeq)
+      .map(_.getFileName.toString).toList)
     lance.create(uri, schema, None)
     assert(listed == Some(lance.withDataset(uri)(_.version())))
     (1 to 3).foreach { i =>

@@ -45,7 +45,7 @@ class ManifestQuerySuite extends AnyFunSuite {
 
   test("tables: the partition tables of the declared spec versions only") {
     assert(selected(ManifestQuery.tables(meta)) == Set("v1$it's$dataset", "v1$b$dataset", "v2$b$dataset"))
-    assert(selected(ManifestQuery.tables(meta, v => Option.when(v == 1)("false"))) == Set("v2$b$dataset"))
+    assert(selected(ManifestQuery.tables(meta, v => if (v == 1) Some("false") else None)) == Set("v2$b$dataset"))
   }
 
   test("byId and namespaceRow quote the object ids; pinnedTables: tables with a read_version") {

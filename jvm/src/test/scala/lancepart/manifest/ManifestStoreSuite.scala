@@ -87,7 +87,7 @@ class ManifestStoreSuite extends AnyFunSuite {
   test("a row count comes from the recorded stats only when they are of the version read") {
     val store = newStore()
     val location = "leaf"
-    val schema = new Schema(java.util.List.of(Field.nullable("x", new ArrowType.Int(32, true))))
+    val schema = new Schema(java.util.Collections.singletonList(Field.nullable("x", new ArrowType.Int(32, true))))
     store.lance.create(store.leafUri(location), schema, None) // empty, version 1
     val recorded = ManifestRow(
       "v1$a$dataset",

@@ -45,7 +45,7 @@ class SpecJsonSuite extends AnyFunSuite {
     val parsed = NamespaceSchema.parse(created.json, "t")
     assert(parsed.sparkSchema == struct)
     assert(parsed.fields.map(_.id) == Seq(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 14))
-    val ids = "\"lance:field_id\":\"(\\d+)\"".r.findAllMatchIn(created.json).map(_.group(1).toInt).toSeq
+    val ids = "\"lance:field_id\":\"(\\d+)\"".r.findAllMatchIn(created.json).map(_.group(1).toInt).toList
     assert(ids.sorted == (0 until ids.size), "every field, nested ones too, has its own id")
   }
 

@@ -12,12 +12,12 @@ import scala.jdk.CollectionConverters._
 
 class BucketVectorsSuite extends AnyFunSuite {
   private val vectors = Json.mapper.readTree(Files.readString(Paths.get("testdata/bucket_vectors.json")))
-    .elements().asScala.toSeq
+    .elements().asScala.toList
 
   test(s"the JVM computes every shared vector's hash and buckets (${vectors.size} vectors)") {
     vectors.foreach { v =>
-      val types = v.get("types").elements().asScala.map(t => DataType.fromDDL(t.asText())).toSeq
-      val inputs = v.get("values").elements().asScala.toSeq.zip(types).map { case (n, dt) =>
+      val types = v.get("types").elements().asScala.map(t => DataType.fromDDL(t.asText())).toList
+      val inputs = v.get("values").elements().asScala.toList.zip(types).map { case (n, dt) =>
         (JsonValues.fromJson(n, dt), dt)
       }
       val expected = Option(v.get("hash")).filterNot(_.isNull).map(_.asInt())

@@ -74,7 +74,7 @@ class CommitterSuite extends AnyFunSuite {
           Iterator.continually(reader.loadNextBatch()).takeWhile(identity).flatMap { _ =>
             val v = reader.getVectorSchemaRoot.getVector("id").asInstanceOf[BigIntVector]
             (0 until v.getValueCount).map(v.get)
-          }.toSeq
+          }.toList
         }
       }
     }

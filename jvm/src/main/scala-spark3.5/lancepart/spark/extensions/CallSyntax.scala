@@ -3,7 +3,7 @@
 // the expressions read by the parser lancepart's wraps. A CALL in another catalog goes to that parser.
 package lancepart.spark.extensions
 
-import lancepart.spark.extensions.SqlTokens.{tokens, Token}
+import lancepart.spark.extensions.SqlTokens.{#::, Token, Tokens}
 import lancepart.spark.line.ProcedureCatalog
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.parser.{ParseException, ParserInterface}
@@ -17,16 +17,14 @@ private[extensions] object CallSyntax {
   /** The plan of statement `sql` if it is a CALL: a [[CallStatement]] for a procedure of a
    * lancepart catalog, else what `parser` makes of it. */
   def recognize(session: SparkSession, sql: String, parser: ParserInterface): Option[LogicalPlan] =
-    tokens(sql, 0) match {
+    new Tokens(sql, 0) match {
       case call #:: rest if call.is("CALL") =>
-        val (name, afterName) = rest.span(_.text != "(")
-        if (name.isEmpty || afterName.isEmpty) fail(sql, afterName.headOption, "a procedure name and '('")
+        val (name, afterName) = procedureName(sql, rest, Vector.empty)
         val nameParts = parser.parseMultipartIdentifier(sql.substring(name.head.offset, name.last.end))
         Some(CatalogLookup(session, nameParts) match {
           case (catalog: ProcedureCatalog, ident) =>
-            val (arguments, afterArguments) = split(sql, afterName.tail, depth = 0, Vector.empty, Vector.empty)
-            afterArguments.dropWhile(_.text == ";").headOption.foreach(t =>
-              fail(sql, Some(t), "the end of the statement"))
+            val (arguments, afterArguments) = split(sql, afterName, depth = 0, Vector.empty, Vector.empty)
+            end(sql, afterArguments)
             val read = arguments.map(argument(sql, parser, _))
             CallStatement(catalog, ident, read.map(_._1), read.map(_._2))
           case (other, ident) =>
@@ -42,14 +40,29 @@ private[extensions] object CallSyntax {
       case _ => None
     }
 
+  /** The procedure name's tokens up to '(', and the tokens after it. */
+  @tailrec
+  private def procedureName(sql: String, ts: Tokens, name: Vector[Token]): (Vector[Token], Tokens) = ts match {
+    case t #:: rest if t.text == "(" && name.nonEmpty => (name, rest)
+    case t #:: rest if t.text != "(" => procedureName(sql, rest, name :+ t)
+    case _ => fail(sql, ts.next.map(_._1), "a procedure name and '('")
+  }
+
+  @tailrec
+  private def end(sql: String, ts: Tokens): Unit = ts match {
+    case t #:: rest if t.text == ";" => end(sql, rest)
+    case t #:: _ => fail(sql, Some(t), "the end of the statement")
+    case _ =>
+  }
+
   /** The arguments' tokens up to the closing parenthesis, and the tokens after it. */
   @tailrec
   private def split(
       sql: String,
-      ts: LazyList[Token],
+      ts: Tokens,
       depth: Int,
       current: Vector[Token],
-      done: Vector[Vector[Token]]): (Vector[Vector[Token]], LazyList[Token]) = ts match {
+      done: Vector[Vector[Token]]): (Vector[Vector[Token]], Tokens) = ts match {
     case t #:: rest if depth == 0 && t.text == ")" =>
       if (current.isEmpty && done.nonEmpty) fail(sql, Some(t), "an argument")
       (if (current.isEmpty) done else done :+ current, rest)

@@ -82,7 +82,7 @@ case class ResolveCall(session: SparkSession) extends Rule[LogicalPlan] {
         fail(s"${a.sql} is of type ${a.dataType.sql}, which does not cast to ${p.dataType.sql}")
       Cast(a, p.dataType, timeZone).eval()
     }
-    call.procedure.call(InternalRow.fromSeq(values)).asScala.toSeq match {
+    call.procedure.call(InternalRow.fromSeq(values)).asScala.toList match {
       case Seq(scan: LocalScan) =>
         val output = scan.readSchema().map(f => AttributeReference(f.name, f.dataType, f.nullable, f.metadata)())
         LocalRelation(output, scan.rows().toSeq)

@@ -4,7 +4,7 @@ package lancepart.spark.extensions
 
 import java.util.Locale
 
-import lancepart.spark.extensions.SqlTokens.{tokens, Token, Word}
+import lancepart.spark.extensions.SqlTokens.{#::, Tokens, Word}
 
 private[extensions] object PartitionFieldSyntax {
 
@@ -14,22 +14,22 @@ private[extensions] object PartitionFieldSyntax {
    * `ALTER TABLE <table> <verb> PARTITION FIELD <rest>`: `table` as written (for Spark's
    * identifier parser), `verb` in upper case.
    */
-  final case class Statement(table: String, verb: String, rest: LazyList[Token]) {
+  final case class Statement(table: String, verb: String, rest: Tokens) {
 
     /** The change `rest` asks for; errors name table `tableName`. */
     def change(tableName: String): PartitionFieldChange = {
-      def fail(at: LazyList[Token], expected: String): Nothing = {
-        val where = at.headOption.fold("at the end")(t => s"at '${t.text}' (character ${t.offset + 1})")
+      def fail(at: Tokens, expected: String): Nothing = {
+        val where = at.next.fold("at the end") { case (t, _) => s"at '${t.text}' (character ${t.offset + 1})" }
         throw new IllegalArgumentException(
           s"table $tableName: cannot read ALTER TABLE ... $verb PARTITION FIELD: expected $expected $where")
       }
-      def name(ts: LazyList[Token]): (String, LazyList[Token]) = ts match {
+      def name(ts: Tokens): (String, Tokens) = ts match {
         case t #:: more if t.isName => (t.name, more)
         case _ => fail(ts, "a name")
       }
-      def reference(ts: LazyList[Token]): (String, LazyList[Token]) =
+      def reference(ts: Tokens): (String, Tokens) =
         path(ts).getOrElse(fail(ts, "a column, a number or a partition field name"))
-      def arguments(ts: LazyList[Token], done: Seq[String]): (Seq[String], LazyList[Token]) = {
+      def arguments(ts: Tokens, done: Seq[String]): (Seq[String], Tokens) = {
         val (argument, more) = reference(ts)
         more match {
           case t #:: rest if t.text == "," => arguments(rest, done :+ argument)
@@ -38,19 +38,20 @@ private[extensions] object PartitionFieldSyntax {
         }
       }
       // a PARTITIONED BY item: name(arguments) or a name, as DdlPartitioning.items reads it
-      def transform(ts: LazyList[Token]): (String, LazyList[Token]) = ts match {
+      def transform(ts: Tokens): (String, Tokens) = ts match {
         case f #:: open #:: rest if f.kind == Word && open.text == "(" =>
           val (args, more) = arguments(rest, Nil)
           (s"${f.text}(${args.mkString(", ")})", more)
         case _ => reference(ts)
       }
-      def alias(ts: LazyList[Token]): (Option[String], LazyList[Token]) = ts match {
+      def alias(ts: Tokens): (Option[String], Tokens) = ts match {
         case as #:: more if as.is("AS") => val (n, rest) = name(more); (Some(n), rest)
         case _ => (None, ts)
       }
-      def end(ts: LazyList[Token]): Unit = {
-        val rest = ts.dropWhile(_.text == ";")
-        if (rest.nonEmpty) fail(rest, "the end of the statement")
+      def end(ts: Tokens): Unit = ts match {
+        case t #:: more if t.text == ";" => end(more)
+        case _ #:: _ => fail(ts, "the end of the statement")
+        case _ =>
       }
       val (first, afterFirst) = transform(rest)
       verb match {
@@ -74,7 +75,7 @@ private[extensions] object PartitionFieldSyntax {
   }
 
   /** The statement `sql` is, if it is one of these; reads no further than it must to say. */
-  def recognize(sql: String): Option[Statement] = tokens(sql, 0) match {
+  def recognize(sql: String): Option[Statement] = new Tokens(sql, 0) match {
     case alter #:: table #:: afterTable if alter.is("ALTER") && table.is("TABLE") =>
       path(afterTable).collect {
         case (name, verb #:: partition #:: field #:: rest)
@@ -85,7 +86,7 @@ private[extensions] object PartitionFieldSyntax {
   }
 
   /** `name ('.' name)*` as written. */
-  private def path(ts: LazyList[Token]): Option[(String, LazyList[Token])] = ts match {
+  private def path(ts: Tokens): Option[(String, Tokens)] = ts match {
     case n #:: dot #:: more if n.isName && dot.text == "." =>
       path(more).map { case (p, rest) => (s"${n.text}.$p", rest) }
     case n #:: more if n.isName => Some((n.text, more))

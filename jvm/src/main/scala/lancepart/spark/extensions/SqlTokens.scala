@@ -35,14 +35,24 @@ private[extensions] object SqlTokens {
   /** One other character, or an unterminated quoted name or string. */
   case object Other extends Kind
 
-  /** The tokens of `sql` from character `from` on, read as they are needed. */
-  def tokens(sql: String, from: Int): LazyList[Token] = {
-    val start = skipSpaceAndComments(sql, from)
-    if (start >= sql.length) LazyList.empty
-    else {
-      val t = token(sql, start)
-      t #:: tokens(sql, t.end)
+  /** The tokens of `sql` from character `from` on, each read when it is first needed (a LazyList
+   * would do, but Scala 2.12 has none and scala-collection-compat's is not in Spark 4). */
+  final class Tokens(sql: String, from: Int) {
+
+    /** The first token and the tokens after it; None at the end of the statement. */
+    lazy val next: Option[(Token, Tokens)] = {
+      val start = skipSpaceAndComments(sql, from)
+      if (start >= sql.length) None
+      else {
+        val t = token(sql, start)
+        Some((t, new Tokens(sql, t.end)))
+      }
     }
+  }
+
+  /** `first #:: rest`: the first token of [[Tokens]] and the rest. */
+  object #:: {
+    def unapply(ts: Tokens): Option[(Token, Tokens)] = ts.next
   }
 
   private def isWordChar(c: Char): Boolean = Character.isLetterOrDigit(c) || c == '_'

@@ -8,7 +8,6 @@ import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.lance.operation._
 
 import scala.jdk.CollectionConverters._
-import scala.jdk.OptionConverters._
 import scala.util.Try
 
 object PlainHistory {
@@ -27,7 +26,7 @@ object PlainHistory {
       // the oldest version an expiry kept: the one before it is gone, nothing to compare with
       val oldestKept = before.isEmpty && v.getId != 1
       val operation = lance.withDataset(uri, Some(v.getId)) { ds =>
-        Try(ds.readTransaction().toScala).toOption.flatten.map(_.operation())
+        Try(Option(ds.readTransaction().orElse(null))).toOption.flatten.map(_.operation())
       }
       val rows = v.getManifestSummary.getTotalRows
       val change = before.fold(0L)(b => rows - b.getManifestSummary.getTotalRows)
@@ -49,7 +48,7 @@ object PlainHistory {
       ManifestCommit(
         v.getId,
         DateTimeUtils.instantToMicros(v.getDataTime.toInstant),
-        before.map(_.getId).orElse(Option.when(oldestKept)(v.getId - 1)),
+        before.map(_.getId).orElse(if (oldestKept) Some(v.getId - 1) else None),
         name,
         (counts.filter(_._2 != 0) ++ Map(
           "total-records" -> rows,

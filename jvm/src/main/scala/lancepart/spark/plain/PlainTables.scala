@@ -29,9 +29,9 @@ class PlainTables(warehouse: Warehouse) {
   /** The plain table `ident`: its dataset's URI and the V2 entry naming it, if one does. */
   def find(ident: Identifier): Option[(String, Option[Entry])] = {
     val path = ident.namespace().toSeq
-    roots(path).iterator.flatMap { case (dir, below) =>
+    roots(path).iterator.map { case (dir, below) =>
       entries(dir).find(e => e.isTable && e.objectId == Naming.objectId(below :+ ident.name()))
-    }.nextOption().map(e => e.uri -> Some(e))
+    }.collectFirst { case Some(e) => e.uri -> Some(e) }
       .orElse(Some(newUri(ident)).filter(isDataset).map(_ -> None))
   }
 
@@ -85,7 +85,7 @@ class PlainTables(warehouse: Warehouse) {
             val batch = reader.getVectorSchemaRoot
             def text(name: String, i: Int) = {
               val v = batch.getVector(name).asInstanceOf[VarCharVector]
-              Option.when(!v.isNull(i))(new String(v.get(i), java.nio.charset.StandardCharsets.UTF_8))
+              if (!v.isNull(i)) Some(new String(v.get(i), java.nio.charset.StandardCharsets.UTF_8)) else None
             }
             for (i <- 0 until batch.getRowCount) {
               (text("object_id", i), text("object_type", i)) match {

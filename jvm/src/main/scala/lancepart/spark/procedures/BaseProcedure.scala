@@ -56,7 +56,7 @@ abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedu
 
   /** Argument `ordinal`, a string or NULL. */
   protected def optionalString(input: InternalRow, ordinal: Int): Option[String] =
-    Option.when(!input.isNullAt(ordinal))(input.getUTF8String(ordinal).toString)
+    if (!input.isNullAt(ordinal)) Some(input.getUTF8String(ordinal).toString) else None
 
   /** `values` as a result column of type ARRAY<STRING>. */
   protected def stringArray(values: Seq[String]): ArrayData =

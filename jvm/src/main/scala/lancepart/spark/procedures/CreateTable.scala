@@ -11,6 +11,7 @@ import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
+import scala.collection.compat._
 import scala.jdk.CollectionConverters._
 
 class CreateTable(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {

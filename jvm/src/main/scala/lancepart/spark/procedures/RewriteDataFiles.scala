@@ -31,7 +31,7 @@ class RewriteDataFiles(catalog: PartitionedCatalog) extends BaseProcedure(catalo
     val spark = SparkSession.active
     val name = tableName(input, 0)
     val settings = Compaction.options(name, stringMapArgument(input, 2))
-    val where = Option.unless(input.isNullAt(1))(input.getUTF8String(1).toString)
+    val where = if (!input.isNullAt(1)) Some(input.getUTF8String(1).toString) else None
     val done = table(input, 0) match {
       case plain: PlainTable =>
         if (where.isDefined) throw new IllegalArgumentException(

@@ -69,7 +69,9 @@ class LeafReader(
   /** The leaf column `search` queries; None: no search, or no such column in this leaf. */
   private val searched: Option[LeafColumn] = search.flatMap(q => LeafSchema.find(leaf, q.column, namespace))
   private val scanner: Option[LanceScanner] =
-    try Option.unless(search.isDefined && (searched.isEmpty || !searchable(search.get, searched.get))) {
+    try
+      if (search.isDefined && (searched.isEmpty || !searchable(search.get, searched.get))) None
+      else {
         // Lance compares a literal with a column in the column's own type: only Spark's own types
         val direct = columns.zip(stored).collect {
           case (c, Some((f, t)))
@@ -90,7 +92,7 @@ class LeafReader(
         if (rowAddress) options.withRowAddress(true)
         part.fragments.foreach(ids => options.fragmentIds(ids.map(Int.box).asJava))
         for (q <- search; c <- searched) q.configure(options, c.name)
-        dataset.newScan(options.build())
+        Some(dataset.newScan(options.build()))
       }
     catch { case e: Throwable => dataset.close(); throw e }
 

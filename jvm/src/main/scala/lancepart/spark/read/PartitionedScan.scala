@@ -142,8 +142,9 @@ class PartitionedScan(
   /** The data bytes the tables read hold per partition key on average, by the sizes their
    * commits recorded; None when a table has no recorded size. */
   private lazy val bytesPerKey: Option[Long] =
-    Option.when(keyCount > 0 && tablesSelected.forall(_.stats.isDefined))(
-      tablesSelected.map(_.stats.get.bytes).sum / keyCount)
+    if (keyCount > 0 && tablesSelected.forall(_.stats.isDefined))
+      Some(tablesSelected.map(_.stats.get.bytes).sum / keyCount)
+    else None
 
   /** Spark runs one task per reported key, so keys are reported only up to the catalog's bound,
    * and only when they hold enough data for a task each ([[SpjPolicy]]). A row-level command's

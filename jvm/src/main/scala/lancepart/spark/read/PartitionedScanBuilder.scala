@@ -13,6 +13,8 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import scala.util.Try
+
 /** `wholeTables`: builds the scan of a copy-on-write operation; `search`: of a search (see
  * [[PartitionedScan]]). */
 class PartitionedScanBuilder(
@@ -23,7 +25,7 @@ class PartitionedScanBuilder(
     extends ScanBuilder with SupportsPushDownV2Filters with SupportsPushDownRequiredColumns
     with SupportsPushDownAggregates {
   private val pruning = Option(options.get(PartitionedScanBuilder.PruningOption)).fold(true)(v =>
-    v.trim.toBooleanOption.getOrElse(throw new IllegalArgumentException(
+    Try(v.trim.toBoolean).getOrElse(throw new IllegalArgumentException(
       s"table ${table.name()}: read option ${PartitionedScanBuilder.PruningOption} must be true or false, not '$v'")))
 
   /** The predicates Spark offered that have a V1 form, with that form. */

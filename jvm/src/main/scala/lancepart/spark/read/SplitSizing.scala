@@ -5,6 +5,8 @@ package lancepart.spark.read
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import scala.util.Try
+
 /** An input partition takes partition tables up to `targetBytes`, each weighing its data bytes
  * plus `openCostBytes`. */
 case class SplitSizing(targetBytes: Long, openCostBytes: Long)
@@ -39,6 +41,6 @@ object SplitSizing {
 
   /** `value` of read option or table property `key` as a number of bytes, refused unless positive. */
   def bytes(table: String, key: String, value: String): Long =
-    value.trim.toLongOption.filter(_ > 0).getOrElse(throw new IllegalArgumentException(
+    Try(value.trim.toLong).filter(_ > 0).getOrElse(throw new IllegalArgumentException(
       s"table $table: $key '$value' is not a positive number of bytes"))
 }

@@ -17,6 +17,7 @@ import org.apache.spark.sql.lancepart.CatalogLookup
 import org.apache.spark.sql.types.{DataType, IntegerType, MapType, StringType}
 
 import java.util.Locale
+import scala.util.Try
 
 /** A table-valued function over a lancepart table, `Name` in SQL, taking `arguments` and, in its
  * last one, a MAP of strings with keys among `optionNames`. */
@@ -87,10 +88,10 @@ abstract class SearchFunction(val Name: String, arguments: String, summary: Stri
   /** Options of a search, read by type. */
   case class Options(values: Map[String, String]) {
     def positiveInt(key: String): Option[Int] = values.get(key).map(v =>
-      v.trim.toIntOption.filter(_ > 0).getOrElse(fail(s"option '$key' must be a positive integer, got '$v'")))
+      Try(v.trim.toInt).filter(_ > 0).getOrElse(fail(s"option '$key' must be a positive integer, got '$v'")))
 
     def boolean(key: String, default: Boolean): Boolean = values.get(key).fold(default)(v =>
-      v.trim.toBooleanOption.getOrElse(fail(s"option '$key' must be true or false, got '$v'")))
+      Try(v.trim.toBoolean).getOrElse(fail(s"option '$key' must be true or false, got '$v'")))
   }
 
   protected def string(e: Expression, argument: String): String = value(e, StringType, argument).toString

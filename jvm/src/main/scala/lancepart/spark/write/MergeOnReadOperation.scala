@@ -16,6 +16,7 @@ import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import scala.collection.compat._
 import scala.collection.mutable
 
 /**
@@ -146,7 +147,7 @@ class MergeOnReadWriter(rows: LeafDataWriter) extends DeltaWriter[InternalRow] {
 
   override def commit(): WriterCommitMessage = {
     val written = rows.commit().asInstanceOf[LeafWriteMessage].writes
-    MergeOnReadMessage(written, deleted.view.mapValues(_.toSeq).toMap)
+    MergeOnReadMessage(written, deleted.map { case (id, addresses) => id -> addresses.toSeq }.toMap)
   }
 
   override def abort(): Unit = rows.abort()

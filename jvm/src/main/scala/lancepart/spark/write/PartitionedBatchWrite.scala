@@ -38,7 +38,9 @@ class PartitionedBatchWrite(table: PartitionedTable, info: LogicalWriteInfo, mod
           scan.manifestFilter,
           scan.tablesSelected.map(r => r.objectId -> r).toMap
         )
-        tx.copy(reads = Option.when(isolation == IsolationLevel.Serializable)(read), versionsRead = scan.versionsRead)
+        tx.copy(
+          reads = if (isolation == IsolationLevel.Serializable) Some(read) else None,
+          versionsRead = scan.versionsRead)
       case _ => tx
     })
   }

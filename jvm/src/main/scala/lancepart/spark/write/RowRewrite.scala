@@ -10,7 +10,7 @@ object RowRewrite {
   /** Refuses `command` on `table` when one of its `columns` stores values finer than Spark holds
    * them: rows Spark writes back would lose that precision in columns the command did not set. */
   def requireExact(table: String, command: Command, columns: Seq[Field]): Unit =
-    columns.iterator.flatMap(ArrowTypes.finerThanSpark(_)).nextOption().foreach { case (path, field) =>
+    columns.flatMap(ArrowTypes.finerThanSpark(_)).headOption.foreach { case (path, field) =>
       throw new UnsupportedOperationException(
         s"table $table: cannot ${command.name()} rows: column '$path' stores ${ArrowTypes.name(field.getType)} " +
           "values, finer than the microseconds Spark holds, and rows written back would lose that precision; " +
