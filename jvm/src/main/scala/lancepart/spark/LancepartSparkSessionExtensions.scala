@@ -6,7 +6,7 @@ package lancepart.spark
 
 import java.util.{Collections, WeakHashMap}
 
-import lancepart.spark.extensions.{ForeignPartitionField, PartitionFieldParser}
+import lancepart.spark.extensions.{ForeignPartitionField, PartitionFieldParser, SessionTableNames, ShowSessionTables}
 import lancepart.spark.search.{FilterIntoSearch, SearchConditions, TextSearch, VectorSearch}
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 
@@ -27,7 +27,9 @@ class LancepartSparkSessionExtensions extends SparkSessionExtensionsProvider {
       extensions.injectTableFunction(TextSearch.description)
       extensions.injectPostHocResolutionRule(_ => FilterIntoSearch)
       extensions.injectPlannerStrategy(_ => SearchConditions)
+      extensions.injectPlannerStrategy(_ => ShowSessionTables)
       extensions.injectCheckRule(new ForeignPartitionField(_))
+      extensions.injectCheckRule(SessionTableNames)
     }
   }
 }
