@@ -36,9 +36,9 @@ def configure(builder: SparkSession.Builder, root: str, catalog: str = "lance",
     with the Maven packages a wheel's jar needs; the ``spark.jars``, ``spark.jars.packages`` and
     ``spark.jars.excludes`` the builder has follow the plugin's), its SQL extension (appended to the
     ``spark.sql.extensions`` the builder has) and the catalog ``catalog`` rooted at ``root`` to
-    ``builder``. ``storage`` entries become ``spark.sql.catalog.<catalog>.storage.<key>`` (Lance
-    object-store options). ``SPJ_CONF`` is set too (settings given later on the builder override
-    it).
+    ``builder`` (``spark_catalog``: Spark's own catalog, a ``SESSION_CATALOG_CLASS``). ``storage``
+    entries become ``spark.sql.catalog.<catalog>.storage.<key>`` (Lance object-store options).
+    ``SPJ_CONF`` is set too (settings given later on the builder override it).
     """
     # a builder keeps its settings in _options, which has no public getter
     extensions = with_extension(builder._options.get(EXTENSIONS_KEY))
