@@ -72,15 +72,17 @@ def test_tables_go_to_the_catalog_of_their_provider_and_join(session, db):
                  LEFT JOIN {db}.notes n ON e.id = n.id"""
     assert rows(spark, joined) == [(1, "US", "ann", None), (2, "FR", "bob", None)]
     assert rows(spark, f"SELECT e.id, n.note FROM {db}.events e JOIN {db}.notes n USING (id)") == [(3, "late")]
+    spark.sql(f"CREATE VIEW {db}.joined AS {joined}")
+    assert rows(spark, f"SELECT * FROM {db}.joined") == [(1, "US", "ann", None), (2, "FR", "bob", None)]
     # the lance table is a partitioned namespace under the root, Spark's tables are in the warehouse
     assert (root / db / "events" / "__manifest").is_dir()
     assert len([p for p in (root / db / "events").iterdir() if p.name != "__manifest"]) == 2  # US, FR
     assert parquet_files(warehouse / db / "users") and parquet_files(warehouse / db / "notes")
     assert sorted(p.name for p in (root / db).iterdir()) == ["events"]
     assert sorted(p.name for p in (warehouse / db).iterdir()) == ["notes", "users"]
-    assert tables(spark, db) == ["events", "notes", "users"]
+    assert tables(spark, db) == ["events", "joined", "notes", "users"]
     assert sorted(r.tableName for r in spark.sql(f"SHOW TABLES IN {db} LIKE 'e*|u*'").collect()) == ["events", "users"]
-    assert sorted(t.name for t in spark.catalog.listTables(db)) == ["events", "notes", "users"]
+    assert sorted(t.name for t in spark.catalog.listTables(db)) == ["events", "joined", "notes", "users"]
     providers = {t: dict((r.col_name, r.data_type) for r in spark.sql(f"DESCRIBE TABLE EXTENDED {db}.{t}").collect())
                  ["Provider"] for t in ("events", "users")}
     assert providers == {"events": "lance", "users": "parquet"}
@@ -128,7 +130,10 @@ def test_a_name_belongs_to_one_catalog(session, db):
                       f"CREATE TABLE {db}.events (id BIGINT) USING parquet",
                       f"CREATE TABLE IF NOT EXISTS {db}.events (id BIGINT) USING parquet",
                       f"CREATE TABLE {db}.events USING parquet AS SELECT 1L AS id",
-                      f"CREATE TABLE {db}.events LIKE {db}.users"]:
+                      f"CREATE TABLE {db}.events LIKE {db}.users",
+                      f"CREATE VIEW {db}.events AS SELECT 1 AS id",
+                      f"CREATE OR REPLACE VIEW {db}.events AS SELECT 1 AS id",
+                      f"ALTER TABLE {db}.users RENAME TO {db}.events"]:
         with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_ALREADY_EXISTS"):
             spark.sql(statement)
     for statement in [f"REPLACE TABLE {db}.users (id BIGINT) USING lance",

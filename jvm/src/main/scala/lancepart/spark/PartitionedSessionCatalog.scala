@@ -128,8 +128,9 @@ class PartitionedSessionCatalog extends DelegatingCatalogExtension with StagingT
   /** Spark's catalog stages no tables; a statement that stages one is lancepart's. */
   private def requireLance(ident: Identifier, properties: util.Map[String, String], statement: String): Unit =
     if (!isLance(properties)) throw new UnsupportedOperationException(
-      s"table ${name()}.$ident: $statement USING ${properties.get(TableCatalog.PROP_PROVIDER)} is not supported by " +
-        s"catalog ${name()} (${getClass.getName}), which makes lance tables this way only")
+      s"table ${name()}.$ident: $statement " +
+        Option(properties.get(TableCatalog.PROP_PROVIDER)).fold("without USING")(p => s"USING $p") +
+        s" is not supported by catalog ${name()} (${getClass.getName}), which makes lance tables this way only")
 
   private def requireNotSparks(ident: Identifier): Unit =
     if (sparkHas(ident)) throw new UnsupportedOperationException(

@@ -1,19 +1,19 @@
 // Spark's own commands in a session catalog that is lancepart's (PartitionedSessionCatalog): Spark
 // runs SHOW TABLES and CREATE TABLE of its own formats over its own catalog, as for any
 // CatalogExtension, without asking the catalog about lance tables. A planner strategy lists the
-// catalog's tables for SHOW TABLES; a check refuses a CREATE of a name a lance table has.
+// catalog's tables for SHOW TABLES; a check refuses a table or view of Spark's named as a lance table.
 package lancepart.spark.extensions
 
 import lancepart.spark.PartitionedSessionCatalog
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.TableIdentifier
-import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException
+import org.apache.spark.sql.catalyst.analysis.{PersistedView, TableAlreadyExistsException}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.connector.catalog.Identifier
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.command.{
-  CreateDataSourceTableAsSelectCommand, CreateDataSourceTableCommand, CreateTableCommand, CreateTableLikeCommand,
-  ShowTablesCommand
+  AlterTableRenameCommand, CreateDataSourceTableAsSelectCommand, CreateDataSourceTableCommand, CreateTableCommand,
+  CreateTableLikeCommand, CreateViewCommand, ShowTablesCommand
 }
 import org.apache.spark.sql.execution.datasources.v2.ShowTablesExec
 
@@ -37,9 +37,10 @@ object ShowSessionTables extends SparkStrategy {
   }
 }
 
-/** Refuses Spark's CREATE TABLE (of a format of Spark's, AS SELECT, LIKE) of a name a lance table
- * has: Spark would make a table of its own that hides the lance table. IF NOT EXISTS is refused
- * too, since the check cannot turn the command into nothing. */
+/** Refuses Spark's commands that give a table or view of Spark's a name a lance table has (CREATE
+ * TABLE of a format of Spark's, AS SELECT, LIKE; CREATE VIEW; RENAME TO): Spark's table or view
+ * would hide the lance table. IF NOT EXISTS is refused too, since a check cannot turn the command
+ * into nothing. */
 case class SessionTableNames(session: SparkSession) extends (LogicalPlan => Unit) {
   override def apply(plan: LogicalPlan): Unit = {
     val created = plan match {
@@ -47,6 +48,8 @@ case class SessionTableNames(session: SparkSession) extends (LogicalPlan => Unit
       case c: CreateDataSourceTableAsSelectCommand => Some(c.table.identifier)
       case c: CreateTableCommand => Some(c.table.identifier)
       case c: CreateTableLikeCommand => Some(c.targetTable)
+      case c: CreateViewCommand if c.viewType == PersistedView => Some(c.name)
+      case c: AlterTableRenameCommand => Some(c.newName.copy(database = c.newName.database.orElse(c.oldName.database)))
       case _ => None
     }
     for (name <- created; catalog <- SessionCatalogCommands.catalog(session)) {
