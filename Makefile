@@ -55,9 +55,10 @@ NEWEST_SUITES := test_interop.py test_arrow_types.py test_plain_tables.py test_f
 	test_catalog.py test_metadata.py test_write_read.py test_errors.py test_evolution.py test_transforms.py
 # The core slice `make test` runs on each other Spark line, in an environment holding its pyspark:
 # writes and reads, pruning, DELETE/UPDATE/MERGE, evolution, storage-partitioned joins, Arrow types,
-# pylance interop with crosscheck, the catalog, and the wheel installed over that pyspark
+# pylance interop with crosscheck, the catalog, the session catalog (it leans on Spark's own
+# commands), and the wheel installed over that pyspark
 LINE_SUITES := test_write_read.py test_pruning.py test_row_level.py test_evolution.py test_spj.py \
-	test_arrow_types.py test_interop.py test_catalog.py test_wheel.py
+	test_arrow_types.py test_interop.py test_catalog.py test_session_catalog.py test_wheel.py
 PYSPARK_4.0_2.13 := 4.0.5
 PYSPARK_4.2_2.13 := 4.2.1
 # The end-to-end slice `make test-quick` runs

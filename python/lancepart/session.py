@@ -9,6 +9,11 @@ from lancepart.jar import plugin_conf
 
 CATALOG_CLASS = "lancepart.spark.PartitionedCatalog"
 
+#: Spark's session catalog, the one that names without a catalog resolve in; over a root it is
+#: ``SESSION_CATALOG_CLASS``, which keeps Spark's own tables beside the lance tables.
+SESSION_CATALOG = "spark_catalog"
+SESSION_CATALOG_CLASS = "lancepart.spark.PartitionedSessionCatalog"
+
 #: The session extension that parses ``ALTER TABLE ... ADD / DROP / REPLACE PARTITION FIELD``.
 EXTENSIONS_CLASS = "lancepart.spark.LancepartSparkSessionExtensions"
 EXTENSIONS_KEY = "spark.sql.extensions"
@@ -31,9 +36,9 @@ def configure(builder: SparkSession.Builder, root: str, catalog: str = "lance",
     with the Maven packages a wheel's jar needs; the ``spark.jars``, ``spark.jars.packages`` and
     ``spark.jars.excludes`` the builder has follow the plugin's), its SQL extension (appended to the
     ``spark.sql.extensions`` the builder has) and the catalog ``catalog`` rooted at ``root`` to
-    ``builder``. ``storage`` entries become ``spark.sql.catalog.<catalog>.storage.<key>`` (Lance
-    object-store options). ``SPJ_CONF`` is set too (settings given later on the builder override
-    it).
+    ``builder`` (``spark_catalog``: Spark's own catalog, a ``SESSION_CATALOG_CLASS``). ``storage``
+    entries become ``spark.sql.catalog.<catalog>.storage.<key>`` (Lance object-store options).
+    ``SPJ_CONF`` is set too (settings given later on the builder override it).
     """
     # a builder keeps its settings in _options, which has no public getter
     extensions = with_extension(builder._options.get(EXTENSIONS_KEY))
@@ -53,8 +58,10 @@ def with_extension(extensions: str | None) -> str:
 
 def catalog_conf(catalog: str, root: str, storage: dict[str, str] | None = None) -> dict[str, str]:
     """The Spark settings that define catalog ``catalog`` over ``root`` (a local path or a URI
-    such as ``s3://bucket/prefix``) with Lance object-store options ``storage``."""
-    conf = {f"spark.sql.catalog.{catalog}": CATALOG_CLASS, f"spark.sql.catalog.{catalog}.root": root}
+    such as ``s3://bucket/prefix``) with Lance object-store options ``storage``: a
+    ``CATALOG_CLASS``, or for ``SESSION_CATALOG`` a ``SESSION_CATALOG_CLASS``."""
+    cls = SESSION_CATALOG_CLASS if catalog == SESSION_CATALOG else CATALOG_CLASS
+    conf = {f"spark.sql.catalog.{catalog}": cls, f"spark.sql.catalog.{catalog}.root": root}
     conf.update({f"spark.sql.catalog.{catalog}.storage.{key}": value for key, value in (storage or {}).items()})
     return conf
 

@@ -4,7 +4,9 @@ own, once, and spark_session's jar settings add to the plugin's; no Spark sessio
 from pyspark.sql import SparkSession
 
 from lancepart import configure
-from lancepart.session import EXTENSIONS_CLASS, EXTENSIONS_KEY, with_plugin_lists
+from lancepart.session import (
+    CATALOG_CLASS, EXTENSIONS_CLASS, EXTENSIONS_KEY, SESSION_CATALOG_CLASS, catalog_conf, with_plugin_lists,
+)
 
 
 def extensions(builder: SparkSession.Builder) -> str:
@@ -39,3 +41,9 @@ def test_configure_keeps_the_jars_the_builder_has(monkeypatch, tmp_path):
     builder = SparkSession.builder.config("spark.jars", "/opt/iceberg.jar")
     builder = configure(configure(builder, "warehouse"), "warehouse", catalog="other")
     assert builder._options["spark.jars"] == f"{tmp_path / 'plugin.jar'},/opt/iceberg.jar"
+
+
+def test_the_session_catalog_is_lanceparts_session_catalog():
+    assert catalog_conf("spark_catalog", "warehouse") == {
+        "spark.sql.catalog.spark_catalog": SESSION_CATALOG_CLASS, "spark.sql.catalog.spark_catalog.root": "warehouse"}
+    assert catalog_conf("lance", "warehouse")["spark.sql.catalog.lance"] == CATALOG_CLASS

@@ -1,12 +1,15 @@
 // lancepart's Spark session extension: Iceberg's partition evolution DDL (ALTER TABLE ... ADD /
-// DROP / REPLACE PARTITION FIELD) on lancepart's tables, and the search functions
-// lance_vector_search and lance_text_search. Spark loads it by itself from the plugin jar on the driver's class path
+// DROP / REPLACE PARTITION FIELD) on lancepart's tables, the search functions
+// lance_vector_search and lance_text_search, the session catalog's listing and name checks, and on
+// Spark 3.5 CALL (LineExtensions). Spark loads it by itself from the plugin jar on the driver's class path
 // (META-INF/services, SparkSessionExtensionsProvider), and again where spark.sql.extensions names it.
 package lancepart.spark
 
 import java.util.{Collections, WeakHashMap}
 
-import lancepart.spark.extensions.{ForeignPartitionField, LineExtensions, PartitionFieldParser}
+import lancepart.spark.extensions.{
+  ForeignPartitionField, LineExtensions, PartitionFieldParser, SessionTableNames, ShowSessionTables
+}
 import lancepart.spark.search.{FilterIntoSearch, SearchConditions, TextSearch, VectorSearch}
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
 
@@ -27,7 +30,9 @@ class LancepartSparkSessionExtensions extends SparkSessionExtensionsProvider {
       extensions.injectTableFunction(TextSearch.description)
       extensions.injectPostHocResolutionRule(_ => FilterIntoSearch)
       extensions.injectPlannerStrategy(_ => SearchConditions)
+      extensions.injectPlannerStrategy(_ => ShowSessionTables)
       extensions.injectCheckRule(new ForeignPartitionField(_))
+      extensions.injectCheckRule(SessionTableNames)
       LineExtensions.inject(extensions)
     }
   }

@@ -59,11 +59,13 @@ class PartitionedTable(
   /** Also the current spec's expression fields as CREATE TABLE takes them, so that SHOW CREATE
    * TABLE's statement makes the same spec. */
   /** What CREATE TABLE takes back (SHOW CREATE TABLE prints these): the user's properties, the
-   * location, the transaction mode, the Lance file format, fixed-size lists and expression fields. The format's own metadata (schema,
+   * location, the provider (`USING lance`, which Spark's session catalog needs to make a lance table
+   * of the statement), the transaction mode, the Lance file format, fixed-size lists and expression fields. The format's own metadata (schema,
    * partition specs, manifest version) is shown by DESCRIBE's partitioning and `Admin.describe`. */
   override def properties(): util.Map[String, String] =
     (manifest.meta.tableProperties +
       (TableCatalog.PROP_LOCATION -> store.tableUri) +
+      (TableCatalog.PROP_PROVIDER -> TableProperties.Provider) +
       (TransactionMode.Key -> manifest.meta.mode.name) +
       (TableProperties.FileVersionKey -> manifest.fileVersion) ++
       FixedSizeLists.properties(manifest.meta.schema) ++
