@@ -31,8 +31,12 @@ PACKAGES = [
     "software.amazon.awssdk:url-connection-client:2.56.0",
 ]
 
-#: What ``PACKAGES`` bring along that Spark ships itself (as the checkout's jar leaves them out).
+#: What ``PACKAGES`` bring along that Spark ships itself (as the checkout's jar leaves them out), and
+#: the AWS SDK's Apache and Netty HTTP clients, which pom.xml excludes too (url-connection-client
+#: replaces them; they would bring Netty 4.1 beside Spark's 4.2).
 EXCLUDES = [
+    "software.amazon.awssdk:apache-client", "software.amazon.awssdk:apache5-client",
+    "software.amazon.awssdk:netty-nio-client",
     "org.apache.arrow:arrow-vector", "org.apache.arrow:arrow-format", "org.apache.arrow:arrow-memory-core",
     "org.apache.arrow:arrow-memory-netty", "org.apache.arrow:arrow-memory-netty-buffer-patch",
     "com.google.flatbuffers:flatbuffers-java", "org.slf4j:slf4j-api", "io.netty:netty-buffer", "io.netty:netty-common",

@@ -8,7 +8,7 @@ import pytest
 import pyspark
 
 from lancepart import jar_path, plugin_conf
-from lancepart.jar import LINES, PACKAGES, UnsupportedSparkError, jar_name, spark_line
+from lancepart.jar import EXCLUDES, LINES, PACKAGES, UnsupportedSparkError, jar_name, spark_line
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -72,3 +72,9 @@ def test_the_wheels_maven_packages_have_the_versions_the_jar_is_built_with():
     assert PACKAGES == [f"org.lance:lance-core:{version['lance.version']}",
                         f"software.amazon.awssdk:s3:{version['aws.sdk.version']}",
                         f"software.amazon.awssdk:url-connection-client:{version['aws.sdk.version']}"]
+
+
+def test_the_wheels_maven_packages_leave_out_what_the_pom_excludes():
+    pom = (REPO / "pom.xml").read_text()
+    excluded = re.findall(r"<exclusion>\s*<groupId>([^<]+)</groupId>\s*<artifactId>([^<]+)</artifactId>", pom)
+    assert excluded and {f"{group}:{artifact}" for group, artifact in excluded} <= set(EXCLUDES)
