@@ -2,8 +2,10 @@
 environment outside the checkout that already holds the pyspark of the environment running this
 test (each line's environment runs it: LINE_SUITES in the Makefile), with the newest pylance the
 package takes, it leaves that pyspark as it is and runs a write, a pruned read and a crosscheck with
-`lancepart.spark_session(root)` and no other step: Spark resolves lance-core and the AWS SDK from
-Maven (a fresh Ivy cache here)."""
+`lancepart.spark_session(root)` and no other step, in two processes: the first has Spark's Ivy
+resolve lance-core and the AWS SDK from Maven (a fresh Ivy directory and lancepart cache here) and
+says so in one line, the second takes them from the cache; neither prints Ivy's report or Lance's
+panic (the jars are on the driver's class path)."""
 
 import os
 import subprocess
@@ -18,19 +20,35 @@ from test_interop_newest_pylance import NEWEST_PYTHON
 
 REPO = Path(__file__).resolve().parent.parent
 
-SCRIPT = textwrap.dedent("""
+WRITE = textwrap.dedent("""
     import sys
     import lancepart
     spark = lancepart.spark_session(sys.argv[1], **{"spark.ui.enabled": "false", "spark.jars.ivy": sys.argv[2]})
     spark.sql("CREATE NAMESPACE lance.ns")
     spark.sql("CREATE TABLE lance.ns.t (id BIGINT, p STRING) PARTITIONED BY (p)")
     spark.sql("INSERT INTO lance.ns.t SELECT id, CAST(id % 3 AS STRING) FROM range(100)")
-    print("RESULT", tuple(spark.sql("SELECT count(*), sum(id) FROM lance.ns.t WHERE p = '1'").collect()[0]))
     print("JAR", lancepart.jar_path())
+""")
+
+READ = textwrap.dedent("""
+    import sys
+    import lancepart
+    spark = lancepart.spark_session(sys.argv[1], **{"spark.ui.enabled": "false", "spark.jars.ivy": sys.argv[2]})
+    print("RESULT", tuple(spark.sql("SELECT count(*), sum(id) FROM lance.ns.t WHERE p = '1'").collect()[0]))
     import lance
     print("PYLANCE", lance.__version__)
     print("CROSSCHECK", lancepart.crosscheck(spark, "lance.ns.t"))
 """)
+
+#: What Spark's Ivy prints resolving packages (on a first resolution, a proxy hint per artifact it
+#: cannot find in a repository), and Lance's native dispatcher when lance-core is not on the
+#: JVM's class path.
+NOISE = (":: resolving dependencies", "added as a dependency", "Ivy Default Cache", "resolution report",
+         "proxy server that is not well configured", "panicked", "AsyncScanner")
+
+
+def noise(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if any(marker in line for marker in NOISE)]
 
 
 def test_the_wheel_works_in_a_fresh_environment(tmp_path):
@@ -62,12 +80,28 @@ def test_the_wheel_works_in_a_fresh_environment(tmp_path):
     installed = subprocess.run([python, "-c", "import pyspark; print(pyspark.__version__)"], capture_output=True,
                                text=True, check=True, timeout=300).stdout.strip()
     assert installed == pyspark.__version__
-    out = subprocess.run([python, "-c", SCRIPT, str(tmp_path / "warehouse"), str(tmp_path / "ivy")],
-                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
-    ids = [i for i in range(100) if i % 3 == 1]
-    assert f"RESULT ({len(ids)}, {sum(ids)})" in out.stdout, \
-        f"exit {out.returncode}; stderr ends:\n{out.stderr[-4000:]}"
+    env["LANCEPART_CACHE_DIR"] = str(tmp_path / "cache")
+    args = [str(tmp_path / "warehouse"), str(tmp_path / "ivy")]
+    write = subprocess.run([python, "-c", WRITE, *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=900)
+    assert write.returncode == 0, f"exit {write.returncode}; stderr ends:\n{write.stderr[-4000:]}"
     # the wheel's own jar of this line, not the checkout's
-    assert f"JAR {venv}" in out.stdout and f"/{jar_name(spark_line())}\n" in out.stdout, out.stdout
-    assert "CROSSCHECK {'rows': 100, 'tables': 3}" in out.stdout, out.stdout
-    assert f"PYLANCE {newest}" in out.stdout, out.stdout
+    assert f"JAR {venv}" in write.stdout and f"/{jar_name(spark_line())}\n" in write.stdout, write.stdout
+    (listing,) = (tmp_path / "cache").glob("lance-core-*.jars")
+    fetching = [line for line in write.stderr.splitlines() if line.startswith("lancepart:")]
+    assert fetching == [f"lancepart: fetching org.lance:lance-core:7.0.0 and the AWS SDK's S3 client (about 270 MB) "
+                        f"with Spark's Ivy, once; its output goes to {listing.with_suffix('.log')}"], write.stderr
+    assert not noise(write.stderr), write.stderr
+    assert all(Path(jar).parent == tmp_path / "ivy" / "jars" for jar in listing.read_text().splitlines())
+    resolved = listing.stat().st_mtime_ns
+
+    read = subprocess.run([python, "-c", READ, *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=900)
+    ids = [i for i in range(100) if i % 3 == 1]
+    assert f"RESULT ({len(ids)}, {sum(ids)})" in read.stdout, f"exit {read.returncode}; stderr ends:\n{read.stderr[-4000:]}"
+    assert "CROSSCHECK {'rows': 100, 'tables': 3}" in read.stdout, read.stdout
+    assert f"PYLANCE {newest}" in read.stdout, read.stdout
+    # the cache's jars: nothing resolved, nothing said
+    assert listing.stat().st_mtime_ns == resolved
+    assert not [line for line in read.stderr.splitlines() if line.startswith("lancepart:")], read.stderr
+    assert not noise(read.stderr), read.stderr

@@ -11,6 +11,7 @@ from lancepart.admin import Admin
 from lancepart.crosscheck import CrosscheckError, crosscheck, crosscheck_search, table_uri
 from lancepart.errors import LancepartError
 from lancepart.jar import UnsupportedSparkError, jar_path, plugin_conf
+from lancepart.packages import PackageResolutionError
 from lancepart.search import search, text_search
 from lancepart.session import configure, register_catalog, spark_session
 
@@ -18,6 +19,7 @@ __all__ = [
     "Admin",
     "CrosscheckError",
     "LancepartError",
+    "PackageResolutionError",
     "UnsupportedSparkError",
     "configure",
     "crosscheck",

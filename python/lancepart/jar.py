@@ -1,16 +1,19 @@
 """Finds the plugin jar for the running Spark and the Spark settings that load it. lancepart builds
 a jar per Spark line (``LINES``), and the installed pyspark's version picks it: another Spark fails
 here, before a session starts. An installed wheel carries each line's own classes
-(``lancepart/jars/``), and Spark resolves lance-core and the AWS SDK's S3 client from Maven Central
-(``PACKAGES``); a checkout's Maven build (``target/``) and a jar that ``LANCEPART_JAR`` names carry
-them inside."""
+(``lancepart/jars/``), and the jars of lance-core and the AWS SDK's S3 client come from Maven
+(``packages.resolved_jars``); a checkout's Maven build (``target/``) and a jar that
+``LANCEPART_JAR`` names carry them inside."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Mapping
 
 import pyspark
+
+from lancepart.packages import resolved_jars
 
 #: The Spark lines lancepart is built for, oldest first, each with its Scala binary version (the
 #: Maven modules jvm/spark-<line>_<scala>); python/pyproject.toml's pyspark range spans them.
@@ -22,29 +25,6 @@ _REPO_ROOT = Path(__file__).resolve().parents[2]
 
 class UnsupportedSparkError(RuntimeError):
     """The running Spark is of a line lancepart has no jar for."""
-
-
-#: What the wheel's jar needs beyond Spark, as Maven coordinates (the versions pom.xml builds with).
-PACKAGES = [
-    "org.lance:lance-core:7.0.0",
-    "software.amazon.awssdk:s3:2.56.0",
-    "software.amazon.awssdk:url-connection-client:2.56.0",
-]
-
-#: What ``PACKAGES`` bring along that Spark ships itself (as the checkout's jar leaves them out).
-EXCLUDES = [
-    "org.apache.arrow:arrow-vector", "org.apache.arrow:arrow-format", "org.apache.arrow:arrow-memory-core",
-    "org.apache.arrow:arrow-memory-netty", "org.apache.arrow:arrow-memory-netty-buffer-patch",
-    "com.google.flatbuffers:flatbuffers-java", "org.slf4j:slf4j-api", "io.netty:netty-buffer", "io.netty:netty-common",
-    "com.fasterxml.jackson.core:jackson-core", "com.fasterxml.jackson.core:jackson-annotations",
-    "com.fasterxml.jackson.core:jackson-databind", "com.fasterxml.jackson.datatype:jackson-datatype-jsr310",
-    "com.fasterxml.jackson.jaxrs:jackson-jaxrs-json-provider", "com.fasterxml.jackson.jaxrs:jackson-jaxrs-base",
-    "com.fasterxml.jackson.module:jackson-module-jaxb-annotations", "javax.xml.bind:jaxb-api",
-    "jakarta.activation:jakarta.activation-api", "commons-codec:commons-codec", "org.apache.commons:commons-lang3",
-    "com.google.guava:guava", "com.google.guava:failureaccess", "com.google.guava:listenablefuture",
-    "com.google.code.findbugs:jsr305", "org.checkerframework:checker-qual",
-    "com.google.errorprone:error_prone_annotations", "com.google.j2objc:j2objc-annotations",
-]
 
 
 def spark_line(version: str | None = None) -> str:
@@ -89,12 +69,14 @@ def jar_path(spark_version: str | None = None) -> str:
     return str(candidate)
 
 
-def plugin_conf() -> dict[str, str]:
-    """The Spark settings that load the plugin. A jar that carries lance-core also goes on the
-    driver and executor class paths (Lance's native threads look up Java classes there; without
-    it they print a harmless panic). A wheel's jar goes in ``spark.jars`` only, beside the Maven
-    packages Spark resolves for it: on the class path its classes would not see those packages."""
+def plugin_conf(settings: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The Spark settings that load the plugin: its jar, and for a wheel's jar (the plugin's classes
+    only) the jars of lance-core and the AWS SDK's S3 client, which ``packages.resolved_jars``
+    resolves once with the Ivy settings of the session ``settings`` (``spark.jars.ivy``,
+    ``spark.jars.ivySettings``, ``spark.jars.repositories``), in ``spark.jars`` and on the driver
+    and executor class paths: Lance's native threads look up Java classes through the JVM's system
+    class loader (without them there, they print a harmless panic)."""
     jar = jar_path()
-    if Path(jar).parent == _WHEEL_JARS:
-        return {"spark.jars": jar, "spark.jars.packages": ",".join(PACKAGES), "spark.jars.excludes": ",".join(EXCLUDES)}
-    return {"spark.jars": jar, "spark.driver.extraClassPath": jar, "spark.executor.extraClassPath": jar}
+    jars = [jar, *resolved_jars(settings or {})] if Path(jar).parent == _WHEEL_JARS else [jar]
+    return {"spark.jars": ",".join(jars), "spark.driver.extraClassPath": os.pathsep.join(jars),
+            "spark.executor.extraClassPath": os.pathsep.join(jars)}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from pyspark.sql import SparkSession
 
 from lancepart.errors import LancepartError
@@ -32,19 +34,21 @@ SPJ_CONF = {
 
 def configure(builder: SparkSession.Builder, root: str, catalog: str = "lance",
               storage: dict[str, str] | None = None) -> SparkSession.Builder:
-    """Adds the plugin (``plugin_conf``: the jar, on the driver and executor class paths too, or
-    with the Maven packages a wheel's jar needs; the ``spark.jars``, ``spark.jars.packages`` and
-    ``spark.jars.excludes`` the builder has follow the plugin's), its SQL extension (appended to the
-    ``spark.sql.extensions`` the builder has) and the catalog ``catalog`` rooted at ``root`` to
-    ``builder`` (``spark_catalog``: Spark's own catalog, a ``SESSION_CATALOG_CLASS``). ``storage``
-    entries become ``spark.sql.catalog.<catalog>.storage.<key>`` (Lance object-store options).
-    ``SPJ_CONF`` is set too (settings given later on the builder override it).
+    """Adds the plugin (``plugin_conf``: the jar, in ``spark.jars`` and on the driver and executor
+    class paths, with the jars of lance-core and the AWS SDK a wheel's jar needs, resolved with the
+    builder's Ivy settings; the values of those three settings the builder has follow the
+    plugin's), its SQL extension (appended to the ``spark.sql.extensions`` the builder has) and the
+    catalog ``catalog`` rooted at ``root`` to ``builder`` (``spark_catalog``: Spark's own catalog, a
+    ``SESSION_CATALOG_CLASS``). ``storage`` entries become ``spark.sql.catalog.<catalog>.storage.<key>``
+    (Lance object-store options). ``SPJ_CONF`` is set too (settings given later on the builder
+    override it).
     """
     # a builder keeps its settings in _options, which has no public getter
-    extensions = with_extension(builder._options.get(EXTENSIONS_KEY))
-    lists = with_plugin_lists({key: builder._options[key] for key in PLUGIN_LISTS if key in builder._options})
-    for key, value in {**plugin_conf(), **lists, EXTENSIONS_KEY: extensions, **catalog_conf(catalog, root, storage),
-                       **SPJ_CONF}.items():
+    options = builder._options
+    plugin = plugin_conf(options)
+    lists = with_plugin_lists(plugin, {key: options[key] for key in PLUGIN_LISTS if key in options})
+    for key, value in {**plugin, **lists, EXTENSIONS_KEY: with_extension(options.get(EXTENSIONS_KEY)),
+                       **catalog_conf(catalog, root, storage), **SPJ_CONF}.items():
         builder = builder.config(key, value)
     return builder
 
@@ -95,8 +99,10 @@ def spark_session(root: str, catalog: str = "lance", master: str = "local[2]",
                   storage: dict[str, str] | None = None, remote: str | None = None, **conf: str) -> SparkSession:
     """A SparkSession with the catalog ``catalog`` over ``root``; ``conf`` adds Spark settings
     (pass dotted keys with ``**{"spark.sql.shuffle.partitions": "4"}``). Extensions in
-    ``spark.sql.extensions`` come before lancepart's; jars and packages in ``spark.jars``,
-    ``spark.jars.packages`` and ``spark.jars.excludes`` come after the plugin's.
+    ``spark.sql.extensions`` come before lancepart's; jars in ``spark.jars`` and entries of
+    ``spark.driver.extraClassPath`` and ``spark.executor.extraClassPath`` come after the plugin's;
+    ``spark.jars.ivy``, ``spark.jars.ivySettings`` and ``spark.jars.repositories`` also tell Spark's
+    Ivy where to find lance-core for a wheel's jar (``plugin_conf``).
 
     ``remote`` (``"sc://host:port"``) connects to a Spark Connect server instead of starting Spark
     here: the server must have the plugin on its class path, which brings its SQL extension (see
@@ -107,28 +113,28 @@ def spark_session(root: str, catalog: str = "lance", master: str = "local[2]",
         for key, value in {**catalog_conf(catalog, root, storage), **SPJ_CONF, **conf}.items():
             spark.conf.set(key, value)
         return spark
-    conf = with_plugin_lists(conf)
     builder = SparkSession.builder.master(master).appName("lancepart")
-    if EXTENSIONS_KEY in conf:
-        builder = builder.config(EXTENSIONS_KEY, conf.pop(EXTENSIONS_KEY))
-    builder = configure(builder, root, catalog=catalog, storage=storage)
-    for key, value in conf.items():
+    for key, value in conf.items():  # for configure: the lists and extensions it extends, the Ivy settings
         builder = builder.config(key, value)
+    builder = configure(builder, root, catalog=catalog, storage=storage)
+    for key, value in conf.items():  # over configure's other settings
+        if key not in PLUGIN_LISTS and key != EXTENSIONS_KEY:
+            builder = builder.config(key, value)
     return builder.getOrCreate()
 
 
-#: Comma-separated settings that the plugin's own values (``plugin_conf``) start.
-PLUGIN_LISTS = ("spark.jars", "spark.jars.packages", "spark.jars.excludes")
+#: The settings that ``plugin_conf`` starts, each a list with its separator.
+PLUGIN_LISTS = {"spark.jars": ",", "spark.driver.extraClassPath": os.pathsep, "spark.executor.extraClassPath": os.pathsep}
 
 
-def with_plugin_lists(conf: dict[str, str]) -> dict[str, str]:
-    """``conf`` with its ``PLUGIN_LISTS`` settings appended to the plugin's values (unless they
-    start with them already), so that a session's other jars (Iceberg's runtime, a JDBC driver)
-    do not replace the plugin's."""
-    plugin = plugin_conf()
-
+def with_plugin_lists(plugin: dict[str, str], conf: dict[str, str]) -> dict[str, str]:
+    """``conf`` with its ``PLUGIN_LISTS`` settings appended to the plugin's values ``plugin``
+    (unless they start with them already), so that a session's other jars (Iceberg's runtime, a
+    JDBC driver) and class path entries do not replace the plugin's."""
     def merged(key: str, value: str) -> str:
-        if key not in PLUGIN_LISTS or key not in plugin or value.split(",")[:1] == [plugin[key].split(",")[0]]:
+        separator = PLUGIN_LISTS.get(key)
+        if separator is None or key not in plugin:
             return value
-        return f"{plugin[key]},{value}"
+        own = plugin[key].split(separator)
+        return value if value.split(separator)[:len(own)] == own else f"{plugin[key]}{separator}{value}"
     return {key: merged(key, value) for key, value in conf.items()}

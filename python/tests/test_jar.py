@@ -8,7 +8,8 @@ import pytest
 import pyspark
 
 from lancepart import jar_path, plugin_conf
-from lancepart.jar import LINES, PACKAGES, UnsupportedSparkError, jar_name, spark_line
+from lancepart.jar import LINES, UnsupportedSparkError, jar_name, spark_line
+from lancepart.packages import EXCLUDES, PACKAGES
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -57,12 +58,14 @@ def test_explicit_jar_is_used(monkeypatch, tmp_path):
     assert jar_path() == str(jar)
 
 
-def test_a_jar_that_carries_lance_core_goes_on_the_class_paths(monkeypatch, tmp_path):
+def test_a_jar_that_carries_lance_core_goes_on_the_class_paths_alone(monkeypatch, tmp_path):
     jar = tmp_path / "plugin.jar"
     jar.write_bytes(b"PK")
     monkeypatch.setenv("LANCEPART_JAR", str(jar))
-    assert plugin_conf() == {"spark.jars": str(jar), "spark.driver.extraClassPath": str(jar),
-                             "spark.executor.extraClassPath": str(jar)}
+    monkeypatch.setenv("LANCEPART_CACHE_DIR", str(tmp_path / "cache"))
+    assert plugin_conf({"spark.jars.ivy": str(tmp_path / "ivy")}) == {
+        "spark.jars": str(jar), "spark.driver.extraClassPath": str(jar), "spark.executor.extraClassPath": str(jar)}
+    assert not (tmp_path / "cache").exists()  # nothing resolved
 
 
 def test_the_wheels_maven_packages_have_the_versions_the_jar_is_built_with():
@@ -72,3 +75,9 @@ def test_the_wheels_maven_packages_have_the_versions_the_jar_is_built_with():
     assert PACKAGES == [f"org.lance:lance-core:{version['lance.version']}",
                         f"software.amazon.awssdk:s3:{version['aws.sdk.version']}",
                         f"software.amazon.awssdk:url-connection-client:{version['aws.sdk.version']}"]
+
+
+def test_the_wheels_maven_packages_leave_out_what_the_pom_excludes():
+    pom = (REPO / "pom.xml").read_text()
+    excluded = re.findall(r"<exclusion>\s*<groupId>([^<]+)</groupId>\s*<artifactId>([^<]+)</artifactId>", pom)
+    assert excluded and {f"{group}:{artifact}" for group, artifact in excluded} <= set(EXCLUDES)

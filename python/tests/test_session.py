@@ -1,6 +1,8 @@
 """lancepart.configure puts lancepart's SQL extension in spark.sql.extensions after the builder's
 own, once, and spark_session's jar settings add to the plugin's; no Spark session is started."""
 
+import os
+
 from pyspark.sql import SparkSession
 
 from lancepart import configure
@@ -27,11 +29,15 @@ def test_the_extension_is_appended_to_the_builders_once(monkeypatch, tmp_path):
     assert extensions(builder) == f"org.example.A,org.example.B,{EXTENSIONS_CLASS}"
 
 
-def test_jars_given_to_spark_session_add_to_the_plugins(monkeypatch, tmp_path):
-    monkeypatch.setenv("LANCEPART_JAR", str(tmp_path / "plugin.jar"))
-    (tmp_path / "plugin.jar").write_bytes(b"PK")
-    conf = with_plugin_lists({"spark.jars": "/opt/iceberg.jar", "spark.sql.shuffle.partitions": "4"})
-    assert conf == {"spark.jars": f"{tmp_path / 'plugin.jar'},/opt/iceberg.jar", "spark.sql.shuffle.partitions": "4"}
+def test_jars_and_class_paths_given_to_spark_session_add_to_the_plugins():
+    plugin = {"spark.jars": "/p/plugin.jar,/p/lance-core.jar",
+              "spark.driver.extraClassPath": os.pathsep.join(["/p/plugin.jar", "/p/lance-core.jar"])}
+    conf = with_plugin_lists(plugin, {"spark.jars": "/opt/iceberg.jar", "spark.driver.extraClassPath": "/opt/jdbc.jar",
+                                      "spark.sql.shuffle.partitions": "4"})
+    assert conf == {"spark.jars": "/p/plugin.jar,/p/lance-core.jar,/opt/iceberg.jar",
+                    "spark.driver.extraClassPath": os.pathsep.join(["/p/plugin.jar", "/p/lance-core.jar", "/opt/jdbc.jar"]),
+                    "spark.sql.shuffle.partitions": "4"}
+    assert with_plugin_lists(plugin, conf) == conf  # once
 
 
 def test_configure_keeps_the_jars_the_builder_has(monkeypatch, tmp_path):
