@@ -20,9 +20,11 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 # The Spark lines, a Maven module each (jvm/spark-<line>_<scala>), each building its plugin jar into
-# target/: the primary line's runs every suite; the other lines' a core slice (LINE_SUITES)
+# target/ and running the Scala suites: the primary line's runs every Python suite; the other lines
+# that pyspark ships (PYSPARK_LINES: pyspark 3.5 runs Scala 2.12) a core slice (LINE_SUITES)
 PRIMARY_LINE := 4.1_2.13
-OTHER_LINES := 4.0_2.13 4.2_2.13
+OTHER_LINES := 4.0_2.13 4.2_2.13 3.5_2.12 3.5_2.13
+PYSPARK_LINES := 4.0_2.13 4.2_2.13 3.5_2.12
 VERSION := 0.1.0-SNAPSHOT
 line_jar = target/lancepart-spark-$(1)-$(VERSION).jar
 JAR := $(call line_jar,$(PRIMARY_LINE))
@@ -59,6 +61,7 @@ NEWEST_SUITES := test_interop.py test_arrow_types.py test_plain_tables.py test_f
 # commands), and the wheel installed over that pyspark
 LINE_SUITES := test_write_read.py test_pruning.py test_row_level.py test_evolution.py test_spj.py \
 	test_arrow_types.py test_interop.py test_catalog.py test_session_catalog.py test_wheel.py
+PYSPARK_3.5_2.12 := 3.5.9
 PYSPARK_4.0_2.13 := 4.0.5
 PYSPARK_4.2_2.13 := 4.2.1
 # The end-to-end slice `make test-quick` runs
@@ -97,7 +100,7 @@ pytest-newest-pass: $(NEWEST_VENV)/.installed $(JAR) $(ICEBERG_JAR)
 	$(NEWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 		-o junit_family=xunit1 --junitxml=target/pytest-newest.xml python/tests $(addprefix integration-tests/,$(NEWEST_SUITES))
 
-pytest-lines: $(foreach line,$(OTHER_LINES),pytest-line-$(line))
+pytest-lines: $(foreach line,$(PYSPARK_LINES),pytest-line-$(line))
 
 pytest-line-%: .venv-spark-%/.installed $(OTHER_BUILT) wheel $(NEWEST_VENV)/.installed
 	.venv-spark-$*/bin/python -m pytest -q -p no:cacheprovider \
@@ -125,7 +128,7 @@ wheel: $(VENV)/.installed $(JAR) $(OTHER_BUILT)
 	cp -r python target/wheel-src
 	rm -rf target/wheel-src/build target/wheel-src/*.egg-info
 	mkdir -p target/wheel-src/lancepart/jars
-	cp $(foreach line,$(PRIMARY_LINE) $(OTHER_LINES),jvm/spark-$(line)/target/lancepart-spark-$(line)-$(VERSION).jar) \
+	cp $(foreach line,$(PRIMARY_LINE) $(PYSPARK_LINES),jvm/spark-$(line)/target/lancepart-spark-$(line)-$(VERSION).jar) \
 		target/wheel-src/lancepart/jars/
 	$(PY) -m pip wheel -q --no-deps -w target/wheel target/wheel-src
 

@@ -9,6 +9,7 @@ import itertools
 
 import lance
 import pyarrow as pa
+import pyspark
 import pytest
 
 import lancepart
@@ -138,13 +139,20 @@ def _added_struct(spark, ns):
     return table
 
 
+# Spark 3.5 fills the columns an INSERT's column list leaves out only for tables whose catalog takes
+# column DEFAULTs, which lancepart's does not (docs/sql.md)
+partial_insert = pytest.mark.skipif(pyspark.__version__.startswith("3.5."),
+                                    reason="Spark 3.5 refuses an INSERT column list without every column")
+
+
 def _expect(spark, ns, rows):
     view = f"added_{ns}"
     local_relation(spark, rows, "id BIGINT, p STRING, st STRUCT<x: INT, y: STRING>").createOrReplaceTempView(view)
     return view
 
 
-@pytest.mark.parametrize("insert", ["INSERT INTO {t} (id, p) VALUES (3, 'x')", "INSERT INTO {t} VALUES (3, 'x', NULL)"])
+@pytest.mark.parametrize("insert", [pytest.param("INSERT INTO {t} (id, p) VALUES (3, 'x')", marks=partial_insert),
+                                    "INSERT INTO {t} VALUES (3, 'x', NULL)"])
 def test_added_struct_column_reads_null_in_old_rows(spark, ns, pruning, insert):
     table = _added_struct(spark, ns)
     view = _expect(spark, ns, [(1, "x", None), (2, "y", None)])
@@ -156,6 +164,7 @@ def test_added_struct_column_reads_null_in_old_rows(spark, ns, pruning, insert):
         _same(spark, query, table, view)
 
 
+@partial_insert
 def test_added_struct_column_takes_values_in_old_partitions(spark, ns, pruning):
     table = _added_struct(spark, ns)
     spark.sql(f"INSERT INTO {table} VALUES (3, 'x', named_struct('x', 3, 'y', 'three')), "

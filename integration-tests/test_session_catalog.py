@@ -25,6 +25,9 @@ def session(spark, tmp_path_factory):
     warehouse = tmp_path_factory.mktemp("session-warehouse")
     fresh = spark.newSession()
     lancepart.register_catalog(fresh, "spark_catalog", str(root))
+    # CREATE TABLE without USING makes a table of spark.sql.sources.default, as Spark 4 does by
+    # default (Spark 3.5 makes a Hive table, which this session cannot)
+    fresh.conf.set("spark.sql.legacy.createHiveTableByDefault", "false")
     # DataFrame writers find the session catalog through the JVM's active session (SQLConf.get),
     # which a new session becomes only when made so, as createDataFrame does
     spark._jvm.SparkSession.setActiveSession(fresh._jsparkSession)

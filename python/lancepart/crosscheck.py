@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.fs as pafs
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from lancepart.progress import iterate
 from lancepart.search import search
@@ -31,6 +31,15 @@ from lancepart.session import resolve_table
 
 class CrosscheckError(AssertionError):
     """Spark and the pylance read disagree; the message lists rows found on one side only."""
+
+
+def _arrow_table(df: DataFrame) -> pa.Table:
+    """``df``'s rows as an Arrow table: ``DataFrame.toArrow`` from Spark 4.0 on; on Spark 3.5, which
+    has none, the Arrow batches its ``toPandas`` collects."""
+    if hasattr(type(df), "toArrow"):
+        return df.toArrow()
+    from pyspark.sql.pandas.types import to_arrow_schema
+    return pa.Table.from_batches(df._collect_as_arrow(), schema=to_arrow_schema(df.schema))
 
 
 def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: int = 10,
@@ -44,7 +53,7 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
     df = spark.table(table)
     if where:
         df = df.where(where)
-    spark_rows = df.toArrow()
+    spark_rows = _arrow_table(df)
     lance_rows, tables = read_with_pylance(spark, table, where, progress, spark_rows.schema)
     if not _same_rows(spark_rows, lance_rows):
         only_spark, only_lance = _diff(spark_rows.to_pylist(), lance_rows.to_pylist())
@@ -68,7 +77,7 @@ def crosscheck_search(spark: SparkSession, table: str, column: str, vector: Sequ
     keep any. Returns ``{"rows": n, "tables": k}``; raises CrosscheckError showing both sides."""
     table = qualified_table(spark, table)
     vector = [float(x) for x in vector]
-    found = search(spark, table, column, vector, k, where=where, distance=distance, use_index=False).toArrow()
+    found = _arrow_table(search(spark, table, column, vector, k, where=where, distance=distance, use_index=False))
 
     def nearest(ds, leaf_columns: dict[str, str | None]) -> pa.Table | None:
         leaf_column = leaf_columns.get(column)
@@ -248,8 +257,17 @@ def qualified_table(spark: SparkSession, table: str) -> str:
     return f"{catalog}.{name}"
 
 
+def _session_conf(spark: SparkSession) -> dict[str, str]:
+    """The session's settings: ``RuntimeConfig.getAll`` from Spark 4.0 on; on Spark 3.5, which has
+    none in Python, the JVM's (``SET`` would redact the storage secrets)."""
+    if hasattr(type(spark.conf), "getAll"):
+        return spark.conf.getAll
+    jvm_conf = spark._jsparkSession.conf().getAll()
+    return dict(spark._jvm.scala.collection.JavaConverters.mapAsJavaMap(jvm_conf))
+
+
 def _catalog_root(spark: SparkSession, catalog: str) -> tuple[str, dict[str, str]]:
-    conf = spark.conf.getAll
+    conf = _session_conf(spark)
     prefix = f"spark.sql.catalog.{catalog}."
     if prefix + "root" not in conf:
         raise ValueError(f"{catalog} is not a configured catalog: no {prefix}root setting")

@@ -15,9 +15,10 @@ import pyspark
 
 from lancepart.packages import resolved_jars
 
-#: The Spark lines lancepart is built for, oldest first, each with its Scala binary version (the
-#: Maven modules jvm/spark-<line>_<scala>); python/pyproject.toml's pyspark range spans them.
-LINES = {"4.0": "2.13", "4.1": "2.13", "4.2": "2.13"}
+#: The Spark lines lancepart is built for, oldest first, each with the Scala binary version pyspark
+#: runs it on (the Maven modules jvm/spark-<line>_<scala>; the one of Spark 3.5 on Scala 2.13 is for
+#: JVM applications); python/pyproject.toml's pyspark range spans them.
+LINES = {"3.5": "2.12", "4.0": "2.13", "4.1": "2.13", "4.2": "2.13"}
 VERSION = "0.1.0-SNAPSHOT"
 _WHEEL_JARS = Path(__file__).resolve().parent / "jars"
 _REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -77,6 +78,6 @@ def plugin_conf(settings: Mapping[str, str] | None = None) -> dict[str, str]:
     and executor class paths: Lance's native threads look up Java classes through the JVM's system
     class loader (without them there, they print a harmless panic)."""
     jar = jar_path()
-    jars = [jar, *resolved_jars(settings or {})] if Path(jar).parent == _WHEEL_JARS else [jar]
+    jars = [jar, *resolved_jars(settings or {}, spark_line())] if Path(jar).parent == _WHEEL_JARS else [jar]
     return {"spark.jars": ",".join(jars), "spark.driver.extraClassPath": os.pathsep.join(jars),
             "spark.executor.extraClassPath": os.pathsep.join(jars)}

@@ -36,9 +36,7 @@ PACKAGES = [
 EXCLUDES = [
     "software.amazon.awssdk:apache-client", "software.amazon.awssdk:apache5-client",
     "software.amazon.awssdk:netty-nio-client",
-    "org.apache.arrow:arrow-vector", "org.apache.arrow:arrow-format", "org.apache.arrow:arrow-memory-core",
-    "org.apache.arrow:arrow-memory-netty", "org.apache.arrow:arrow-memory-netty-buffer-patch",
-    "com.google.flatbuffers:flatbuffers-java", "org.slf4j:slf4j-api", "io.netty:netty-buffer", "io.netty:netty-common",
+    "org.slf4j:slf4j-api", "io.netty:netty-buffer", "io.netty:netty-common",
     "com.fasterxml.jackson.core:jackson-core", "com.fasterxml.jackson.core:jackson-annotations",
     "com.fasterxml.jackson.core:jackson-databind", "com.fasterxml.jackson.datatype:jackson-datatype-jsr310",
     "com.fasterxml.jackson.jaxrs:jackson-jaxrs-json-provider", "com.fasterxml.jackson.jaxrs:jackson-jaxrs-base",
@@ -48,6 +46,21 @@ EXCLUDES = [
     "com.google.code.findbugs:jsr305", "org.checkerframework:checker-qual",
     "com.google.errorprone:error_prone_annotations", "com.google.j2objc:j2objc-annotations",
 ]
+
+#: The Arrow that lance-core builds on: Spark 4 ships it (excluded as ``EXCLUDES`` are); Spark 3.5
+#: ships Arrow 12, which lacks what lance-core needs, so its sessions take lance-core's, on the class
+#: paths ahead of Spark's own jars.
+ARROW = [
+    "org.apache.arrow:arrow-vector", "org.apache.arrow:arrow-format", "org.apache.arrow:arrow-memory-core",
+    "org.apache.arrow:arrow-memory-netty", "org.apache.arrow:arrow-memory-netty-buffer-patch",
+    "com.google.flatbuffers:flatbuffers-java",
+]
+
+
+def excludes(spark_line: str) -> list[str]:
+    """What Spark line ``spark_line`` (such as ``"4.1"``) needs left out of ``PACKAGES``' jars."""
+    return EXCLUDES if spark_line == "3.5" else [*EXCLUDES, *ARROW]
+
 
 #: The environment variable naming the cache directory.
 CACHE_ENV = "LANCEPART_CACHE_DIR"
@@ -77,15 +90,16 @@ def cache_key(packages: list[str], excludes: list[str], ivy: Mapping[str, str]) 
     return f"{name}-{version}-{digest[:16]}"
 
 
-def resolved_jars(settings: Mapping[str, str]) -> list[str]:
-    """The local paths of the jars of ``PACKAGES`` and their dependencies but ``EXCLUDES``, from the
+def resolved_jars(settings: Mapping[str, str], spark_line: str) -> list[str]:
+    """The local paths of the jars of ``PACKAGES`` and their dependencies but ``excludes(spark_line)``, from the
     cache when it names existing files, else resolved now by Spark's Ivy with the session
     ``settings``' ``IVY_SETTINGS`` and ``JAVA_OPTIONS`` (and whatever spark-defaults.conf sets),
     printing one line to stderr; raises PackageResolutionError naming the log when Ivy fails."""
     ivy = {key: settings[key] for key in IVY_SETTINGS if key in settings}
-    entry = cache_dir() / cache_key(PACKAGES, EXCLUDES, ivy)
+    left_out = excludes(spark_line)
+    entry = cache_dir() / cache_key(PACKAGES, left_out, ivy)
     java = {JAVA_OPTIONS: settings[JAVA_OPTIONS]} if JAVA_OPTIONS in settings else {}
-    return cached(Path(f"{entry}.jars"), lambda: _resolve({**ivy, **java}, Path(f"{entry}.log")))
+    return cached(Path(f"{entry}.jars"), lambda: _resolve({**ivy, **java}, left_out, Path(f"{entry}.log")))
 
 
 def cached(listing: Path, produce: Callable[[], list[str]]) -> list[str]:
@@ -126,14 +140,15 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def _resolve(settings: dict[str, str], log: Path) -> list[str]:
-    """Runs this module in a child Python process, whose Spark resolves ``PACKAGES`` with the
-    settings ``settings``, its output going to ``log``; the child prints the jar paths as JSON."""
+def _resolve(settings: dict[str, str], left_out: list[str], log: Path) -> list[str]:
+    """Runs this module in a child Python process, whose Spark resolves ``PACKAGES`` without
+    ``left_out`` with the settings ``settings``, its output going to ``log``; the child prints the
+    jar paths as JSON."""
     print(f"lancepart: fetching {PACKAGES[0]} and the AWS SDK's S3 client (about 270 MB) with Spark's Ivy, "
           f"once; its output goes to {log}", file=sys.stderr, flush=True)
     # spark.jars empty: the child's spark.jars then lists the resolved jars alone, whatever
     # spark-defaults.conf adds
-    conf = {"spark.jars.packages": ",".join(PACKAGES), "spark.jars.excludes": ",".join(EXCLUDES),
+    conf = {"spark.jars.packages": ",".join(PACKAGES), "spark.jars.excludes": ",".join(left_out),
             "spark.jars": "", **settings}
     # a new JVM (not the one that runs this process under spark-submit), without the --packages of
     # PYSPARK_SUBMIT_ARGS (which would replace these), importing the modules this process imports

@@ -9,7 +9,7 @@ import pyspark
 
 from lancepart import jar_path, plugin_conf
 from lancepart.jar import LINES, UnsupportedSparkError, jar_name, spark_line
-from lancepart.packages import EXCLUDES, PACKAGES
+from lancepart.packages import ARROW, EXCLUDES, PACKAGES, excludes
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -18,7 +18,7 @@ def test_missing_jar_says_how_to_build_it(monkeypatch, tmp_path):
     monkeypatch.setenv("LANCEPART_JAR", str(tmp_path / "absent.jar"))
     line = spark_line()
     with pytest.raises(FileNotFoundError, match=rf"Spark {line} not found at .*absent\.jar.*"
-                                                rf"mvn -q -B -pl jvm/spark-{line}_2\.13 package -DskipTests"):
+                                                rf"mvn -q -B -pl jvm/spark-{line}_{LINES[line]} package -DskipTests"):
         jar_path()
 
 
@@ -26,12 +26,11 @@ def test_the_installed_pysparks_line_picks_its_jar(monkeypatch):
     monkeypatch.delenv("LANCEPART_JAR", raising=False)
     line = ".".join(pyspark.__version__.split(".")[:2])
     assert spark_line() == line and spark_line(f"{line}.9") == line
-    assert Path(jar_path()).name == jar_name(line) == f"lancepart-spark-{line}_2.13-0.1.0-SNAPSHOT.jar"
-    assert [jar_name(other) for other in LINES] == [f"lancepart-spark-{other}_2.13-0.1.0-SNAPSHOT.jar"
-                                                    for other in LINES]
+    assert Path(jar_path()).name == jar_name(line) == f"lancepart-spark-{line}_{LINES[line]}-0.1.0-SNAPSHOT.jar"
+    assert jar_name("3.5") == "lancepart-spark-3.5_2.12-0.1.0-SNAPSHOT.jar"
 
 
-@pytest.mark.parametrize("version", ["3.5.9", "4.3.0", "4.10.1", "5.0.0"])
+@pytest.mark.parametrize("version", ["3.4.4", "4.3.0", "4.10.1", "5.0.0"])
 def test_a_spark_of_another_line_fails_naming_it_and_the_supported_lines(version):
     with pytest.raises(UnsupportedSparkError) as failure:
         jar_path(version)
@@ -45,7 +44,7 @@ def test_a_spark_of_another_line_fails_naming_it_and_the_supported_lines(version
 
 def test_every_line_has_a_maven_module_and_the_package_takes_its_pyspark():
     modules = re.findall(r"<module>jvm/spark-([\d.]+)_([\d.]+)</module>", (REPO / "pom.xml").read_text())
-    assert sorted(modules) == sorted(LINES.items())
+    assert set(LINES.items()) <= set(modules)
     pyproject = (REPO / "python" / "pyproject.toml").read_text()
     newest_major, newest_minor = list(LINES)[-1].split(".")
     assert f'"pyspark>={list(LINES)[0]},<{newest_major}.{int(newest_minor) + 1}"' in pyproject
@@ -81,3 +80,10 @@ def test_the_wheels_maven_packages_leave_out_what_the_pom_excludes():
     pom = (REPO / "pom.xml").read_text()
     excluded = re.findall(r"<exclusion>\s*<groupId>([^<]+)</groupId>\s*<artifactId>([^<]+)</artifactId>", pom)
     assert excluded and {f"{group}:{artifact}" for group, artifact in excluded} <= set(EXCLUDES)
+
+
+def test_a_spark_35_session_takes_the_arrow_its_jar_carries_and_spark_4_sessions_leave_it_to_spark():
+    bundled = re.findall(r"<include>([^<]+)</include>", (REPO / "jvm" / "spark-3.5-common" / "pom.xml").read_text())
+    assert sorted(bundled) == sorted(ARROW)
+    assert not set(ARROW) & set(excludes("3.5"))
+    assert set(ARROW) <= set(excludes("4.0")) and excludes("4.1") == excludes("4.2") == excludes("4.0")

@@ -26,7 +26,6 @@ import lancepart.spark.procedures.Procedures
 import lancepart.spark.plain.{PlainAlter, PlainDdl, PlainTable, PlainTables}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.{DataType, StructField, StructType}
-import org.apache.spark.sql.lancepart.V2Columns
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import scala.annotation.tailrec
@@ -35,7 +34,7 @@ import scala.jdk.CollectionConverters._
 import scala.util.Try
 import scala.util.control.NonFatal
 
-class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces with FunctionCatalog
+class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with SupportsNamespaces with FunctionCatalog
     with ProcedureCatalog {
   private var catalogName: String = _
   private var warehouse: Warehouse = _
@@ -274,36 +273,6 @@ class PartitionedCatalog extends StagingTableCatalog with SupportsNamespaces wit
       properties: util.Map[String, String]): StagedTable =
     if (tableExists(ident)) stageReplace(ident, columns, partitions, properties)
     else stageCreate(ident, columns, partitions, properties)
-
-  // The StructType forms: Spark 3.5's abstract methods (it calls the Column forms above), deprecated
-  // defaults on Spark 4
-  override def createTable(
-      ident: Identifier,
-      schema: StructType,
-      partitions: Array[Transform],
-      properties: util.Map[String, String]): Table =
-    createTable(ident, V2Columns(schema), partitions, properties)
-
-  override def stageCreate(
-      ident: Identifier,
-      schema: StructType,
-      partitions: Array[Transform],
-      properties: util.Map[String, String]): StagedTable =
-    stageCreate(ident, V2Columns(schema), partitions, properties)
-
-  override def stageReplace(
-      ident: Identifier,
-      schema: StructType,
-      partitions: Array[Transform],
-      properties: util.Map[String, String]): StagedTable =
-    stageReplace(ident, V2Columns(schema), partitions, properties)
-
-  override def stageCreateOrReplace(
-      ident: Identifier,
-      schema: StructType,
-      partitions: Array[Transform],
-      properties: util.Map[String, String]): StagedTable =
-    stageCreateOrReplace(ident, V2Columns(schema), partitions, properties)
 
   /**
    * Stages the replacement of `current`: its spec gets the version after every one the metadata

@@ -21,7 +21,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * Spark's databases (one part); lance table `db.t` lives at `<root>/db/t`, as in a PartitionedCatalog
  * over the same root, whose directory `<root>/db` is made with the first lance table of `db`.
  */
-class PartitionedSessionCatalog extends DelegatingCatalogExtension with StagingTableCatalog {
+class PartitionedSessionCatalog extends DelegatingCatalogExtension with StagingTableCatalog with StructTypeForms {
   private var lance: PartitionedCatalog = _
 
   override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {

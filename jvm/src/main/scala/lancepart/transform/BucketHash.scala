@@ -5,12 +5,17 @@ package lancepart.transform
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.{ByteBuffer, ByteOrder}
 
-import com.google.common.hash.Hashing
 import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.Platform
+import org.apache.spark.unsafe.hash.Murmur3_x86_32
 import org.apache.spark.unsafe.types.UTF8String
 
 object BucketHash {
-  private val murmur3 = Hashing.murmur3_32_fixed(0)
+
+  /** murmur3 x86_32 with seed 0 of `bytes`: Spark's (hashUnsafeBytes2 is the standard algorithm;
+   * Guava's, which Spark 4 ships, is missing from the Guava 14 of Spark 3.5). */
+  private def murmur3(bytes: Array[Byte]): Int =
+    Murmur3_x86_32.hashUnsafeBytes2(bytes, Platform.BYTE_ARRAY_OFFSET, bytes.length, 0)
 
   /** True when values of `dt` have an encoding. */
   def supports(dt: DataType): Boolean = dt match {
@@ -39,12 +44,12 @@ object BucketHash {
 
   /** murmur3 of one value; None for NULL. */
   def hash(value: Any, dt: DataType): Option[Int] =
-    if (value == null) None else Some(murmur3.hashBytes(encode(value, dt)).asInt())
+    if (value == null) None else Some(murmur3(encode(value, dt)))
 
   /** murmur3_multi: the concatenated encodings of the non-null inputs; None when all are NULL. */
   def hashMulti(values: Seq[(Any, DataType)]): Option[Int] = {
     val parts = values.collect { case (v, dt) if v != null => encode(v, dt) }
-    if (parts.isEmpty) None else Some(murmur3.hashBytes(parts.reduce(_ ++ _)).asInt())
+    if (parts.isEmpty) None else Some(murmur3(parts.reduce(_ ++ _)))
   }
 
   /** abs(h) % N with abs taken in 64 bits, so h = -2^31 gives 2^31 % N (DataFusion's Int32

@@ -8,7 +8,7 @@ package lancepart.spark.extensions
 import lancepart.spark.line.{BoundProcedure, ProcedureCatalog}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Cast, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Cast, Expression, RuntimeReplaceable}
 import org.apache.spark.sql.catalyst.plans.logical.{LeafNode, LocalRelation, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.connector.catalog.Identifier
@@ -74,10 +74,12 @@ case class ResolveCall(session: SparkSession) extends Rule[LogicalPlan] {
 
   private def run(call: BoundCall): LogicalPlan = {
     val timeZone = Option(session.sessionState.conf.sessionLocalTimeZone)
-    val values = call.procedure.parameters().toSeq.zip(call.arguments).map { case (p, a) =>
+    val values = call.procedure.parameters().toSeq.zip(call.arguments).map { case (p, written) =>
       def fail(problem: String): Nothing =
         throw new IllegalArgumentException(s"CALL ${call.name}: argument '${p.name}' ($problem)")
-      if (!a.foldable) fail(s"${a.sql} is not a constant")
+      // as the optimizer would have it (`ts - INTERVAL 1 DAY` is replaced by a foldable TimeAdd)
+      val a = written.transform { case r: RuntimeReplaceable => r.replacement }
+      if (!a.foldable) fail(s"${written.sql} is not a constant")
       if (!Cast.canCast(a.dataType, p.dataType))
         fail(s"${a.sql} is of type ${a.dataType.sql}, which does not cast to ${p.dataType.sql}")
       Cast(a, p.dataType, timeZone).eval()
