@@ -28,6 +28,16 @@ def _by_workload(records: list[dict]) -> dict[tuple[str, int], dict[str, dict]]:
     return groups
 
 
+def cell(record: dict | None, base: dict | None) -> str:
+    """A table cell: ``record``'s seconds, with their ratio to ``base``'s (lancepart's record of
+    the same workload) when ``record`` is another's; '-' without ``record``."""
+    if record is None:
+        return "-"
+    if base is None or record is base:
+        return f"{record['seconds']:.3f}"
+    return f"{record['seconds']:.3f} ({record['seconds'] / base['seconds']:.2f}x)"
+
+
 def markdown(result: dict) -> str:
     groups = _by_workload(result["records"])
     systems = sorted({s for g in groups.values() for s in g}, key=lambda s: (s != "lancepart", s))
@@ -36,16 +46,7 @@ def markdown(result: dict) -> str:
              "| workload | partitions | " + " | ".join(systems) + " |",
              "|---|---|" + "---|" * len(systems)]
     for (workload, partitions), found in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
-        base = found.get("lancepart")
-        cells = []
-        for system in systems:
-            r = found.get(system)
-            if r is None:
-                cells.append("-")
-            elif base is None or system == "lancepart":
-                cells.append(f"{r['seconds']:.3f}")
-            else:
-                cells.append(f"{r['seconds']:.3f} ({r['seconds'] / base['seconds']:.2f}x)")
+        cells = [cell(found.get(system), found.get("lancepart")) for system in systems]
         lines.append(f"| {workload} | {partitions:,} | " + " | ".join(cells) + " |")
     joins = [r for r in result["records"] if r["workload"].startswith("join")]
     if joins:
@@ -101,10 +102,17 @@ def write_report(result: dict, png: Path, doc: Path) -> None:
     site_copy = doc.parent / "img" / "benchmarks.png"
     site_copy.parent.mkdir(exist_ok=True)
     shutil.copyfile(png, site_copy)
+    replace_section(doc, START, END, markdown(result))
+
+
+def replace_section(doc: Path, start: str, end: str, body: str) -> None:
+    """Replaces the text between the markers ``start`` and ``end`` of ``doc`` with ``body``."""
     text = doc.read_text()
-    head, _, rest = text.partition(START)
-    _, _, tail = rest.partition(END)
-    doc.write_text(f"{head}{START}\n{markdown(result)}\n{END}{tail}")
+    if start not in text or end not in text:
+        raise ValueError(f"{doc} has no section between '{start}' and '{end}': add those two lines where it goes")
+    head, _, rest = text.partition(start)
+    _, _, tail = rest.partition(end)
+    doc.write_text(f"{head}{start}\n{body}\n{end}{tail}")
 
 
 if __name__ == "__main__":  # regenerate the chart and docs section from bench/results/latest.json

@@ -39,23 +39,29 @@ from systems import COUNTRIES, FIRST_DAY, LANCEPART, PARQUET, PYLANCE, SPARK_FLO
 RESULTS = Path(__file__).parent / "results"
 
 
-def session(root: Path, iceberg_jar: str) -> SparkSession:
-    jars = f"{lancepart.jar.jar_path()},{iceberg_jar}"
+def session(root: Path, iceberg_jar: str | None) -> SparkSession:
+    """A local[2] session with lancepart's catalog `lance`, Spark's own catalog and, with
+    ``iceberg_jar`` (an iceberg-spark-runtime of the running Spark's line), Iceberg's catalog
+    `iceberg` and its extensions."""
+    jars = ",".join([lancepart.jar.jar_path(), *([iceberg_jar] if iceberg_jar else [])])
     builder = lancepart.configure(SparkSession.builder.master("local[2]").appName("lancepart-bench"), str(root / "lance"))
     conf = {
         "spark.jars": jars, "spark.driver.extraClassPath": jars.replace(",", ":"),
         "spark.executor.extraClassPath": jars.replace(",", ":"),
-        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
-        "spark.sql.catalog.iceberg": "org.apache.iceberg.spark.SparkCatalog",
-        "spark.sql.catalog.iceberg.type": "hadoop",
-        "spark.sql.catalog.iceberg.warehouse": str(root / "iceberg"),
         "spark.sql.warehouse.dir": str(root / "spark-warehouse"),
         "spark.driver.memory": "12g", "spark.ui.enabled": "false",
         "spark.sql.autoBroadcastJoinThreshold": "-1", "spark.sql.session.timeZone": "UTC",
         "spark.ui.showConsoleProgress": "false",
-        # Iceberg reports its partitioning (for storage-partitioned joins) only when asked to
-        "spark.sql.iceberg.planning.preserve-data-grouping": "true",
     }
+    if iceberg_jar:
+        conf.update({
+            "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+            "spark.sql.catalog.iceberg": "org.apache.iceberg.spark.SparkCatalog",
+            "spark.sql.catalog.iceberg.type": "hadoop",
+            "spark.sql.catalog.iceberg.warehouse": str(root / "iceberg"),
+            # Iceberg reports its partitioning (for storage-partitioned joins) only when asked to
+            "spark.sql.iceberg.planning.preserve-data-grouping": "true",
+        })
     for key, value in conf.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
