@@ -15,6 +15,8 @@
 #   make bench  also fetches the Iceberg runtime, writes bench/results/ and docs/benchmarks.md; then the
 #               vector search benchmark (bench/search.py, settings in SEARCH_ARGS; 15-25 minutes more)
 #   make bench-quick   the 1,000-partition scans of lancepart and Iceberg (a few minutes), into target/bench-quick
+#   make bench-lines   the 1,000-partition full scan and MERGE workloads on each Spark line (BENCH_LINES),
+#               lancepart and Iceberg in turn, into bench/results/lines.json and docs/benchmarks.md
 #   make docs   builds the documentation site (mkdocs) into target/site
 #   make wheel  builds target/wheel/lancepart-*.whl: the Python package with each line's plugin classes
 VENV := .venv
@@ -38,6 +40,15 @@ COMPILED := target/.compiled
 MVN := mvn -q -B
 
 ICEBERG_JAR := target/bench/iceberg-spark-runtime-4.1_2.13-1.12.0.jar
+# bench-lines: the lines it runs on, each with its Python environment and the Iceberg runtime of
+# that line (Iceberg publishes none for Spark 4.2, which runs lancepart alone; 1.12.0 none for 4.0;
+# on Spark 3.5 the session extensions of 1.10 and later fail MERGE and UPDATE on other tables)
+BENCH_LINES := 3.5_2.12 4.0_2.13 $(PRIMARY_LINE) 4.2_2.13
+ICEBERG_3.5_2.12 := 1.9.2
+ICEBERG_4.0_2.13 := 1.11.0
+ICEBERG_4.1_2.13 := 1.12.0
+line_iceberg_jar = $(if $(ICEBERG_$(1)),target/bench/iceberg-spark-runtime-$(1)-$(ICEBERG_$(1)).jar)
+line_python = $(if $(filter $(1),$(PRIMARY_LINE)),$(PY),.venv-spark-$(1)/bin/python)
 # The package's dependency ranges (python/pyproject.toml), tested at both ends: the development
 # environment holds the oldest versions, with the primary line's pyspark; the newest have an
 # environment of their own, where `make test` runs the interop suites again and
@@ -76,7 +87,7 @@ PYTEST_WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
 # LANCEPART_TEST_LONG_RUN=1 on make test's first pass (integration-tests/jvm_options.py): every
 # JVM maps an archive of the classes of a Spark session with the plugin
 
-.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-lines pytest-quick scala-tests scala-tests-lines format differential-sweep jar wheel bench bench-quick docs
+.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-lines pytest-quick scala-tests scala-tests-lines format differential-sweep jar wheel bench bench-quick bench-lines docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
@@ -146,6 +157,17 @@ bench-quick: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 
 $(ICEBERG_JAR): | $(COMPILED)
 	$(MVN) -N dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 -DoutputDirectory=target/bench
+
+# The lines one after another (a Spark session each; the first to fail stops it); BENCH_LINES_ARGS goes
+# to each (bench/lines.py --help: bench-quick's 2,000,000 rows, 3 repeats)
+bench-lines: $(VENV)/.installed $(foreach line,$(PYSPARK_LINES),.venv-spark-$(line)/.installed) $(JAR) $(OTHER_BUILT) \
+		$(foreach line,$(BENCH_LINES),$(call line_iceberg_jar,$(line)))
+	$(foreach line,$(BENCH_LINES),$(call line_python,$(line)) bench/lines.py \
+		$(addprefix --iceberg-jar ,$(call line_iceberg_jar,$(line))) $(BENCH_LINES_ARGS) &&) true
+
+# Another line's Iceberg runtime (the primary line's is $(ICEBERG_JAR)); the stem is <line>-<version>
+target/bench/iceberg-spark-runtime-%.jar: | $(COMPILED)
+	$(MVN) -N dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-$(subst -,:,$*) -DoutputDirectory=target/bench
 
 # An environment layered on the development environment: its own site-packages holds $(2), and adds
 # the development environment's as a site directory after its own, so the package, the test
