@@ -7,6 +7,7 @@ import textwrap
 
 import pytest
 
+from lancepart.jar import spark_line
 from lancepart.packages import PackageResolutionError, resolved_jars
 
 
@@ -21,7 +22,7 @@ def test_a_failed_resolution_names_the_missing_packages_and_the_log(tmp_path, mo
         </ivysettings>
     """))
     with pytest.raises(PackageResolutionError) as failure:
-        resolved_jars({"spark.jars.ivySettings": str(settings), "spark.jars.ivy": str(tmp_path / "ivy")})
+        resolved_jars({"spark.jars.ivySettings": str(settings), "spark.jars.ivy": str(tmp_path / "ivy")}, spark_line())
     (log,) = (tmp_path / "cache").glob("lance-core-7.0.0-*.log")
     message = str(failure.value)
     assert message.startswith("Spark's Ivy could not resolve org.lance:lance-core:7.0.0, software.amazon.awssdk:s3:"

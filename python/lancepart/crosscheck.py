@@ -38,8 +38,11 @@ def _arrow_table(df: DataFrame) -> pa.Table:
     has none, the Arrow batches its ``toPandas`` collects."""
     if hasattr(type(df), "toArrow"):
         return df.toArrow()
+    batches = df._collect_as_arrow()
+    if batches:  # their timestamps carry the session's time zone, which to_arrow_schema's do not
+        return pa.Table.from_batches(batches)
     from pyspark.sql.pandas.types import to_arrow_schema
-    return pa.Table.from_batches(df._collect_as_arrow(), schema=to_arrow_schema(df.schema))
+    return to_arrow_schema(df.schema).empty_table()
 
 
 def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: int = 10,

@@ -1,7 +1,7 @@
 // CALL statements of lancepart's procedures on every Spark line (Spark 4 runs CALL itself, Spark 3.5
 // through lancepart's extension): arguments by position and by name, defaults, the catalog named or
-// current, comments and string literals holding commas and parentheses, and the errors for a
-// parameter unknown, missing or given twice.
+// current, comments and string literals holding commas and parentheses, the errors for a
+// parameter unknown, missing or given twice or an argument that does not fit, and one run per CALL.
 package lancepart.spark
 
 import java.nio.file.{Files, Path}
@@ -56,13 +56,29 @@ class CallSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(spark.table("lance.ns.t").orderBy("id").collect().toSeq.map(_.getLong(0)) == Seq(1L, 2L, 3L, 4L))
   }
 
-  test("a parameter unknown, missing or given twice fails naming it, and nothing runs") {
+  private def manifestVersion: Long =
+    spark.sql("CALL lance.system.describe('ns.t')").head().getAs[Long]("manifest_version")
+
+  test("a parameter unknown, missing or given twice, or an argument that does not fit, fails and nothing runs") {
     def failure(sql: String): String = intercept[Exception](spark.sql(sql).collect()).getMessage
-    assert(failure("CALL lance.system.describe(tabel => 'ns.t')").contains("tabel"))
-    assert(failure("CALL lance.system.describe()").contains("table"))
-    assert(failure("CALL lance.system.describe('ns.t', table => 'ns.t')").contains("table"))
+    val before = manifestVersion
+    assert(failure("CALL lance.system.rewrite_data_files(tabel => 'ns.t')").contains("tabel"))
+    assert(failure("CALL lance.system.rewrite_data_files()").contains("table"))
+    assert(failure("CALL lance.system.rewrite_data_files('ns.t', table => 'ns.t')").contains("table"))
+    assert(failure("CALL lance.system.rewrite_data_files(table => 'ns.t', 'region = \\'us\\'')").nonEmpty)
     assert(failure("CALL lance.system.rewrite_data_files('ns.t', 'region = \\'us\\'', map(), 'extra')").nonEmpty)
+    assert(failure("CALL lance.system.rewrite_data_files('ns.t') 'trailing'").nonEmpty)
+    assert(failure("CALL lance.system.vacuum('ns.t', retention_check => 'maybe')").contains("maybe"))
     assert(failure("CALL lance.system.no_such_procedure('ns.t')").contains("no_such_procedure"))
-    assert(spark.table("lance.ns.t").count() == 4)
+    assert(manifestVersion == before)
+  }
+
+  test("a CALL runs once, when the statement runs, however often its rows are read") {
+    spark.sql("INSERT INTO lance.ns.t VALUES (5, 'us')")
+    val before = manifestVersion
+    val compacted = spark.sql("CALL lance.system.rewrite_data_files(table => 'ns.t', where => 'region = \\'us\\'')")
+    assert(manifestVersion == before + 1)
+    assert(compacted.collect().toSeq == Seq(Row(2L, 1L, 1)) && compacted.count() == 1)
+    assert(compacted.collect().toSeq == Seq(Row(2L, 1L, 1)) && manifestVersion == before + 1)
   }
 }

@@ -1,18 +1,21 @@
-// CALL on Spark 3.5, from the statement CallSyntax reads to the procedure's result rows, as Spark 4
-// runs it: once the arguments are resolved the procedure is bound to their types, the arguments
-// are put in its parameters' order (by name or position, omitted ones from their defaults) and,
-// once those are resolved too, cast to the parameters' types and the procedure runs, its rows
-// becoming the statement's result.
+// CALL on Spark 3.5, from the statement CallSyntax reads to the procedure's result rows: once the
+// arguments are resolved the procedure is bound to their types, the arguments are put in its
+// parameters' order (by name or position, omitted ones from their defaults) and, once those are
+// resolved too, cast to the parameters' types in a command that runs the procedure when the
+// statement runs, as Iceberg's CallExec does on Spark 3.5.
 package lancepart.spark.extensions
 
 import lancepart.spark.line.{BoundProcedure, ProcedureCatalog}
-import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, Cast, Expression, RuntimeReplaceable}
-import org.apache.spark.sql.catalyst.plans.logical.{LeafNode, LocalRelation, LogicalPlan}
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  Attribute, AttributeReference, Cast, EvalMode, Expression, RuntimeReplaceable
+}
+import org.apache.spark.sql.catalyst.plans.logical.{LeafNode, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.connector.catalog.Identifier
 import org.apache.spark.sql.connector.read.LocalScan
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types.{StructField, StructType}
 
 import scala.jdk.CollectionConverters._
@@ -39,7 +42,7 @@ case class ResolveCall(session: SparkSession) extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperators {
     case call: CallStatement if call.arguments.forall(_.resolved) => bind(call)
-    case call: BoundCall if call.arguments.forall(_.resolved) => run(call)
+    case call: BoundCall if call.arguments.forall(_.resolved) => command(call)
   }
 
   private def bind(call: CallStatement): BoundCall = {
@@ -72,9 +75,12 @@ case class ResolveCall(session: SparkSession) extends Rule[LogicalPlan] {
     BoundCall(call.name, procedure, arguments)
   }
 
-  private def run(call: BoundCall): LogicalPlan = {
+  /** The command that runs `call` once its arguments are constants that cast to the parameters'
+   * types (ANSI casts: a value that does not cast fails instead of becoming NULL). */
+  private def command(call: BoundCall): CallCommand = {
     val timeZone = Option(session.sessionState.conf.sessionLocalTimeZone)
-    val values = call.procedure.parameters().toSeq.zip(call.arguments).map { case (p, written) =>
+    val parameters = call.procedure.parameters().toSeq
+    val arguments = parameters.zip(call.arguments).map { case (p, written) =>
       def fail(problem: String): Nothing =
         throw new IllegalArgumentException(s"CALL ${call.name}: argument '${p.name}' ($problem)")
       // as the optimizer would have it (`ts - INTERVAL 1 DAY` is replaced by a foldable TimeAdd)
@@ -82,14 +88,33 @@ case class ResolveCall(session: SparkSession) extends Rule[LogicalPlan] {
       if (!a.foldable) fail(s"${written.sql} is not a constant")
       if (!Cast.canCast(a.dataType, p.dataType))
         fail(s"${a.sql} is of type ${a.dataType.sql}, which does not cast to ${p.dataType.sql}")
-      Cast(a, p.dataType, timeZone).eval()
+      Cast(a, p.dataType, timeZone, EvalMode.ANSI)
     }
-    call.procedure.call(InternalRow.fromSeq(values)).asScala.toList match {
-      case Seq(scan: LocalScan) =>
-        val output = scan.readSchema().map(f => AttributeReference(f.name, f.dataType, f.nullable, f.metadata)())
-        LocalRelation(output, scan.rows().toSeq)
+    CallCommand(call.name, call.procedure, arguments)
+  }
+}
+
+/** A bound CALL as Spark runs a command: once, when the statement runs (not when it is analyzed or
+ * explained), its result rows of the procedure's output type. */
+case class CallCommand(name: String, procedure: BoundProcedure, arguments: Seq[Expression])
+    extends LeafRunnableCommand {
+
+  override lazy val output: Seq[Attribute] =
+    procedure.outputType.map(f => AttributeReference(f.name, f.dataType, f.nullable, f.metadata)())
+
+  override def run(session: SparkSession): Seq[Row] = {
+    val values = procedure.parameters().toSeq.zip(arguments).map { case (p, a) =>
+      val value = a.eval()
+      // a NULL where the parameter's default is not NULL would read as false or 0
+      if (value == null && !p.default.exists(_.trim.equalsIgnoreCase("NULL")))
+        throw new IllegalArgumentException(s"CALL $name: argument '${p.name}' is NULL")
+      value
+    }
+    val toRow = CatalystTypeConverters.createToScalaConverter(procedure.outputType)
+    procedure.call(InternalRow.fromSeq(values)).asScala.toList match {
+      case List(scan: LocalScan) => scan.rows().toSeq.map(toRow(_).asInstanceOf[Row])
       case scans => throw new IllegalStateException(
-          s"CALL ${call.name}: the procedure returned ${scans.size} results; lancepart's return one local scan")
+          s"CALL $name: the procedure returned ${scans.size} results; lancepart's return one local scan")
     }
   }
 }

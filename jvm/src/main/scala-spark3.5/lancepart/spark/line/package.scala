@@ -1,8 +1,8 @@
 // Spark 3.5 has no stored procedures and no reducible functions: lancepart's own, under the names the
-// shared sources use (on Spark 4 they are Spark's: scala-spark4/lancepart/spark/line). CALL is
-// parsed by lancepart's parser (LineParsing) and run by ResolveCall, as Iceberg's extensions do on
-// Spark 3.5; the reducer interfaces are only implemented, since Spark 3.5's storage-partitioned
-// joins need partitionings of the same bucket count or calendar level.
+// shared sources use (on Spark 4 they are Spark's: scala-spark4/lancepart/spark/line). CALL is read
+// by CallSyntax and run by ResolveCall's command, as Iceberg's extensions do on Spark 3.5; the
+// reducer interfaces are only implemented, since Spark 3.5's storage-partitioned joins need
+// partitionings of the same bucket count or calendar level.
 package lancepart.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
@@ -28,6 +28,9 @@ package object line {
     def description(): String
     def parameters(): Array[ProcedureParameter]
     def isDeterministic: Boolean
+
+    /** The schema of its result rows (a CALL command declares it before it runs). */
+    def outputType: StructType
 
     /** Runs the procedure on its arguments, one value per parameter in order; its result rows. */
     def call(input: InternalRow): java.util.Iterator[Scan]

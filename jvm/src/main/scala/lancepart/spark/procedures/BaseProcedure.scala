@@ -17,7 +17,9 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import scala.jdk.CollectionConverters._
 
-abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedure with BoundProcedure {
+/** A procedure whose result rows are of `outputType`. */
+abstract class BaseProcedure(catalog: PartitionedCatalog, val outputType: StructType)
+    extends UnboundProcedure with BoundProcedure {
   override def bind(inputType: StructType): BoundProcedure = this
 
   override def isDeterministic: Boolean = false
@@ -73,11 +75,11 @@ abstract class BaseProcedure(catalog: PartitionedCatalog) extends UnboundProcedu
       s"table $table: no partition table ${where.fold("")(w => s"selected by '$w' ")}" +
         s"has an index named '$name'; $outcome")
 
-  /** The procedure's result: `resultRows` of `schema`. */
-  protected def result(schema: StructType, resultRows: InternalRow*): java.util.Iterator[Scan] = {
+  /** The procedure's result: `resultRows` of [[outputType]]. */
+  protected def result(resultRows: InternalRow*): java.util.Iterator[Scan] = {
     val scan: Scan = new LocalScan {
       override def rows(): Array[InternalRow] = resultRows.toArray
-      override def readSchema(): StructType = schema
+      override def readSchema(): StructType = outputType
     }
     Iterator.single(scan).asJava
   }

@@ -13,7 +13,7 @@ import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
-class CreateIndex(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
+class CreateIndex(catalog: PartitionedCatalog) extends BaseProcedure(catalog, CreateIndex.ResultSchema) {
   override def name(): String = CreateIndex.Name
 
   override def description(): String =
@@ -47,7 +47,7 @@ class CreateIndex(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
     val done = selectedScan(tableName(input, 0), optionalString(input, 5)).fold(IndexResult(0, 0, 0L)) { scan =>
       CreateIndex.run(scan, Indexing.plan(scan.table.store, scan.table.manifest, scan.tablesSelected, spec))
     }
-    result(CreateIndex.ResultSchema, InternalRow(done.indexedTables, done.skippedTables, done.indexedRows))
+    result(InternalRow(done.indexedTables, done.skippedTables, done.indexedRows))
   }
 }
 

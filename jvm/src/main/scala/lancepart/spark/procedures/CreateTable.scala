@@ -14,7 +14,7 @@ import org.apache.spark.sql.types._
 import scala.collection.compat._
 import scala.jdk.CollectionConverters._
 
-class CreateTable(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
+class CreateTable(catalog: PartitionedCatalog) extends BaseProcedure(catalog, Describe.ResultSchema) {
   override def name(): String = CreateTable.Name
 
   override def description(): String =
@@ -36,9 +36,7 @@ class CreateTable(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
     val properties = if (expressions.isEmpty) stated
     else stated + (DdlPartitioning.ExpressionsProperty -> expressions.map(Json.write).mkString("[", ",", "]"))
     val columns = schema.fields.map(f => Column.create(f.name, f.dataType, f.nullable))
-    result(
-      Describe.ResultSchema,
-      Describe.row(catalog.createTable(ident, columns, transforms.toArray, properties.asJava)))
+    result(Describe.row(catalog.createTable(ident, columns, transforms.toArray, properties.asJava)))
   }
 }
 

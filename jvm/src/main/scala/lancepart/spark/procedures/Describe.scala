@@ -12,7 +12,7 @@ import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-class Describe(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
+class Describe(catalog: PartitionedCatalog) extends BaseProcedure(catalog, Describe.ResultSchema) {
   override def name(): String = Describe.Name
 
   override def description(): String =
@@ -22,7 +22,6 @@ class Describe(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
 
   override def call(input: InternalRow): java.util.Iterator[Scan] =
     result(
-      Describe.ResultSchema,
       Describe.row(table(input, 0) match {
         case t @ (_: PlainTable | _: PartitionedTable) => t
         case _ => partitionedTable(input, 0) // a metadata table is refused here, with the reason

@@ -11,7 +11,7 @@ import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-class DescribeNamespace(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
+class DescribeNamespace(catalog: PartitionedCatalog) extends BaseProcedure(catalog, DescribeNamespace.ResultSchema) {
   override def name(): String = DescribeNamespace.Name
 
   override def description(): String =
@@ -39,11 +39,9 @@ class DescribeNamespace(catalog: PartitionedCatalog) extends BaseProcedure(catal
         val value = JsonValues.toJson(rows.head.values.getOrElse(field.fieldId, null), field.valueType)
         Map(s"partition.${field.fieldId}" -> (if (value.isNull) null else value.asText()))
       }
-    result(
-      DescribeNamespace.ResultSchema,
-      InternalRow(ArrayBasedMapData(properties.map { case (k, v) =>
-        UTF8String.fromString(k) -> UTF8String.fromString(v)
-      })))
+    result(InternalRow(ArrayBasedMapData(properties.map { case (k, v) =>
+      UTF8String.fromString(k) -> UTF8String.fromString(v)
+    })))
   }
 }
 

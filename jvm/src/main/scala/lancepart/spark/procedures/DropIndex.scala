@@ -10,7 +10,7 @@ import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
-class DropIndex(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
+class DropIndex(catalog: PartitionedCatalog) extends BaseProcedure(catalog, DropIndex.ResultSchema) {
   override def name(): String = DropIndex.Name
 
   override def description(): String =
@@ -30,7 +30,7 @@ class DropIndex(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
       Indexing.drop(read.store, read.committer, read.manifest, scan.tablesSelected, index)
     }
     if (dropped == 0) noSuchIndex(table.name(), optionalString(input, 2), index, "nothing was dropped")
-    result(DropIndex.ResultSchema, InternalRow(dropped))
+    result(InternalRow(dropped))
   }
 }
 

@@ -9,7 +9,8 @@ import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-class EvolvePartitionSpec(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
+class EvolvePartitionSpec(catalog: PartitionedCatalog)
+    extends BaseProcedure(catalog, EvolvePartitionSpec.ResultSchema) {
   override def name(): String = EvolvePartitionSpec.Name
 
   override def description(): String =
@@ -23,7 +24,7 @@ class EvolvePartitionSpec(catalog: PartitionedCatalog) extends BaseProcedure(cat
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
     val table = catalog.evolvePartitionSpec(tableArgument(input, 0), DdlPartitioning.items(stringsArgument(input, 1)))
     val spec = table.manifest.meta.currentSpec.spec
-    result(EvolvePartitionSpec.ResultSchema, InternalRow(spec.id, UTF8String.fromString(spec.toJson)))
+    result(InternalRow(spec.id, UTF8String.fromString(spec.toJson)))
   }
 }
 

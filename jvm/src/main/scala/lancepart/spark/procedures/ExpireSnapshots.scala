@@ -11,7 +11,7 @@ import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
-class ExpireSnapshots(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
+class ExpireSnapshots(catalog: PartitionedCatalog) extends BaseProcedure(catalog, ExpireSnapshots.ResultSchema) {
   override def name(): String = ExpireSnapshots.Name
 
   override def description(): String =
@@ -31,9 +31,7 @@ class ExpireSnapshots(catalog: PartitionedCatalog) extends BaseProcedure(catalog
         val table = partitionedTable(input, 0)
         maintenance.ExpireSnapshots.run(table.store, table.files, input.getLong(1), input.getInt(2))
     }
-    result(
-      ExpireSnapshots.ResultSchema,
-      InternalRow(done.expiredVersions, done.deletedPartitionTables, done.deletedFiles))
+    result(InternalRow(done.expiredVersions, done.deletedPartitionTables, done.deletedFiles))
   }
 }
 

@@ -11,7 +11,7 @@ import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
-class OptimizeIndexes(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
+class OptimizeIndexes(catalog: PartitionedCatalog) extends BaseProcedure(catalog, OptimizeIndexes.ResultSchema) {
   override def name(): String = OptimizeIndexes.Name
 
   override def description(): String =
@@ -34,7 +34,7 @@ class OptimizeIndexes(catalog: PartitionedCatalog) extends BaseProcedure(catalog
       for (name <- index if !named) noSuchIndex(table.name(), where, name, "nothing was optimized")
       CreateIndex.run(scan, jobs)
     }
-    result(OptimizeIndexes.ResultSchema, InternalRow(done.indexedTables, done.indexedRows))
+    result(InternalRow(done.indexedTables, done.indexedRows))
   }
 }
 

@@ -10,7 +10,7 @@ import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
-class ProgressOf(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
+class ProgressOf(catalog: PartitionedCatalog) extends BaseProcedure(catalog, ProgressOf.ResultSchema) {
   override def name(): String = ProgressOf.Name
 
   override def description(): String =
@@ -20,9 +20,8 @@ class ProgressOf(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
   override def parameters(): Array[ProcedureParameter] = Array(parameter("id", StringType))
 
   override def call(input: InternalRow): java.util.Iterator[Scan] =
-    result(
-      ProgressOf.ResultSchema,
-      Progress.read(input.getUTF8String(0).toString).map(p => InternalRow(p.done(), p.total(), p.hasEnded)).toSeq: _*)
+    result(Progress.read(input.getUTF8String(0).toString).map(p =>
+      InternalRow(p.done(), p.total(), p.hasEnded)).toSeq: _*)
 }
 
 object ProgressOf {

@@ -9,7 +9,7 @@ import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
-class Repair(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
+class Repair(catalog: PartitionedCatalog) extends BaseProcedure(catalog, Repair.ResultSchema) {
   override def name(): String = Repair.Name
 
   override def description(): String =
@@ -24,9 +24,10 @@ class Repair(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
     val ident = tableArgument(input, 0)
     val done = Progress.tracked(optionalString(input, 1))(
       ManifestRepair.run(catalog.manifestStore(ident), catalog.tableFiles(ident), _))
-    result(
-      Repair.ResultSchema,
-      InternalRow(done.restoredRows.toLong, stringArray(done.declaredWithoutValues), stringArray(done.unpartitioned)))
+    result(InternalRow(
+      done.restoredRows.toLong,
+      stringArray(done.declaredWithoutValues),
+      stringArray(done.unpartitioned)))
   }
 }
 

@@ -14,7 +14,7 @@ import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
-class RewriteDataFiles(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
+class RewriteDataFiles(catalog: PartitionedCatalog) extends BaseProcedure(catalog, RewriteDataFiles.ResultSchema) {
   override def name(): String = RewriteDataFiles.Name
 
   override def description(): String =
@@ -49,9 +49,7 @@ class RewriteDataFiles(catalog: PartitionedCatalog) extends BaseProcedure(catalo
             execute(spark, table.store.lance, jobs))
         }
     }
-    result(
-      RewriteDataFiles.ResultSchema,
-      InternalRow(done.rewrittenDataFiles, done.addedDataFiles, done.rewrittenTables))
+    result(InternalRow(done.rewrittenDataFiles, done.addedDataFiles, done.rewrittenTables))
   }
 
   /** Runs `jobs` on executors, one task each. */

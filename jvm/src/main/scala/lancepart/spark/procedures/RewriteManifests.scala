@@ -9,7 +9,7 @@ import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
-class RewriteManifests(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
+class RewriteManifests(catalog: PartitionedCatalog) extends BaseProcedure(catalog, RewriteManifests.ResultSchema) {
   override def name(): String = RewriteManifests.Name
 
   override def description(): String =
@@ -19,7 +19,7 @@ class RewriteManifests(catalog: PartitionedCatalog) extends BaseProcedure(catalo
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
     val done = RewriteManifest.run(partitionedTable(input, 0).store)
-    result(RewriteManifests.ResultSchema, InternalRow(done.rewrittenFragments, done.addedFragments))
+    result(InternalRow(done.rewrittenFragments, done.addedFragments))
   }
 }
 

@@ -18,7 +18,8 @@ class RollbackToVersion(
     procedure: String,
     to: StructField,
     rollback: (ManifestStore, Manifest, Long) => RollbackResult,
-    plainRollback: (PlainTable, Long) => RollbackResult) extends BaseProcedure(catalog) {
+    plainRollback: (PlainTable, Long) => RollbackResult)
+    extends BaseProcedure(catalog, RollbackToVersion.ResultSchema) {
   override def name(): String = procedure
 
   override def description(): String =
@@ -36,7 +37,7 @@ class RollbackToVersion(
         val table = partitionedTable(input, 0)
         rollback(table.store, table.manifest, input.getLong(1))
     }
-    result(RollbackToVersion.ResultSchema, InternalRow(done.previousVersion, done.restoredVersion, done.currentVersion))
+    result(InternalRow(done.previousVersion, done.restoredVersion, done.currentVersion))
   }
 }
 

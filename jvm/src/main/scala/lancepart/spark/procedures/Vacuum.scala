@@ -10,7 +10,7 @@ import lancepart.spark.line.{parameter, ProcedureParameter}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types._
 
-class Vacuum(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
+class Vacuum(catalog: PartitionedCatalog) extends BaseProcedure(catalog, Vacuum.ResultSchema) {
   override def name(): String = Vacuum.Name
 
   override def description(): String =
@@ -30,7 +30,7 @@ class Vacuum(catalog: PartitionedCatalog) extends BaseProcedure(catalog) {
     val cutoff = input.getLong(1) / 1000
     maintenance.Vacuum.checkRetention(table.name(), cutoff, input.getBoolean(2))
     val done = Progress.tracked(optionalString(input, 3))(maintenance.Vacuum.run(table.store, table.files, cutoff, _))
-    result(Vacuum.ResultSchema, InternalRow(stringArray(done.directories), stringArray(done.files)))
+    result(InternalRow(stringArray(done.directories), stringArray(done.files)))
   }
 }
 

@@ -45,8 +45,12 @@ class FragmentBuffer(table: String, location: String, val layout: LeafLayout, ac
   /** True when the buffered rows reach [[FragmentBuffer.MaxRows]] or [[FragmentBuffer.MaxBytes]]. */
   def isFull: Boolean = count >= FragmentBuffer.MaxRows || bufferedBytes >= FragmentBuffer.MaxBytes
 
-  /** The size of the buffered rows' Arrow buffers. */
-  private def bufferedBytes: Long = root.getFieldVectors.asScala.iterator.map(_.getBufferSizeFor(count).toLong).sum
+  /** The size of the buffered rows' Arrow buffers, as Spark's ArrowWriter.sizeInBytes counts it
+   * (which Spark 3.5 lacks): setValueCount first sets a variable-width vector's last offset. */
+  private def bufferedBytes: Long = root.getFieldVectors.asScala.iterator.map { v =>
+    v.setValueCount(count)
+    v.getBufferSizeFor(count).toLong
+  }.sum
 
   /** `f` of the buffered rows in the dataset's own Arrow types, then an empty buffer. */
   def drain[B](f: VectorSchemaRoot => B): B = {
