@@ -5,7 +5,7 @@ class loader, where Lance's native threads do not see them; so instead a child p
 Spark's launcher (``spark-submit``) with those packages, Ivy's output going to a log file, and the
 jar paths it resolved are written to a file in the cache directory (``LANCEPART_CACHE_DIR``, by
 default ``~/.cache/lancepart``), named by the packages and the session's Ivy settings. The jars
-stay where Spark's Ivy puts them (``<spark.jars.ivy>/jars``, by default ``~/.ivy2.5.2/jars``)."""
+stay where Spark's Ivy puts them (``<spark.jars.ivy>/jars``, by default ``~/.ivy2.5.2/jars``, ``~/.ivy2/jars`` on Spark 3.5)."""
 
 from __future__ import annotations
 
@@ -167,6 +167,8 @@ def _resolve(settings: dict[str, str], left_out: list[str], log: Path) -> list[s
             "Without access to Maven Central (offline, or behind a proxy), name a repository that has them "
             "with spark.jars.repositories or an Ivy settings file (spark.jars.ivySettings), or give the JVM "
             f"the proxy (-Dhttps.proxyHost=... -Dhttps.proxyPort=... in {JAVA_OPTIONS})")
+    if not child.stdout.strip():
+        raise PackageResolutionError(f"Spark's launcher listed no jars for {', '.join(PACKAGES)}; its output is in {log}")
     return json.loads(child.stdout.splitlines()[-1])
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
+from pathlib import Path
 
+from pyspark.find_spark_home import _find_spark_home
 from pyspark.sql import SparkSession
 
 from lancepart.errors import LancepartError
@@ -46,7 +49,9 @@ def configure(builder: SparkSession.Builder, root: str, catalog: str = "lance",
     # a builder keeps its settings in _options, which has no public getter
     options = builder._options
     plugin = plugin_conf(options)
-    lists = with_plugin_lists(plugin, {key: options[key] for key in PLUGIN_LISTS if key in options})
+    # a value set here replaces spark-defaults.conf's, which the plugin's are put before instead
+    lists = with_plugin_lists(plugin, {**{key: value for key, value in spark_defaults().items() if key in PLUGIN_LISTS},
+                                       **{key: options[key] for key in PLUGIN_LISTS if key in options}})
     for key, value in {**plugin, **lists, EXTENSIONS_KEY: with_extension(options.get(EXTENSIONS_KEY)),
                        **catalog_conf(catalog, root, storage), **SPJ_CONF}.items():
         builder = builder.config(key, value)
@@ -125,6 +130,22 @@ def spark_session(root: str, catalog: str = "lance", master: str = "local[2]",
 
 #: The settings that ``plugin_conf`` starts, each a list with its separator.
 PLUGIN_LISTS = {"spark.jars": ",", "spark.driver.extraClassPath": os.pathsep, "spark.executor.extraClassPath": os.pathsep}
+
+
+def spark_defaults() -> dict[str, str]:
+    """The settings of the spark-defaults.conf that pyspark's launcher reads (in ``SPARK_CONF_DIR``,
+    else ``<SPARK_HOME>/conf``), as Java properties files are read: ``key value`` or
+    ``key=value``, ``#`` comments; empty without the file."""
+    conf_dir = os.environ.get("SPARK_CONF_DIR") or os.path.join(_find_spark_home(), "conf")
+    path = Path(conf_dir) / "spark-defaults.conf"
+    if not path.is_file():
+        return {}
+    settings = {}
+    for line in path.read_text().splitlines():
+        match = re.match(r"\s*([^#!\s=:][^\s=:]*)\s*[\s=:]\s*(.*?)\s*$", line)
+        if match:
+            settings[match.group(1)] = match.group(2)
+    return settings
 
 
 def with_plugin_lists(plugin: dict[str, str], conf: dict[str, str]) -> dict[str, str]:

@@ -1,6 +1,6 @@
 """The cache of the jars Spark's Ivy resolves for a wheel's jar: its entry names, its atomic
 writes, and one resolution at a time (real processes; the resolution itself runs in
-integration-tests/test_wheel.py and test_packages_resolution.py)."""
+integration-tests/test_wheel.py and test_package_resolution.py)."""
 
 import subprocess
 import sys

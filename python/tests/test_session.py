@@ -53,3 +53,17 @@ def test_the_session_catalog_is_lanceparts_session_catalog():
     assert catalog_conf("spark_catalog", "warehouse") == {
         "spark.sql.catalog.spark_catalog": SESSION_CATALOG_CLASS, "spark.sql.catalog.spark_catalog.root": "warehouse"}
     assert catalog_conf("lance", "warehouse")["spark.sql.catalog.lance"] == CATALOG_CLASS
+
+
+def test_configure_puts_the_plugins_class_paths_before_those_of_spark_defaults(monkeypatch, tmp_path):
+    """Regression: the plugin's class paths replaced spark-defaults.conf's (a cluster's own jars)."""
+    monkeypatch.setenv("LANCEPART_JAR", str(tmp_path / "plugin.jar"))
+    (tmp_path / "plugin.jar").write_bytes(b"PK")
+    monkeypatch.setenv("SPARK_CONF_DIR", str(tmp_path))
+    (tmp_path / "spark-defaults.conf").write_text(
+        "# a cluster's\nspark.driver.extraClassPath   /usr/lib/emrfs.jar\nspark.executor.extraClassPath=/usr/lib/x.jar\n"
+        "spark.jars.packages org.example:other:1.0\n")
+    options = configure(SparkSession.builder, "warehouse")._options
+    assert options["spark.driver.extraClassPath"] == os.pathsep.join([str(tmp_path / "plugin.jar"), "/usr/lib/emrfs.jar"])
+    assert options["spark.executor.extraClassPath"] == os.pathsep.join([str(tmp_path / "plugin.jar"), "/usr/lib/x.jar"])
+    assert options["spark.jars"] == str(tmp_path / "plugin.jar") and "spark.jars.packages" not in options

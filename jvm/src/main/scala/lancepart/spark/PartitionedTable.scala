@@ -56,8 +56,6 @@ class PartitionedTable(
   /** The current spec's fields as PARTITIONED BY transforms (see [[DdlPartitioning.transforms]]). */
   override def partitioning(): Array[Transform] = DdlPartitioning.transforms(manifest.meta.currentSpec)
 
-  /** Also the current spec's expression fields as CREATE TABLE takes them, so that SHOW CREATE
-   * TABLE's statement makes the same spec. */
   /** What CREATE TABLE takes back (SHOW CREATE TABLE prints these): the user's properties, the
    * location, the provider (`USING lance`, which Spark's session catalog needs to make a lance table
    * of the statement), the transaction mode, the Lance file format, fixed-size lists and expression fields. The format's own metadata (schema,
