@@ -42,7 +42,15 @@ def db(session):
     name = f"sc{next(_counter)}"
     spark.sql(f"CREATE DATABASE {name} LOCATION '{warehouse / name}'")
     yield name
+    drop_tables(spark, name)
     spark.sql(f"DROP DATABASE {name} CASCADE")
+
+
+def drop_tables(spark, db):
+    """Drops the tables of `db`, which DROP DATABASE refuses while it holds lance tables."""
+    for table in spark.catalog.listTables(db):
+        if table.tableType != "VIEW":
+            spark.sql(f"DROP TABLE {db}.{table.name}")
 
 
 def rows(spark, query):
@@ -183,22 +191,76 @@ def test_drop_table_removes_only_that_tables_files(session, db):
     assert tables(spark, db) == ["events"]
 
 
-def test_drop_database_keeps_the_lance_tables(session):
-    # DROP DATABASE is Spark's command over Spark's catalog: it drops Spark's tables, and the lance
-    # tables stay under the root, read by name, listed again in the database made anew
+def test_drop_database_refuses_a_database_holding_lance_tables(session):
+    # Spark's DROP DATABASE knows only Spark's tables: it would delete the database's directory and
+    # leave the lance tables under the root without a database
     spark, root, warehouse = session
     spark.sql(f"CREATE DATABASE kept LOCATION '{warehouse / 'kept'}'")
     try:
         create_events_and_users(spark, "kept")
-        spark.sql("DROP DATABASE kept CASCADE")
-        assert not (warehouse / "kept").exists()
+        spark.sql("CREATE TABLE kept.plain (id BIGINT) USING lance")
+        spark.sql("DROP TABLE kept.users")
+        for statement in ["DROP DATABASE kept", "DROP DATABASE KEPT CASCADE", "DROP DATABASE IF EXISTS kept CASCADE"]:
+            with pytest.raises(Exception, match=r"database (kept|KEPT) holds lance tables kept.events, kept.plain: DROP "
+                                                r"DATABASE would leave them under the root without a database; "
+                                                r"DROP TABLE each of them first"):
+                spark.sql(statement)
+        assert (warehouse / "kept").is_dir()
         assert rows(spark, "SELECT id FROM kept.events") == [(1,), (2,), (3,)]
-        spark.sql(f"CREATE DATABASE kept LOCATION '{warehouse / 'kept'}'")
-        assert tables(spark, "kept") == ["events"]
+        spark.sql("DROP TABLE kept.events")
+        spark.sql("DROP TABLE kept.plain")
+        spark.sql("DROP DATABASE kept")
+        assert not (warehouse / "kept").exists()
+        assert sorted(p.name for p in (root / "kept").iterdir()) == []
     finally:
-        spark.sql("DROP TABLE IF EXISTS kept.events")
-        spark.sql("DROP DATABASE IF EXISTS kept CASCADE")
-    assert not (root / "kept" / "events").exists()
+        if spark.catalog.databaseExists("kept"):
+            drop_tables(spark, "kept")
+            spark.sql("DROP DATABASE kept CASCADE")
+
+
+def test_names_are_case_insensitive_as_in_sparks_catalog(session, db):
+    spark, root, warehouse = session
+    spark.sql(f"CREATE TABLE {db.upper()}.Events (id BIGINT, Country STRING) USING lance PARTITIONED BY (Country)")
+    assert sorted(p.name for p in (root / db).iterdir()) == ["events"]
+    spark.sql(f"INSERT INTO {db}.EVENTS VALUES (1, 'US')")
+    spark.table(f"{db}.eVents").writeTo(f"{db.upper()}.Events").append()
+    assert rows(spark, f"SELECT * FROM {db}.events") == [(1, "US"), (1, "US")]
+    for statement in [f"CREATE TABLE {db}.EVENTS (id BIGINT) USING parquet",
+                      f"CREATE TABLE {db}.events (id BIGINT) USING lance",
+                      f"CREATE VIEW {db}.EVENTS AS SELECT 1 AS id"]:
+        with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_ALREADY_EXISTS"):
+            spark.sql(statement)
+    assert not (warehouse / db / "events").exists()
+    assert tables(spark, db) == ["events"]
+    spark.sql(f"DROP TABLE {db}.Events")
+    assert not (root / db / "events").exists()
+    assert tables(spark, db) == []
+
+
+def test_using_the_format_class_makes_a_lance_table(session, db):
+    spark, root, warehouse = session
+    spark.sql(f"CREATE TABLE {db}.t (id BIGINT, p STRING) USING lance.DefaultSource PARTITIONED BY (p)")
+    spark.sql(f"CREATE TABLE {db}.c USING lance.DefaultSource AS SELECT 2L AS id")
+    spark.sql(f"INSERT INTO {db}.t VALUES (1, 'a')")
+    assert rows(spark, f"SELECT * FROM {db}.t") == [(1, "a")]
+    assert rows(spark, f"SELECT * FROM {db}.c") == [(2,)]
+    assert (root / db / "t" / "__manifest").is_dir() and (root / db / "c.lance").is_dir()
+    assert not (warehouse / db).exists() or sorted((warehouse / db).iterdir()) == []
+    assert "USING lance" in spark.sql(f"SHOW CREATE TABLE {db}.t").first()[0]
+
+
+def test_listing_takes_the_catalog_of_the_session_it_runs_in(session, db, tmp_path):
+    spark, _, _ = session
+    spark.sql(f"CREATE TABLE {db}.mine (id BIGINT) USING lance")
+    other = spark.newSession()  # Spark's databases are shared, its spark_catalog is over a root of its own
+    lancepart.register_catalog(other, "spark_catalog", str(tmp_path / "other-root"))
+    other.sql(f"CREATE TABLE {db}.theirs (id BIGINT) USING lance")
+    try:
+        assert sorted(t.name for t in other.catalog.listTables(db)) == ["theirs"]
+        assert tables(other, db) == ["theirs"]
+        assert sorted(t.name for t in spark.catalog.listTables(db)) == ["mine"]
+    finally:
+        other.sql(f"DROP TABLE {db}.theirs")
 
 
 def test_the_default_database_is_the_roots_directory_default(session):

@@ -30,7 +30,7 @@ class LancepartSparkSessionExtensions extends SparkSessionExtensionsProvider {
       extensions.injectTableFunction(TextSearch.description)
       extensions.injectPostHocResolutionRule(_ => FilterIntoSearch)
       extensions.injectPlannerStrategy(_ => SearchConditions)
-      extensions.injectPlannerStrategy(_ => ShowSessionTables)
+      extensions.injectPlannerStrategy(session => ShowSessionTables(session))
       extensions.injectCheckRule(new ForeignPartitionField(_))
       extensions.injectCheckRule(SessionTableNames)
       LineExtensions.inject(extensions)
