@@ -288,6 +288,9 @@ def test_a_lancepart_catalog_over_the_same_root_has_the_same_tables(session, db)
     assert result.rewritten_partition_tables_count == 1  # US had two fragments
     assert rows(spark, f"SELECT * FROM {db}.events") == before
     lancepart.crosscheck(spark, f"same_root.{db}.events")
+    # the session catalog itself is not one: the error says which to use
+    with pytest.raises(lancepart.LancepartError, match="register a lancepart catalog over the same root"):
+        lancepart.Admin(spark, "spark_catalog").describe(f"{db}.events")
 
 
 # The same statements on Iceberg's SparkSessionCatalog (a Hadoop catalog over a directory) give the

@@ -88,8 +88,11 @@ def resolve_table(spark: SparkSession, name: str, catalog: str = "lance") -> tup
         catalog, table = head, rest
     kind = configured(catalog)
     if kind != CATALOG_CLASS:
-        raise LancepartError(f"catalog '{catalog}' is not configured: set spark.sql.catalog.{catalog}"
-                             if kind is None else f"catalog '{catalog}' is {kind}, not {CATALOG_CLASS}")
+        raise LancepartError(
+            f"catalog '{catalog}' is not configured: set spark.sql.catalog.{catalog}" if kind is None
+            else f"catalog '{catalog}' is {kind}, not {CATALOG_CLASS}" + (
+                ": register a lancepart catalog over the same root (lancepart.register_catalog(spark, 'lance', "
+                "root)) and name it" if kind == SESSION_CATALOG_CLASS else ""))
     return catalog, table
 
 

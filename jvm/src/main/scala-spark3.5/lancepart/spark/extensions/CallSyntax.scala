@@ -3,6 +3,7 @@
 // the expressions read by the parser lancepart's wraps. A CALL in another catalog goes to that parser.
 package lancepart.spark.extensions
 
+import lancepart.spark.{PartitionedCatalog, PartitionedSessionCatalog}
 import lancepart.spark.extensions.SqlTokens.{#::, Token, Tokens}
 import lancepart.spark.line.ProcedureCatalog
 import org.apache.spark.sql.SparkSession
@@ -27,6 +28,9 @@ private[extensions] object CallSyntax {
             end(sql, afterArguments)
             val read = arguments.map(argument(sql, parser, _))
             CallStatement(catalog, ident, read.map(_._1), read.map(_._2))
+          case (sessionCatalog: PartitionedSessionCatalog, ident) => throw new UnsupportedOperationException(
+              s"CALL ${sessionCatalog.name()}.$ident: the session catalog has no procedures; call them in a " +
+                s"lancepart catalog (${classOf[PartitionedCatalog].getName}) over the same root")
           case (other, ident) =>
             try parser.parsePlan(sql)
             catch {
