@@ -69,6 +69,9 @@ class CallSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(failure("CALL lance.system.rewrite_data_files('ns.t', 'region = \\'us\\'', map(), 'extra')").nonEmpty)
     assert(failure("CALL lance.system.rewrite_data_files('ns.t') 'trailing'").nonEmpty)
     assert(failure("CALL lance.system.vacuum('ns.t', retention_check => 'maybe')").contains("maybe"))
+    // a NULL would read as false: the retention check off
+    assert(failure("CALL lance.system.vacuum('ns.t', retention_check => NULL)").contains("'retention_check' is NULL"))
+    assert(failure("CALL lance.system.expire_snapshots('ns.t', retain_last => NULL)").contains("'retain_last' is NULL"))
     assert(failure("CALL lance.system.no_such_procedure('ns.t')").contains("no_such_procedure"))
     assert(manifestVersion == before)
   }

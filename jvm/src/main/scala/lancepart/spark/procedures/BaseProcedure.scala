@@ -56,6 +56,13 @@ abstract class BaseProcedure(catalog: PartitionedCatalog, val outputType: Struct
       .zip(map.valueArray().toSeq[UTF8String](StringType).map(v => String.valueOf(v))).toMap
   }
 
+  /** Fails unless arguments `ordinals` have values: a NULL would read as false or 0 (Spark 4 passes
+   * NULL to a parameter whose default is not NULL). */
+  protected def requireValues(input: InternalRow, ordinals: Int*): Unit =
+    ordinals.find(input.isNullAt).foreach { ordinal =>
+      throw new IllegalArgumentException(s"${name()}: argument '${parameters()(ordinal).name}' is NULL")
+    }
+
   /** Argument `ordinal`, a string or NULL. */
   protected def optionalString(input: InternalRow, ordinal: Int): Option[String] =
     if (!input.isNullAt(ordinal)) Some(input.getUTF8String(ordinal).toString) else None

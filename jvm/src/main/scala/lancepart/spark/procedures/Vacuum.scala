@@ -26,6 +26,7 @@ class Vacuum(catalog: PartitionedCatalog) extends BaseProcedure(catalog, Vacuum.
   )
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
+    requireValues(input, 1, 2)
     val table = partitionedTable(input, 0)
     val cutoff = input.getLong(1) / 1000
     maintenance.Vacuum.checkRetention(table.name(), cutoff, input.getBoolean(2))
