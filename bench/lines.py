@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -34,10 +35,12 @@ START, END = "<!-- lines:start (bench/lines.py writes this part) -->", "<!-- lin
 def markdown(results: dict[str, dict]) -> str:
     """A table of the runs (one per line) and one of the workloads' seconds, lancepart's and
     Iceberg's (with its ratio to lancepart's) per line."""
-    lines = ["| line | Spark | Iceberg | date | rows | partitions | repeats | minutes |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| line | Spark | Iceberg | date | rows | partitions | repeats | minutes | load average (15 min, at end) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for line, result in results.items():
         lines.append(f"| {line} | {result['spark']} | {result['iceberg'] or 'none published'} | {result['date']} | "
-                     f"{result['rows']:,} | {result['partitions']:,} | {result['repeats']} | {result['minutes']} |")
+                     f"{result['rows']:,} | {result['partitions']:,} | {result['repeats']} | {result['minutes']} | "
+                     f"{result['load_average']} |")
     lines += ["", "| workload | " + " | ".join(f"{line} lancepart | {line} iceberg" for line in results) + " |",
               "|---|" + "---|---|" * len(results)]
     for workload in WORKLOADS:
@@ -71,7 +74,8 @@ def main() -> None:
     results = json.loads(args.output.read_text()) if args.output.exists() else {}
     results[f"{line}_{LINES[line]}"] = {
         **run.result(), "date": dt.date.today().isoformat(), "rows": args.rows, "partitions": PARTITIONS,
-        "iceberg": Path(args.iceberg_jar).name if args.iceberg_jar else None}
+        "iceberg": Path(args.iceberg_jar).name if args.iceberg_jar else None,
+        "load_average": round(os.getloadavg()[2], 1)}  # other work on the machine during the run
     results = dict(sorted(results.items(), key=lambda kv: [int(n) for n in kv[0].split("_")[0].split(".")]))
     args.output.write_text(json.dumps(results, indent=1) + "\n")
     replace_section(DOC, START, END, markdown(results))
