@@ -39,7 +39,6 @@ SOURCES := pom.xml $(shell find jvm -type f -not -path '*/target/*')
 COMPILED := target/.compiled
 MVN := mvn -q -B
 
-ICEBERG_JAR := target/bench/iceberg-spark-runtime-4.1_2.13-1.12.0.jar
 # bench-lines: the lines it runs on, each with its Python environment and the Iceberg runtime of
 # that line (Iceberg publishes none for Spark 4.2, which runs lancepart alone; 1.12.0 none for 4.0;
 # on Spark 3.5 the session extensions of 1.10 and later fail MERGE and UPDATE on other tables)
@@ -48,6 +47,8 @@ ICEBERG_3.5_2.12 := 1.9.2
 ICEBERG_4.0_2.13 := 1.11.0
 ICEBERG_4.1_2.13 := 1.12.0
 line_iceberg_jar = $(if $(ICEBERG_$(1)),target/bench/iceberg-spark-runtime-$(1)-$(ICEBERG_$(1)).jar)
+# the primary line's, which the differential suites and `make bench` run beside lancepart
+ICEBERG_JAR := $(call line_iceberg_jar,$(PRIMARY_LINE))
 line_python = $(if $(filter $(1),$(PRIMARY_LINE)),$(PY),.venv-spark-$(1)/bin/python)
 # The package's dependency ranges (python/pyproject.toml), tested at both ends: the development
 # environment holds the oldest versions, with the primary line's pyspark; the newest have an
@@ -71,7 +72,7 @@ NEWEST_SUITES := test_interop.py test_arrow_types.py test_plain_tables.py test_f
 # pylance interop with crosscheck, the catalog, the session catalog (it leans on Spark's own
 # commands), and the wheel installed over that pyspark
 LINE_SUITES := test_write_read.py test_pruning.py test_row_level.py test_evolution.py test_spj.py \
-	test_arrow_types.py test_interop.py test_catalog.py test_session_catalog.py test_wheel.py
+	test_arrow_types.py test_interop.py test_catalog.py test_session_catalog.py test_running_session.py test_wheel.py
 PYSPARK_3.5_2.12 := 3.5.9
 PYSPARK_4.0_2.13 := 4.0.5
 PYSPARK_4.2_2.13 := 4.2.1
@@ -155,9 +156,6 @@ bench-quick: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 		--planning-sizes '' --join-rows 0 --no-merge --compaction-partitions 0 \
 		--systems lancepart,iceberg $(BENCH_ARGS)
 
-$(ICEBERG_JAR): | $(COMPILED)
-	$(MVN) -N dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.12.0 -DoutputDirectory=target/bench
-
 # The lines one after another (a Spark session each; the first to fail stops it); BENCH_LINES_ARGS goes
 # to each (bench/lines.py --help: bench-quick's 2,000,000 rows, 3 repeats)
 bench-lines: $(VENV)/.installed $(foreach line,$(PYSPARK_LINES),.venv-spark-$(line)/.installed) $(JAR) $(OTHER_BUILT) \
@@ -165,7 +163,7 @@ bench-lines: $(VENV)/.installed $(foreach line,$(PYSPARK_LINES),.venv-spark-$(li
 	$(foreach line,$(BENCH_LINES),$(call line_python,$(line)) bench/lines.py \
 		$(addprefix --iceberg-jar ,$(call line_iceberg_jar,$(line))) $(BENCH_LINES_ARGS) &&) true
 
-# Another line's Iceberg runtime (the primary line's is $(ICEBERG_JAR)); the stem is <line>-<version>
+# A line's Iceberg runtime; the stem is <line>-<version>
 target/bench/iceberg-spark-runtime-%.jar: | $(COMPILED)
 	$(MVN) -N dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-$(subst -,:,$*) -DoutputDirectory=target/bench
 

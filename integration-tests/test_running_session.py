@@ -1,20 +1,30 @@
-"""The plugin jar alone, through `spark.jars` and nothing else, runs a write and a read in a fresh
-Spark (its own JVM, so it runs in a subprocess)."""
+"""A Spark session started without lancepart's helpers, before lancepart is asked for a catalog in
+it (a notebook's session, a job launched with `--jars`): `register_catalog` and `spark_session`
+use it when its JVM loads the plugin and refuse it, saying why, when it cannot. Each session is a
+JVM of its own, so each runs in a subprocess."""
 
 import subprocess
 import sys
 import textwrap
 
 from lancepart import jar_path
+from lancepart.jar import spark_line
 
 SCRIPT = textwrap.dedent("""
     import sys
+    import lancepart
     from pyspark.sql import SparkSession
-    jar, root = sys.argv[1], sys.argv[2]
-    spark = (SparkSession.builder.master("local[2]").config("spark.jars", jar)
-             .config("spark.sql.catalog.lance", "lancepart.spark.PartitionedCatalog")
-             .config("spark.sql.catalog.lance.root", root)
-             .config("spark.ui.enabled", "false").getOrCreate())
+    jars, root, helper = sys.argv[1:]
+    builder = SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+    spark = (builder.config("spark.jars", jars) if jars else builder).getOrCreate()
+    try:
+        if helper == "register_catalog":
+            lancepart.register_catalog(spark, "lance", root)
+        else:
+            spark = lancepart.spark_session(root)
+    except lancepart.LancepartError as e:
+        print("REFUSED", e)
+        sys.exit()
     spark.sql("CREATE NAMESPACE lance.ns")
     spark.sql("CREATE TABLE lance.ns.t (id BIGINT, p STRING) PARTITIONED BY (p)")
     spark.sql("INSERT INTO lance.ns.t SELECT id, CAST(id % 3 AS STRING) FROM range(100)")
@@ -22,9 +32,24 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_spark_jars_alone_loads_the_plugin(tmp_path):
-    out = subprocess.run([sys.executable, "-c", SCRIPT, jar_path(), str(tmp_path)],
-                         capture_output=True, text=True, timeout=300)
-    ids = [i for i in range(100) if i % 3 == 1]
-    assert f"RESULT Row(count(1)={len(ids)}, sum(id)={sum(ids)})" in out.stdout, \
-        f"exit {out.returncode}; stderr begins:\n{out.stderr[:4000]}\n...\nends:\n{out.stderr[-2000:]}"
+def run(jars: str, root, helper: str) -> str:
+    """The output of SCRIPT: a session started with ``jars`` in spark.jars, then lancepart's
+    ``helper`` (register_catalog or spark_session) asked for catalog lance over ``root``."""
+    out = subprocess.run([sys.executable, "-c", SCRIPT, jars, str(root), helper], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, f"exit {out.returncode}; stderr ends:\n{out.stderr[-4000:]}"
+    return out.stdout
+
+
+def test_the_plugin_jar_in_spark_jars_alone_serves_spark_4_and_is_refused_on_spark_3_5(tmp_path):
+    stdout = run(jar_path(), tmp_path, "register_catalog")
+    if spark_line() == "3.5":  # Spark's Arrow 12 comes before lance-core's Arrow 18
+        assert "REFUSED a Spark session is already running whose Arrow comes before lance-core's" in stdout, stdout
+    else:
+        ids = [i for i in range(100) if i % 3 == 1]
+        assert f"RESULT Row(count(1)={len(ids)}, sum(id)={sum(ids)})" in stdout, stdout
+
+
+def test_a_session_without_the_plugin_is_refused(tmp_path):
+    stdout = run("", tmp_path, "spark_session")
+    assert "REFUSED a Spark session is already running without the lancepart plugin on its class path" in stdout, stdout

@@ -6,6 +6,8 @@ import os
 import re
 from pathlib import Path
 
+from py4j.protocol import Py4JJavaError
+from pyspark import SparkContext
 from pyspark.find_spark_home import _find_spark_home
 from pyspark.sql import SparkSession
 
@@ -98,7 +100,11 @@ def resolve_table(spark: SparkSession, name: str, catalog: str = "lance") -> tup
 
 def register_catalog(spark: SparkSession, catalog: str, root: str, storage: dict[str, str] | None = None) -> None:
     """Adds catalog ``catalog`` to a running session whose class path already holds the plugin
-    (one made by ``spark_session`` or ``configure``); Spark loads it on first use."""
+    (one made by ``spark_session`` or ``configure``); Spark loads it on first use. Raises
+    LancepartError when the session's JVM cannot load the plugin (``require_plugin``)."""
+    context = getattr(spark, "_sc", None)  # None in a Spark Connect session, whose server loads the plugin
+    if context is not None:
+        require_plugin(context)
     for key, value in catalog_conf(catalog, root, storage).items():
         spark.conf.set(key, value)
 
@@ -115,12 +121,19 @@ def spark_session(root: str, catalog: str = "lance", master: str = "local[2]",
     ``remote`` (``"sc://host:port"``) connects to a Spark Connect server instead of starting Spark
     here: the server must have the plugin on its class path, which brings its SQL extension (see
     docs/deployment.md); the catalog, ``SPJ_CONF`` and ``conf`` are set on the new session, and
-    ``master`` is not used."""
+    ``master`` is not used.
+
+    In a process that already runs a Spark session, Spark's ``getOrCreate`` returns that session
+    with these settings where they can still change; its JVM must load the plugin
+    (``require_plugin``)."""
     if remote is not None:
         spark = SparkSession.builder.remote(remote).getOrCreate()
         for key, value in {**catalog_conf(catalog, root, storage), **SPJ_CONF, **conf}.items():
             spark.conf.set(key, value)
         return spark
+    running = SparkContext._active_spark_context
+    if running is not None:  # getOrCreate would return its session, whose class paths are fixed
+        require_plugin(running)
     builder = SparkSession.builder.master(master).appName("lancepart")
     for key, value in conf.items():  # for configure: the lists and extensions it extends, the Ivy settings
         builder = builder.config(key, value)
@@ -129,6 +142,37 @@ def spark_session(root: str, catalog: str = "lance", master: str = "local[2]",
         if key not in PLUGIN_LISTS and key != EXTENSIONS_KEY:
             builder = builder.config(key, value)
     return builder.getOrCreate()
+
+
+#: Arrow's class of types, and one of the types of the Arrow lance-core builds on that Spark 3.5's
+#: Arrow 12 lacks.
+ARROW_TYPE_CLASS = "org.apache.arrow.vector.types.pojo.ArrowType"
+NEWER_ARROW_CLASS = f"{ARROW_TYPE_CLASS}$Utf8View"
+
+
+def require_plugin(spark_context: SparkContext) -> None:
+    """Raises LancepartError unless the JVM of the running ``spark_context``, whose class paths
+    were fixed when it started, loads the plugin's catalog (as Spark loads catalogs) and, through
+    the catalog's class loader, the Arrow that lance-core needs: the Arrow jar that the loader
+    takes ``ARROW_TYPE_CLASS`` from must hold ``NEWER_ARROW_CLASS`` (on Spark 3.5 only with the
+    plugin on the driver class path, ahead of Spark's Arrow 12; through ``spark.jars`` alone,
+    Arrow 12's classes come first and the newer ones from the plugin's jar)."""
+    jvm = spark_context._jvm
+    def load(name: str, loader) -> object | None:
+        try:
+            return jvm.java.lang.Class.forName(name, False, loader)
+        except Py4JJavaError:
+            return None
+    advice = ("stop it (spark.stop()) before lancepart.spark_session, or start it with lancepart.configure(builder, "
+              "root) or the settings of docs/jvm.md")
+    catalog = load(CATALOG_CLASS, jvm.org.apache.spark.util.Utils.getContextOrSparkClassLoader())
+    if catalog is None:
+        raise LancepartError(f"a Spark session is already running without the lancepart plugin on its class path "
+                             f"(it has no {CATALOG_CLASS}): {advice}")
+    arrow = load(ARROW_TYPE_CLASS, catalog.getClassLoader())
+    if arrow is None or load(NEWER_ARROW_CLASS, arrow.getClassLoader()) is None:
+        raise LancepartError(f"a Spark session is already running whose Arrow comes before lance-core's ({NEWER_ARROW_CLASS} "
+                             f"is missing: on Spark 3.5 the plugin must be on the driver class path): {advice}")
 
 
 #: The settings that ``plugin_conf`` starts, each a list with its separator.

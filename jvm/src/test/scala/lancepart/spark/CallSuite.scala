@@ -1,7 +1,8 @@
 // CALL statements of lancepart's procedures on every Spark line (Spark 4 runs CALL itself, Spark 3.5
 // through lancepart's extension): arguments by position and by name, defaults, the catalog named or
 // current, comments and string literals holding commas and parentheses, the errors for a
-// parameter unknown, missing or given twice or an argument that does not fit, and one run per CALL.
+// parameter unknown, missing or given twice or an argument that does not fit, a catalog without
+// procedures, and one run per CALL.
 package lancepart.spark
 
 import java.nio.file.{Files, Path}
@@ -74,6 +75,15 @@ class CallSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(failure("CALL lance.system.expire_snapshots('ns.t', retain_last => NULL)").contains("'retain_last' is NULL"))
     assert(failure("CALL lance.system.no_such_procedure('ns.t')").contains("no_such_procedure"))
     assert(manifestVersion == before)
+  }
+
+  test("a CALL in a catalog without procedures fails naming the catalog") {
+    val message = intercept[Exception](spark.sql("CALL spark_catalog.system.describe('ns.t')").collect()).getMessage
+    val expected =
+      if (org.apache.spark.SPARK_VERSION.startsWith("3.5"))
+        "on Spark 3.5 lancepart runs CALL for the procedures of its own catalogs, and catalog spark_catalog is of class"
+      else "Catalog spark_catalog does not support procedures"
+    assert(message.contains(expected), message)
   }
 
   test("a CALL runs once, when the statement runs, however often its rows are read") {

@@ -7,7 +7,7 @@ import lancepart.spark.{PartitionedCatalog, PartitionedSessionCatalog}
 import lancepart.spark.extensions.SqlTokens.{#::, Token, Tokens}
 import lancepart.spark.line.ProcedureCatalog
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.parser.{ParseException, ParserInterface}
+import org.apache.spark.sql.catalyst.parser.ParserInterface
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.lancepart.CatalogLookup
 
@@ -32,14 +32,9 @@ private[extensions] object CallSyntax {
               s"CALL ${sessionCatalog.name()}.$ident: the session catalog has no procedures; call them in a " +
                 s"lancepart catalog (${classOf[PartitionedCatalog].getName}) over the same root")
           case (other, ident) =>
-            try parser.parsePlan(sql)
-            catch {
-              case e: ParseException => throw new UnsupportedOperationException(
-                  s"CALL ${other.name()}.$ident: on Spark 3.5 lancepart runs CALL for the procedures of its own " +
-                    s"catalogs, and catalog ${other.name()} is of class ${other.getClass.getName}",
-                  e
-                )
-            }
+            PartitionFieldParser.delegatedOrExplained(parser.parsePlan(sql))(
+              s"CALL ${other.name()}.$ident: on Spark 3.5 lancepart runs CALL for the procedures of its own " +
+                s"catalogs, and catalog ${other.name()} is of class ${other.getClass.getName}")
         })
       case _ => None
     }

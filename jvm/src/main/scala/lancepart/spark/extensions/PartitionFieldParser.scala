@@ -42,15 +42,20 @@ class PartitionFieldParser(session: SparkSession, protected val delegate: Parser
         case (catalog: PartitionedCatalog, ident) =>
           AlterPartitionField(catalog, ident, statement.change(s"${catalog.name()}.$ident"))
         case (other, ident) =>
-          try delegated
-          catch {
-            case e: ParseException => throw new UnsupportedOperationException(
-                s"table ${other.name()}.$ident: ALTER TABLE ... ${statement.verb} PARTITION FIELD needs a table of a " +
-                  s"lancepart catalog (${classOf[PartitionedCatalog].getName}), and catalog ${other.name()} is of class " +
-                  s"${other.getClass.getName}",
-                e
-              )
-          }
+          PartitionFieldParser.delegatedOrExplained(delegated)(
+            s"table ${other.name()}.$ident: ALTER TABLE ... ${statement.verb} PARTITION FIELD needs a table of a " +
+              s"lancepart catalog (${classOf[PartitionedCatalog].getName}), and catalog ${other.name()} is of class " +
+              s"${other.getClass.getName}")
       }
     }
+}
+
+object PartitionFieldParser {
+
+  /** The wrapped parser's plan `delegated` of a statement lancepart reads for its own catalogs
+   * alone; when that parser cannot read it either, an error saying why lancepart did not (`why`),
+   * caused by the parser's. */
+  private[extensions] def delegatedOrExplained(delegated: => LogicalPlan)(why: => String): LogicalPlan =
+    try delegated
+    catch { case e: ParseException => throw new UnsupportedOperationException(why, e) }
 }
