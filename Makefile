@@ -17,6 +17,8 @@
 #   make bench-quick   the 1,000-partition scans of lancepart and Iceberg (a few minutes), into target/bench-quick
 #   make bench-lines   the 1,000-partition full scan and MERGE workloads on each Spark line (BENCH_LINES),
 #               lancepart and Iceberg in turn, into bench/results/lines.json and docs/benchmarks.md
+#   make bench-streaming   streaming appends into 100 partitions, lancepart (both transaction modes) and
+#               Iceberg in turn, into bench/results/streaming.json and docs/benchmarks.md
 #   make docs   builds the documentation site (mkdocs) into target/site
 #   make wheel  builds target/wheel/lancepart-*.whl: the Python package with each line's plugin classes
 VENV := .venv
@@ -88,7 +90,7 @@ PYTEST_WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
 # LANCEPART_TEST_LONG_RUN=1 on make test's first pass (integration-tests/jvm_options.py): every
 # JVM maps an archive of the classes of a Spark session with the plugin
 
-.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-lines pytest-quick scala-tests scala-tests-lines format differential-sweep jar wheel bench bench-quick bench-lines docs
+.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-lines pytest-quick scala-tests scala-tests-lines format differential-sweep jar wheel bench bench-quick bench-lines bench-streaming docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
@@ -162,6 +164,10 @@ bench-lines: $(VENV)/.installed $(foreach line,$(PYSPARK_LINES),.venv-spark-$(li
 		$(foreach line,$(BENCH_LINES),$(call line_iceberg_jar,$(line)))
 	$(foreach line,$(BENCH_LINES),$(call line_python,$(line)) bench/lines.py \
 		$(addprefix --iceberg-jar ,$(call line_iceberg_jar,$(line))) $(BENCH_LINES_ARGS) &&) true
+
+# Streaming appends (bench/streaming.py --help), lancepart and Iceberg in turn on the primary line
+bench-streaming: $(VENV)/.installed $(JAR) $(ICEBERG_JAR)
+	$(PY) bench/streaming.py --iceberg-jar $(ICEBERG_JAR) $(BENCH_STREAMING_ARGS)
 
 # A line's Iceberg runtime; the stem is <line>-<version>
 target/bench/iceberg-spark-runtime-%.jar: | $(COMPILED)

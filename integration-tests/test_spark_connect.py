@@ -1,8 +1,8 @@
 """Spark Connect: a Spark Connect server with the plugin on its class path runs as a local process on
 loopback, and a client process (no py4j there) connects with `lancepart.spark_session(remote=...)`
 and runs DDL with every transform, writes, pruned reads, UPDATE, DELETE and MERGE INTO, crosscheck
-(its pylance side in the client), ALTER TABLE ... ADD PARTITION FIELD, every `lancepart.Admin` method (progress bars included) and a
-storage-partitioned join."""
+(its pylance side in the client), ALTER TABLE ... ADD PARTITION FIELD, every `lancepart.Admin` method (progress bars included), a
+storage-partitioned join and a streaming write."""
 
 import socket
 import subprocess
@@ -92,6 +92,19 @@ CLIENT = textwrap.dedent("""
     step("spj rows", joined.first()[0], 100)
     plan = spark.sql("EXPLAIN SELECT count(*) FROM lance.cn.l JOIN lance.cn.r USING (id)").first()[0]
     step("spj without shuffle", ("Exchange hashpartitioning" in plan, "tables=4/4" in plan), (False, True))
+    # a stream of JSON files appended by the server, twice: the second run appends the new file only
+    import json, os
+    source, checkpoint = root + "-stream", root + "-checkpoint"
+    os.makedirs(source)
+    spark.sql("CREATE TABLE lance.cn.events (id BIGINT, c STRING) PARTITIONED BY (c)")
+    for n in range(2):
+        with open(f"{source}/.{n}.json", "w") as out:
+            out.writelines(json.dumps({"id": n * 10 + i, "c": f"c{i % 2}"}) + "\\n" for i in range(4))
+        os.rename(f"{source}/.{n}.json", f"{source}/{n}.json")
+        (spark.readStream.schema("id BIGINT, c STRING").json(source).writeStream
+         .option("checkpointLocation", checkpoint).trigger(availableNow=True).toTable("lance.cn.events")
+         .awaitTermination())
+    step("stream", sorted(r.id for r in spark.table("lance.cn.events").collect()), [0, 1, 2, 3, 10, 11, 12, 13])
     step("drop_table", (admin.drop_table("cn.s"), admin.drop_table("cn.s")), (True, False))
     print("DONE", flush=True)
 """)
@@ -106,7 +119,7 @@ def free_port() -> int:
 STEPS = ["create_table", "read", "pruned read", "pruned plan", "partitions", "row-level", "crosscheck", "evolve",
          "describe", "add partition field", "describe_namespace", "repair", "vacuum", "vacuum refused", "rewrite_data_files",
          "rewrite_manifests", "rollback_to_version", "rolled back", "rollback_to_timestamp", "expire_snapshots", "spj rows",
-         "spj without shuffle", "drop_table"]
+         "spj without shuffle", "stream", "drop_table"]
 
 
 def test_a_spark_connect_client_runs_ddl_writes_reads_and_every_admin_method(tmp_path):

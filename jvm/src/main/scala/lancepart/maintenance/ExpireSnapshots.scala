@@ -4,11 +4,12 @@
 // only expired manifest versions pinned (and the `table_version` records of those versions).
 // Files that a kept version, a main-branch version or a write still running (its files belong to
 // no version yet) uses are never touched. A partition table no kept version pins (weak mode)
-// keeps its own history, cleaned by Lance's cleanup.
+// keeps its own history, cleaned by Lance's cleanup, unless a streaming micro-batch recorded as
+// begun appends to it (a replay reads its versions since: manifest.StreamMarks).
 package lancepart.maintenance
 
 import lancepart.lance.{Lance, LeafFiles}
-import lancepart.manifest.{ManifestQuery, ManifestStore, TableFiles}
+import lancepart.manifest.{ManifestQuery, ManifestStore, StreamMarks, TableFiles}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.lance.cleanup.CleanupPolicy
 
@@ -41,9 +42,11 @@ object ExpireSnapshots {
       store.lance.withDataset(store.uri)(_.cleanupWithPolicy(policy))
       val gone = before.keySet -- after.keySet
       gone.foreach(files.deleteLeafDirectory)
+      val begun = StreamMarks.begunLocations(store.rows(latest, ManifestQuery.specNamespaces))
       val deleted = Lance.parallel(after.toSeq) { case (location, pinned) =>
         val uri = store.leafUri(location)
-        if (pinned.isEmpty) {
+        if (begun(location)) 0L
+        else if (pinned.isEmpty) {
           val cutoff = DateTimeUtils.microsToMillis(olderThanMicros)
           val stats = store.lance.withDataset(uri)(_.cleanupWithPolicy(
             CleanupPolicy.builder().withBeforeTimestampMillis(cutoff).build()))

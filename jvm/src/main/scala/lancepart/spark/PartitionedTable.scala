@@ -76,7 +76,8 @@ class PartitionedTable(
       TableCapability.BATCH_WRITE,
       TableCapability.TRUNCATE,
       TableCapability.OVERWRITE_BY_FILTER,
-      TableCapability.OVERWRITE_DYNAMIC
+      TableCapability.OVERWRITE_DYNAMIC,
+      TableCapability.STREAMING_WRITE
     )
 
   override def metadataColumns(): Array[MetadataColumn] = Array(PartitionTableColumn, RowAddressColumn)
@@ -101,13 +102,16 @@ class PartitionedTable(
    * across writes would otherwise list the partitions of when it was created. Refused when the
    * schema, specs or mode changed since (the DataFrame's columns are those of its load).
    */
-  private def latest: PartitionedTable = if (pinned) this
-  else {
+  private def latest: PartitionedTable =
+    if (pinned) this else latestSince("this DataFrame or view", "read the table again (spark.table or a new statement)")
+
+  /** This table at the latest manifest version; refused when its schema, specs or mode changed
+   * since `loader` loaded this object (`remedy` says what to do then). */
+  def latestSince(loader: String, remedy: String): PartitionedTable = {
     val now = store.load()
     if (now.version == manifest.version) this
     else if (now.meta.properties != manifest.meta.properties) throw new IllegalStateException(
-      s"table $tableName: its schema, partition specs or transaction mode changed after this DataFrame or view " +
-        "loaded it; read the table again (spark.table or a new statement)")
+      s"table $tableName: its schema, partition specs or transaction mode changed after $loader loaded it; $remedy")
     else withManifest(now, pinned = false)
   }
 

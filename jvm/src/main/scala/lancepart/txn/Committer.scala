@@ -15,6 +15,9 @@ import lancepart.manifest.{
   ManifestRow,
   ManifestStore,
   Naming,
+  PendingEpoch,
+  StreamEpoch,
+  StreamMarks,
   TableFiles
 }
 import lancepart.spec.{TableMetadata, TransactionMode}
@@ -36,13 +39,78 @@ class Committer(
     leafSchema: Schema,
     attempts: Int = Committer.DefaultAttempts) {
 
-  /** Commits `tx`; returns the new manifest version. */
-  def commit(tx: TableWrite): Long = {
-    val state = new Attempts(tx, new LeafCommits(store.lance, detached = tx.base.meta.mode == TransactionMode.Strong))
+  /** Commits `tx`; returns the new manifest version (for a micro-batch committed before, the
+   * latest, unchanged). */
+  def commit(tx: TableWrite): Long = tx.stream.fold(commitOnce(tx))(commitEpoch(tx, _))
+
+  private def commitOnce(tx: TableWrite): Long = {
+    val strong = tx.base.meta.mode == TransactionMode.Strong
+    val state = new Attempts(tx, new LeafCommits(store.lance, detached = strong, tx.stream))
+    val committed = retrying(state.commitOn)
+    align(tx, state.createdLocations, committed)
+    committed.version
+  }
+
+  /**
+   * Commits micro-batch `epoch` of a streaming query at most once (see [[StreamMarks]]): not at
+   * all when `__manifest` records it or a later one of its query as committed. In weak mode the
+   * partition tables it appends to show its rows before `__manifest` does, so a `__manifest`
+   * commit first records it as begun with their versions; a replay of a micro-batch so recorded
+   * (its query stopped before it was committed) appends only to the partition tables whose
+   * versions since hold none of its commits.
+   */
+  private def commitEpoch(tx: TableWrite, epoch: StreamEpoch): Long = {
+    val latest = store.load()
+    val specRows = store.rows(latest, ManifestQuery.specNamespaces)
+    if (StreamMarks.committed(specRows, epoch.queryId).exists(_ >= epoch.epoch)) {
+      Committer.log.info(s"table ${store.table}: micro-batch ${epoch.epoch} of streaming query ${epoch.queryId} " +
+        "was committed before; not committed again")
+      latest.version
+    } else if (tx.base.meta.mode == TransactionMode.Strong) commitOnce(tx)
+    else {
+      val spec = tx.base.meta.currentSpec.namespace
+      val appendedTo = tx.writes.map(_.target).filterNot(_.isNew).map(_.location).distinct
+      specRows.find(_.objectId == spec).flatMap(StreamMarks.pending(_, epoch.queryId)) match {
+        case Some(begun) if begun.epoch == epoch.epoch =>
+          val leaves = new LeafCommits(store.lance, detached = false, Some(epoch))
+          val done = Lance.parallel(begun.bases.toSeq) { case (location, version) =>
+            location -> leaves.holds(store.leafUri(location), version, epoch)
+          }.collect { case (location, true) => location }.toSet
+          val more = appendedTo.filterNot(begun.bases.contains)
+          if (more.nonEmpty) begin(spec, epoch, begun.bases ++ versions(more))
+          commitOnce(tx.copy(writes = tx.writes.filterNot(w => !w.target.isNew && done(w.target.location))))
+        case Some(begun) => throw new IllegalStateException(
+            s"table ${store.table}: micro-batch ${begun.epoch} of streaming query ${epoch.queryId} began committing " +
+              s"and was not committed, and Spark now commits micro-batch ${epoch.epoch}: the query's checkpoint " +
+              "does not match this table's __manifest (was it replaced?); this micro-batch was not committed")
+        case None =>
+          if (appendedTo.nonEmpty) begin(spec, epoch, versions(appendedTo))
+          commitOnce(tx)
+      }
+    }
+  }
+
+  /** Records in `__manifest` (the `v<N>` row `spec`) micro-batch `epoch` as begun, with the
+   * versions `bases` of the partition tables (by location) it appends to. */
+  private def begin(spec: String, epoch: StreamEpoch, bases: Map[String, Long]): Unit = retrying { latest =>
+    val row = Committer.specRow(spec, store.rows(latest, ManifestQuery.byId(Seq(spec))).headOption)
+    store.commit(
+      latest.version,
+      Seq(StreamMarks.withPending(row, epoch.queryId, PendingEpoch(epoch.epoch, bases))),
+      Nil)
+  }
+
+  /** The current main-branch versions of the partition tables at `locations`. */
+  private def versions(locations: Seq[String]): Map[String, Long] =
+    Lance.parallel(locations)(l => l -> store.lance.withDataset(store.leafUri(l))(_.version())).toMap
+
+  /** `body` on the latest manifest, again after a pause while it loses to a concurrent commit
+   * (a [[ManifestConflict]]), at most `attempts` times. */
+  private def retrying(body: Manifest => Committed): Committed = {
     @tailrec def attempt(n: Int): Committed = {
       val latest = store.load()
       val outcome =
-        try Right(state.commitOn(latest))
+        try Right(body(latest))
         catch {
           case e: ManifestConflict => Left(e)
           case e: TransactionConflict =>
@@ -71,9 +139,7 @@ class Committer(
           throw gaveUp
       }
     }
-    val committed = attempt(1)
-    align(tx, state.createdLocations, committed)
-    committed.version
+    attempt(1)
   }
 
   /**
@@ -134,9 +200,8 @@ class Committer(
       val read =
         store.rows(latest, ManifestQuery.byId(touched.distinct :+ spec.namespace)).map(r => r.objectId -> r).toMap
       val now = read.filter(_._2.objectType == Naming.TableType)
-      val guard =
-        read.get(spec.namespace).fold(ManifestRow(spec.namespace, Naming.NamespaceType, None, None, Map.empty))(
-          _.copy(values = Map.empty))
+      val specRow = Committer.specRow(spec.namespace, read.get(spec.namespace))
+      val guard = tx.stream.fold(specRow)(StreamMarks.withCommitted(specRow, _))
       // New partitions are resolved against S1; a write without any needs no scan for it.
       lazy val directory = PartitionDirectory.load(store, latest, spec, tx.directory.seed)
       val plans = mutable.LinkedHashMap.empty[String, LeafPlan]
@@ -416,6 +481,11 @@ private case class LeafPlan(leaf: ManifestRow, isNew: Boolean, namespaces: Seq[M
 
 object Committer {
   val DefaultAttempts = 30
+
+  /** The `v<N>` row `objectId` to write back as `read` has it (its metadata: other writers' keys
+   * stay), or a new one: a namespace row, without partition values. */
+  private def specRow(objectId: String, read: Option[ManifestRow]): ManifestRow =
+    read.fold(ManifestRow(objectId, Naming.NamespaceType, None, None, Map.empty))(_.copy(values = Map.empty))
   private val BaseBackoffMs = 20L
   private val MaxBackoffMs = 2000L
   private val log = org.slf4j.LoggerFactory.getLogger(classOf[Committer])

@@ -2,9 +2,11 @@
 // append fragments in one commit, commit a compaction or indexes.
 // Strong mode commits detached on top of the manifest's read_version (spec: Multi-Partition
 // Transaction (Strong)); weak mode commits on the main branch (Lance rebases concurrent appends).
+// A streaming write's commits carry its micro-batch in their transaction properties.
 package lancepart.txn
 
 import lancepart.lance.{Lance, LanceAccess, LeafField, LeafSchema, LeafStats}
+import lancepart.manifest.{StreamEpoch, StreamMarks}
 import lancepart.prune.RowPredicate
 import org.apache.arrow.vector.UInt8Vector
 import org.apache.arrow.vector.types.pojo.Schema
@@ -17,14 +19,44 @@ import org.lance.operation.{Append, CreateIndex, Delete, Operation, Overwrite, R
 import scala.collection.compat._
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
 
-class LeafCommits(lance: LanceAccess, detached: Boolean) {
+/** `stream`: the micro-batch of a streaming query these commits belong to. */
+class LeafCommits(lance: LanceAccess, detached: Boolean, stream: Option[StreamEpoch] = None) {
   private val MainRetries = 20
 
+  private def transaction(readVersion: Long, op: Operation): Transaction = {
+    val builder = new Transaction.Builder().readVersion(readVersion).operation(op)
+    stream.fold(builder)(s => builder.transactionProperties(s.transactionProperties.asJava)).build()
+  }
+
   /** Creates the leaf at `uri` as version 1 on its main branch; returns what it holds. */
-  def create(uri: String, schema: Schema, fragments: Seq[FragmentMetadata]): LeafStats = {
-    val op = Overwrite.builder().fragments(fragments.asJava).schema(schema).build()
-    Lance.using(new Transaction.Builder().readVersion(0).operation(op).build())(lance.commit(uri, _))
+  def create(uri: String, schema: Schema, fragments: Seq[FragmentMetadata]): LeafStats =
+    Lance.using(transaction(0, Overwrite.builder().fragments(fragments.asJava).schema(schema).build()))(
+      lance.commit(uri, _))
+
+  /** Whether a commit of micro-batch `epoch` is among the versions of the leaf at `uri` after
+   * `after`; refused, naming the leaf, when some of those versions were removed (a cleanup),
+   * since it cannot be told then. (Each version is opened: lance-core 7.0.0's `DatasetDelta`
+   * lists no transactions, its native method being missing.) */
+  def holds(uri: String, after: Long, epoch: StreamEpoch): Boolean = {
+    val latest = lance.withDataset(uri)(_.version())
+    (after + 1 to latest).exists { version =>
+      val properties =
+        try lance.withDataset(uri, Some(version))(_.readTransaction().map[java.util.Map[String, String]] { t =>
+            try t.transactionProperties().orElse(java.util.Collections.emptyMap())
+            finally t.close()
+          })
+        catch {
+          case NonFatal(e) => throw new IllegalStateException(
+              s"partition table $uri: cannot tell whether micro-batch ${epoch.epoch} of streaming query " +
+                s"${epoch.queryId} was committed to it: version $version, after $after, cannot be read (removed by a " +
+                s"cleanup?): ${e.getMessage}",
+              e
+            )
+        }
+      properties.map[Boolean](StreamMarks.isOf(_, epoch)).orElse(false)
+    }
   }
 
   /**
@@ -91,7 +123,7 @@ class LeafCommits(lance: LanceAccess, detached: Boolean) {
 
   /** Commits `op` on top of `ds`; returns `f` of the committed version. */
   private def commit[A](ds: Dataset, op: Operation)(f: Dataset => A): A =
-    Lance.using(new Transaction.Builder().readVersion(ds.version()).operation(op).build()) { txn =>
+    Lance.using(transaction(ds.version(), op)) { txn =>
       val builder = new CommitBuilder(ds).detached(detached).skipAutoCleanup(true)
       Lance.using((if (detached) builder else builder.maxRetries(MainRetries)).execute(txn))(f)
     }

@@ -1,7 +1,7 @@
 // What one write, overwrite, DELETE, compaction or index build does to a table, as the Committer takes it.
 package lancepart.txn
 
-import lancepart.manifest.{Manifest, ManifestRow}
+import lancepart.manifest.{Manifest, ManifestRow, StreamEpoch}
 import lancepart.prune.RowPredicate
 import org.lance.compaction.RewriteResult
 import org.lance.index.Index
@@ -21,7 +21,8 @@ import org.lance.index.Index
  *  - `addressDeletes`: existing leaves (object id to [[RowAddresses]]) and the rows a
  *    merge-on-read command deletes from them;
  *  - `indexes`: existing leaves (object id to [[LeafIndex]]) whose indexes an index build or drop
- *    changes.
+ *    changes;
+ *  - `stream`: the micro-batch of a streaming query this write is, committed at most once.
  */
 case class TableWrite(
     base: Manifest,
@@ -33,7 +34,8 @@ case class TableWrite(
     versionsRead: Map[String, Long] = Map.empty,
     rewrites: Map[String, LeafRewrite] = Map.empty,
     addressDeletes: Map[String, RowAddresses] = Map.empty,
-    indexes: Map[String, LeafIndex] = Map.empty) {
+    indexes: Map[String, LeafIndex] = Map.empty,
+    stream: Option[StreamEpoch] = None) {
   def isEmpty: Boolean =
     writes.isEmpty && removed.isEmpty && deletes.isEmpty && rewrites.isEmpty && addressDeletes.isEmpty &&
       indexes.isEmpty

@@ -8,6 +8,7 @@ import lancepart.txn.{PartitionDirectory, PartitionKey}
 import org.apache.spark.sql.catalyst.InternalRow
 import lancepart.spark.PartitionedTable
 import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory}
+import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -22,7 +23,12 @@ class LeafWriterFactory(
     sourceOrdinals: Seq[Seq[Option[Int]]],
     directory: PartitionDirectory,
     lance: LanceAccess,
-    fileVersion: String) extends DataWriterFactory {
+    fileVersion: String) extends DataWriterFactory with StreamingDataWriterFactory {
+
+  /** A streaming micro-batch's task writes as a batch write's does. */
+  override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] =
+    createWriter(partitionId, taskId)
+
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = {
     Lance.loadNative()
     val meta = TableMetadata.fromProperties(properties, table)

@@ -1,0 +1,126 @@
+"""Streaming appends into a partitioned table, lancepart and Iceberg taking turns in one session: a
+file source of --files Parquet files (--rows in all, over --partitions values of the partition
+column `p`), one file a micro-batch, drained with Trigger.AvailableNow into a new table and
+checkpoint per system and round. Per system, the medians over --repeats rounds (after a warm-up
+round on a copy of the first two files) of: the drain's wall time and so its rows per second,
+and the micro-batches' own durations (Spark's progress reports, `triggerExecution`). lancepart runs
+in both transaction modes. Writes bench/results/streaming.json and the "Streaming" section of
+docs/benchmarks.md.
+
+    .venv/bin/python bench/streaming.py --iceberg-jar target/bench/iceberg-spark-runtime-4.1_2.13-1.12.0.jar
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from report import replace_section
+from run import RESULTS, session
+
+DOC = Path(__file__).parent.parent / "docs" / "benchmarks.md"
+START, END = "<!-- streaming:start (bench/streaming.py writes this part) -->", "<!-- streaming:end -->"
+COLUMNS = "id BIGINT, ts TIMESTAMP, p INT, payload STRING"
+# (name in results, catalog, the CREATE TABLE clauses after the columns)
+SYSTEMS = [
+    ("lancepart weak", "lance", "PARTITIONED BY (p)"),
+    ("lancepart strong", "lance", "PARTITIONED BY (p) TBLPROPERTIES ('transaction.mode' = 'strong')"),
+    ("iceberg", "iceberg", "USING iceberg PARTITIONED BY (p)"),
+]
+
+
+def write_source(spark, directory: Path, rows: int, files: int, partitions: int) -> None:
+    """``rows`` rows in ``files`` Parquet files, each with rows of every partition value."""
+    (spark.range(rows).selectExpr(
+        "id", "timestamp_seconds(1735689600 + id) AS ts", f"CAST(id % {partitions} AS INT) AS p",
+        "repeat(md5(CAST(id AS STRING)), 3) AS payload")
+     .repartition(files).write.parquet(str(directory)))
+
+
+def durations(query) -> list[float]:
+    """The seconds of each micro-batch the query ran (its progress reports' triggerExecution)."""
+    reports = [json.loads(p.json) if hasattr(p, "json") else p for p in query.recentProgress]
+    return [r["durationMs"]["triggerExecution"] / 1000 for r in reports if r.get("numInputRows", 0) > 0]
+
+
+def drain(spark, source: Path, catalog: str, clauses: str, name: str, checkpoint: Path) -> tuple[float, list[float]]:
+    """Creates ``catalog``.bench.``name`` and streams ``source`` into it, one file a micro-batch;
+    returns the wall seconds and the micro-batches' seconds."""
+    table = f"{catalog}.bench.{name}"
+    spark.sql(f"CREATE TABLE {table} ({COLUMNS}) {clauses}")
+    stream = spark.readStream.schema(COLUMNS).option("maxFilesPerTrigger", 1).parquet(str(source))
+    started = time.perf_counter()
+    query = (stream.writeStream.option("checkpointLocation", str(checkpoint)).trigger(availableNow=True)
+             .toTable(table))
+    query.awaitTermination()
+    seconds = time.perf_counter() - started
+    spark.sql(f"DROP TABLE {table}")
+    return seconds, durations(query)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--iceberg-jar", required=True)
+    parser.add_argument("--rows", type=int, default=2_000_000)
+    parser.add_argument("--files", type=int, default=20)
+    parser.add_argument("--partitions", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--output", type=Path, default=RESULTS / "streaming.json")
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="lancepart-bench-streaming-"))
+    spark = session(root, args.iceberg_jar)
+    for catalog in {c for _, c, _ in SYSTEMS}:
+        spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {catalog}.bench")
+    source = root / "source"
+    write_source(spark, source, args.rows, args.files, args.partitions)
+    warm_up = root / "warm-up"
+    warm_up.mkdir()
+    for f in sorted(source.glob("*.parquet"))[:2]:
+        shutil.copy(f, warm_up / f.name)
+    started = time.time()
+    walls, batches = {s: [] for s, _, _ in SYSTEMS}, {s: [] for s, _, _ in SYSTEMS}
+    for round_ in range(args.repeats + 1):
+        for system, catalog, clauses in SYSTEMS:  # in turn
+            name = f"s{round_}_{system.replace(' ', '_')}"
+            seconds, micro = drain(spark, warm_up if round_ == 0 else source, catalog, clauses, name, root / "checkpoints" / name)
+            print(f"round {round_} {system:<18} {seconds:8.2f} s, micro-batches {len(micro)} (median "
+                  f"{statistics.median(micro):.2f} s)", flush=True)
+            if round_ > 0:
+                walls[system].append(seconds)
+                batches[system].append(statistics.median(micro))
+    result = {
+        "date": dt.date.today().isoformat(), "spark": spark.version, "iceberg": Path(args.iceberg_jar).name,
+        "cores": os.cpu_count(), "rows": args.rows, "files": args.files, "partitions": args.partitions,
+        "repeats": args.repeats, "minutes": round((time.time() - started) / 60, 1),
+        "load_average": round(os.getloadavg()[2], 1),
+        "systems": {s: {"seconds": round(statistics.median(walls[s]), 2),
+                        "rows_per_second": round(args.rows / statistics.median(walls[s])),
+                        "micro_batch_seconds": round(statistics.median(batches[s]), 3),
+                        "runs": [round(w, 2) for w in walls[s]]} for s in walls},
+    }
+    spark.stop()
+    shutil.rmtree(root)
+    args.output.write_text(json.dumps(result, indent=1) + "\n")
+    replace_section(DOC, START, END, markdown(result))
+
+
+def markdown(result: dict) -> str:
+    lines = [f"Spark {result['spark']}, {result['iceberg']}, {result['date']}: {result['rows']:,} rows in "
+             f"{result['files']} files (micro-batches) over {result['partitions']} partitions, median of "
+             f"{result['repeats']} rounds, {result['cores']} cores, load average {result['load_average']} (15 min, at the "
+             f"end), {result['minutes']} minutes.", "",
+             "| system | drain (s) | rows per second | micro-batch (s, median) |", "|---|---|---|---|"]
+    for system, r in result["systems"].items():
+        lines.append(f"| {system} | {r['seconds']:.2f} | {r['rows_per_second']:,} | {r['micro_batch_seconds']:.3f} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

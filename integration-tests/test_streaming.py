@@ -1,0 +1,190 @@
+"""Structured Streaming into partitioned tables: a stream of JSON files appends each micro-batch
+once, as the same stream into Iceberg does, also when Spark replays a micro-batch whose commit it
+did not record; output mode complete replaces the table; rows that do not fit the table are
+refused naming the column; and a stream killed with SIGKILL in each commit phase, in both
+transaction modes, then restarted from its checkpoint after expire_snapshots and vacuum, holds
+exactly the source's rows."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from pyspark.errors import StreamingQueryException
+
+from differential import ICEBERG_CATALOG
+from test_faults import phase_files
+
+# kills per transaction mode, each commit phase in turn; LANCEPART_STREAM_TRIALS raises it
+TRIALS = int(os.environ.get("LANCEPART_STREAM_TRIALS", "3"))
+PHASES = ("fragments", "leaf commit", "manifest commit")
+SCRIPT = Path(__file__).with_name("stream_process.py")
+SCHEMA = "id BIGINT, c STRING"
+
+
+class Source:
+    """A directory of JSON files, each a micro-batch of rows with ids unique across files: rows in
+    partitions US and FR, which the table holds already, and in a partition of the file's own."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        directory.mkdir()
+        self.files = 0
+
+    def add(self, rows_per_partition: int = 20) -> None:
+        n = self.files
+        rows = [{"id": n * 1000 + p * rows_per_partition + i, "c": c}
+                for p, c in enumerate(["US", "FR", f"N{n}"]) for i in range(rows_per_partition)]
+        hidden = self.directory / f".part-{n:04d}.json"  # the file source skips names starting with '.'
+        hidden.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        hidden.rename(self.directory / f"part-{n:04d}.json")
+        self.files += 1
+
+    def rows(self) -> list[tuple[int, str]]:
+        return sorted((r["id"], r["c"]) for f in sorted(self.directory.glob("part-*.json"))
+                      for r in map(json.loads, f.read_text().splitlines()))
+
+
+def drain(spark, source: Source, table: str, checkpoint: Path, complete: bool = False) -> None:
+    """Runs the stream of ``source`` into ``table`` until it has read every file (Trigger.AvailableNow):
+    appended, or with ``complete`` the count of rows per partition value in output mode complete."""
+    stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source.directory))
+    if complete:
+        stream = stream.groupBy("c").count()
+    writer = stream.writeStream.option("checkpointLocation", str(checkpoint)).trigger(availableNow=True)
+    writer.outputMode("complete" if complete else "append").toTable(table).awaitTermination()
+
+
+def rows(spark, table: str) -> list[tuple]:
+    return sorted(tuple(r) for r in spark.table(table).collect())
+
+
+def manifest_version(spark, table: str) -> int:
+    return spark.sql(f"CALL lance.system.describe('{table}')").head()["manifest_version"]
+
+
+def iceberg(spark) -> bool:
+    return spark.conf.get(f"spark.sql.catalog.{ICEBERG_CATALOG}", None) is not None
+
+
+@pytest.mark.parametrize("mode", ["weak", "strong"])
+def test_a_stream_appends_every_micro_batch_once_as_iceberg_does(spark, ns, tmp_path, mode):
+    source = Source(tmp_path / "source")
+    tables = {f"lance.{ns}.s": tmp_path / "lance-checkpoint"}
+    spark.sql(f"CREATE TABLE lance.{ns}.s ({SCHEMA}) PARTITIONED BY (c) TBLPROPERTIES ('transaction.mode' = '{mode}')")
+    spark.sql(f"INSERT INTO lance.{ns}.s VALUES (-1, 'US'), (-2, 'FR')")
+    if iceberg(spark):
+        spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {ICEBERG_CATALOG}.{ns}")
+        spark.sql(f"CREATE TABLE {ICEBERG_CATALOG}.{ns}.s ({SCHEMA}) USING iceberg PARTITIONED BY (c)")
+        spark.sql(f"INSERT INTO {ICEBERG_CATALOG}.{ns}.s VALUES (-1, 'US'), (-2, 'FR')")
+        tables[f"{ICEBERG_CATALOG}.{ns}.s"] = tmp_path / "iceberg-checkpoint"
+    seeded = [(-2, "FR"), (-1, "US")]
+    for _ in range(3):
+        source.add()
+    for table, checkpoint in tables.items():
+        drain(spark, source, table, checkpoint)
+        assert rows(spark, table) == sorted(seeded + source.rows()), table
+
+    # A restart after the sink committed a micro-batch and before Spark recorded that: Spark runs
+    # micro-batch 2 again, and the sink commits nothing.
+    version = manifest_version(spark, f"{ns}.s")
+    for table, checkpoint in tables.items():
+        for name in ("2", ".2.crc"):  # the record and the checksum Hadoop's local file system keeps of it
+            (checkpoint / "commits" / name).unlink(missing_ok=True)
+        drain(spark, source, table, checkpoint)
+        assert (checkpoint / "commits" / "2").is_file(), "Spark did not run micro-batch 2 again"
+        assert rows(spark, table) == sorted(seeded + source.rows()), table
+    assert manifest_version(spark, f"{ns}.s") == version
+
+    source.add()
+    for table, checkpoint in tables.items():
+        drain(spark, source, table, checkpoint)
+        assert rows(spark, table) == sorted(seeded + source.rows()), table
+
+
+def test_output_mode_complete_replaces_the_table_as_iceberg_does(spark, ns, tmp_path):
+    source = Source(tmp_path / "source")
+    tables = {f"lance.{ns}.counts": tmp_path / "lance-checkpoint"}
+    spark.sql(f"CREATE TABLE lance.{ns}.counts (c STRING, count BIGINT) PARTITIONED BY (c)")
+    if iceberg(spark):
+        spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {ICEBERG_CATALOG}.{ns}")
+        spark.sql(f"CREATE TABLE {ICEBERG_CATALOG}.{ns}.counts (c STRING, count BIGINT) USING iceberg PARTITIONED BY (c)")
+        tables[f"{ICEBERG_CATALOG}.{ns}.counts"] = tmp_path / "iceberg-checkpoint"
+    for files in (2, 3):
+        while source.files < files:
+            source.add()
+        expected = {}
+        for _, c in source.rows():
+            expected[c] = expected.get(c, 0) + 1
+        for table, checkpoint in tables.items():
+            drain(spark, source, table, checkpoint, complete=True)
+            assert rows(spark, table) == sorted(expected.items()), table
+
+
+def test_rows_that_do_not_fit_the_table_are_refused_naming_the_column(spark, ns, tmp_path):
+    source = Source(tmp_path / "source")
+    source.add()
+    spark.sql(f"CREATE TABLE lance.{ns}.narrow (id INT, c STRING) PARTITIONED BY (c)")
+    spark.sql(f"CREATE TABLE lance.{ns}.required (id BIGINT NOT NULL, c STRING) PARTITIONED BY (c)")
+    for table, message in [("narrow", "writes column 'id' as BIGINT (nullable), which does not fit the table's INT"),
+                           ("required", "writes column 'id' as BIGINT (nullable), which does not fit the table's "
+                                        "BIGINT NOT NULL")]:
+        with pytest.raises(StreamingQueryException, match="does not fit") as failure:
+            drain(spark, source, f"lance.{ns}.{table}", tmp_path / f"{table}-checkpoint")
+        assert message in str(failure.value), str(failure.value)
+        assert spark.table(f"lance.{ns}.{table}").count() == 0
+
+
+def start_stream(root: Path, table: str, source: Source, checkpoint: Path, jvm_tmp: str) -> subprocess.Popen:
+    """stream_process.py running the stream, its stderr (the JVM's too) in ``<jvm_tmp>/stderr``.
+    A JVM unpacks lance-core's native library into java.io.tmpdir and deletes it only when it
+    exits normally: a killed stream's copy goes with ``jvm_tmp``."""
+    options = f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} -Djava.io.tmpdir={jvm_tmp}".strip()
+    with open(Path(jvm_tmp) / "stderr", "w") as stderr:
+        return subprocess.Popen([sys.executable, str(SCRIPT), str(root), table, str(source.directory), str(checkpoint),
+                                 "run"], stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
+                                env={**os.environ, "JAVA_TOOL_OPTIONS": options})
+
+
+def kill(process: subprocess.Popen, jvm_tmp: str) -> str:
+    """SIGKILL to the stream's process and its JVM (its own process group); its stderr's end."""
+    os.killpg(process.pid, 9)
+    process.wait()
+    return (Path(jvm_tmp) / "stderr").read_text(errors="replace")[-3000:]
+
+
+@pytest.mark.parametrize("mode", ["weak", "strong"])
+def test_a_stream_killed_in_every_commit_phase_holds_each_row_once(spark, admin, root, ns, tmp_path, mode):
+    table, table_dir = f"lance.{ns}.killed", root / ns / "killed"
+    spark.sql(f"CREATE TABLE {table} ({SCHEMA}) PARTITIONED BY (c) TBLPROPERTIES ('transaction.mode' = '{mode}')")
+    spark.sql(f"INSERT INTO {table} VALUES (-1, 'US'), (-2, 'FR')")
+    source, checkpoint = Source(tmp_path / "source"), tmp_path / "checkpoint"
+    rng = random.Random(f"{mode}-{os.getpid()}")
+    for trial in range(TRIALS):
+        phase = PHASES[trial % len(PHASES)]
+        for _ in range(3):
+            source.add()
+        with tempfile.TemporaryDirectory(prefix="stream-jvm-") as jvm_tmp:
+            before = phase_files(table_dir, phase)
+            process = start_stream(root, table, source, checkpoint, jvm_tmp)
+            deadline = time.monotonic() + 180
+            while not phase_files(table_dir, phase) - before and process.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.0005)
+            time.sleep(0 if phase == "manifest commit" else rng.uniform(0, 0.005))
+            stderr = kill(process, jvm_tmp)
+            assert phase_files(table_dir, phase) - before, f"trial {trial}: no {phase}; the stream's stderr ends:\n{stderr}"
+        ids = [r.id for r in spark.table(table).collect()]
+        assert len(ids) == len(set(ids)), f"trial {trial} ({phase}): a row appears twice"
+    # What a replay reads (weak mode: the partition tables' versions since a micro-batch began) stays.
+    admin.expire_snapshots(f"{ns}.killed", older_than=dt.datetime.now(dt.timezone.utc), retain_last=1)
+    admin.vacuum(f"{ns}.killed", older_than=dt.timedelta(0), retention_check=False)
+    drain(spark, source, table, checkpoint)
+    assert rows(spark, table) == sorted([(-2, "FR"), (-1, "US")] + source.rows())
