@@ -3,7 +3,10 @@ once, as the same stream into Iceberg does, also when Spark replays a micro-batc
 did not record; output mode complete replaces the table; rows that do not fit the table are
 refused naming the column; and a stream killed with SIGKILL in each commit phase, in both
 transaction modes, then restarted from its checkpoint after expire_snapshots and vacuum, holds
-exactly the source's rows."""
+exactly the source's rows.
+
+Reading streams: tests/StreamingReadSuite (every line) and the stream over a table another
+writer appends to, below."""
 
 from __future__ import annotations
 
@@ -23,9 +26,17 @@ from pyspark.errors import StreamingQueryException
 from differential import ICEBERG_CATALOG
 from test_faults import phase_files
 
-# kills per transaction mode, each commit phase in turn; LANCEPART_STREAM_TRIALS raises it
-TRIALS = int(os.environ.get("LANCEPART_STREAM_TRIALS", "3"))
-PHASES = ("fragments", "leaf commit", "manifest commit")
+# kills per transaction mode, each commit phase in turn; LANCEPART_STREAM_TRIALS raises it. A
+# weak-mode micro-batch that appends to existing partitions commits __manifest twice (it begins,
+# then publishes): "manifest commit" is the first new version, "publish" the second.
+TRIALS = int(os.environ.get("LANCEPART_STREAM_TRIALS", "4"))
+PHASES = ("fragments", "leaf commit", "manifest commit", "publish")
+
+
+def phase_began(table_dir: Path, phase: str, before: set[str]) -> bool:
+    if phase == "publish":
+        return len(phase_files(table_dir, "manifest commit") - before) >= 2
+    return bool(phase_files(table_dir, phase) - before)
 SCRIPT = Path(__file__).with_name("stream_process.py")
 SCHEMA = "id BIGINT, c STRING"
 
@@ -173,14 +184,14 @@ def test_a_stream_killed_in_every_commit_phase_holds_each_row_once(spark, admin,
         for _ in range(3):
             source.add()
         with tempfile.TemporaryDirectory(prefix="stream-jvm-") as jvm_tmp:
-            before = phase_files(table_dir, phase)
+            before = phase_files(table_dir, "manifest commit" if phase == "publish" else phase)
             process = start_stream(root, table, source, checkpoint, jvm_tmp)
             deadline = time.monotonic() + 180
-            while not phase_files(table_dir, phase) - before and process.poll() is None and time.monotonic() < deadline:
+            while not phase_began(table_dir, phase, before) and process.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.0005)
-            time.sleep(0 if phase == "manifest commit" else rng.uniform(0, 0.005))
+            time.sleep(rng.uniform(0, 0.005) if phase in ("fragments", "leaf commit") else 0)
             stderr = kill(process, jvm_tmp)
-            assert phase_files(table_dir, phase) - before, f"trial {trial}: no {phase}; the stream's stderr ends:\n{stderr}"
+            assert phase_began(table_dir, phase, before), f"trial {trial}: no {phase}; the stream's stderr ends:\n{stderr}"
         ids = [r.id for r in spark.table(table).collect()]
         assert len(ids) == len(set(ids)), f"trial {trial} ({phase}): a row appears twice"
     # What a replay reads (weak mode: the partition tables' versions since a micro-batch began) stays.
@@ -188,3 +199,21 @@ def test_a_stream_killed_in_every_commit_phase_holds_each_row_once(spark, admin,
     admin.vacuum(f"{ns}.killed", older_than=dt.timedelta(0), retention_check=False)
     drain(spark, source, table, checkpoint)
     assert rows(spark, table) == sorted([(-2, "FR"), (-1, "US")] + source.rows())
+
+
+def test_a_read_stream_over_a_table_another_writer_appends_to_takes_every_row_once(spark, ns, tmp_path):
+    source, sink = f"lance.{ns}.appended", f"lance.{ns}.copied"
+    spark.sql(f"CREATE TABLE {source} ({SCHEMA}) PARTITIONED BY (c) TBLPROPERTIES ('transaction.mode' = 'strong')")
+    spark.sql(f"CREATE TABLE {sink} ({SCHEMA}) PARTITIONED BY (c)")
+    query = (spark.readStream.table(source).writeStream.option("checkpointLocation", str(tmp_path / "checkpoint"))
+             .trigger(processingTime="0 seconds").toTable(sink))
+    try:
+        for i in range(12):  # while the stream runs: rows in 3 partitions that fill, and a new one each time
+            spark.sql(f"INSERT INTO {source} VALUES ({i}, 'p{i % 3}'), ({100 + i}, 'n{i}')")
+        spark.sql(f"CALL lance.system.rewrite_data_files(table => '{ns}.appended', where => 'c = \\'p0\\'')")
+        spark.sql(f"INSERT INTO {source} VALUES (50, 'p0')")
+        query.processAllAvailable()
+    finally:
+        query.stop()
+    assert rows(spark, sink) == rows(spark, source)
+    assert len(rows(spark, sink)) == 25

@@ -20,6 +20,31 @@ case class StreamEpoch(queryId: String, epoch: Long) {
     Map(StreamMarks.QueryProperty -> queryId, StreamMarks.EpochProperty -> epoch.toString)
 }
 
+/** What `__manifest`'s `v<N>` rows `specRows` record of the query of micro-batch `epoch`. */
+case class StreamRecords(epoch: StreamEpoch, specRows: Seq[ManifestRow]) {
+
+  /** Whether they record it, or a later micro-batch of its query, as committed. */
+  def committed: Boolean = StreamMarks.committed(specRows, epoch.queryId).exists(_ >= epoch.epoch)
+
+  /** The rows recording a micro-batch of its query as begun, with that record. */
+  def begunRows: Seq[(ManifestRow, PendingEpoch)] =
+    specRows.flatMap(r => StreamMarks.pending(r, epoch.queryId).map(r -> _))
+
+  /** This micro-batch's begun record, when an earlier run of it began it (a replay). A record of an
+   * earlier micro-batch is stale: Spark moves on only after the commit that removes it (unless a
+   * rollback_to_version restored it). One of a later micro-batch means the query's checkpoint is
+   * not this table's history: refused. */
+  def begun: Option[PendingEpoch] = {
+    val records = begunRows.map(_._2)
+    records.find(_.epoch > epoch.epoch).foreach(later =>
+      throw new IllegalStateException(
+        s"micro-batch ${later.epoch} of streaming query ${epoch.queryId} began committing, and Spark now commits " +
+          s"micro-batch ${epoch.epoch}: the query's checkpoint is not this table's history (was the table replaced " +
+          "or rolled back?); this micro-batch was not committed; start the query with a new checkpoint"))
+    records.find(_.epoch == epoch.epoch)
+  }
+}
+
 /** Micro-batch `epoch` begun in weak mode: the main-branch version each partition table it appends
  * to had before (by location). */
 case class PendingEpoch(epoch: Long, bases: Map[String, Long])

@@ -77,7 +77,8 @@ class PartitionedTable(
       TableCapability.TRUNCATE,
       TableCapability.OVERWRITE_BY_FILTER,
       TableCapability.OVERWRITE_DYNAMIC,
-      TableCapability.STREAMING_WRITE
+      TableCapability.STREAMING_WRITE,
+      TableCapability.MICRO_BATCH_READ
     )
 
   override def metadataColumns(): Array[MetadataColumn] = Array(PartitionTableColumn, RowAddressColumn)

@@ -16,8 +16,8 @@ import lancepart.manifest.{
   ManifestStore,
   Naming,
   PendingEpoch,
-  StreamEpoch,
   StreamMarks,
+  StreamRecords,
   TableFiles
 }
 import lancepart.spec.{TableMetadata, TransactionMode}
@@ -39,70 +39,15 @@ class Committer(
     leafSchema: Schema,
     attempts: Int = Committer.DefaultAttempts) {
 
-  /** Commits `tx`; returns the new manifest version (for a micro-batch committed before, the
-   * latest, unchanged). */
-  def commit(tx: TableWrite): Long = tx.stream.fold(commitOnce(tx))(commitEpoch(tx, _))
-
-  private def commitOnce(tx: TableWrite): Long = {
+  /** Commits `tx`; returns the new manifest version (for a streaming micro-batch that
+   * `__manifest` records as committed: the latest, unchanged). */
+  def commit(tx: TableWrite): Long = {
     val strong = tx.base.meta.mode == TransactionMode.Strong
     val state = new Attempts(tx, new LeafCommits(store.lance, detached = strong, tx.stream))
     val committed = retrying(state.commitOn)
     align(tx, state.createdLocations, committed)
     committed.version
   }
-
-  /**
-   * Commits micro-batch `epoch` of a streaming query at most once (see [[StreamMarks]]): not at
-   * all when `__manifest` records it or a later one of its query as committed. In weak mode the
-   * partition tables it appends to show its rows before `__manifest` does, so a `__manifest`
-   * commit first records it as begun with their versions; a replay of a micro-batch so recorded
-   * (its query stopped before it was committed) appends only to the partition tables whose
-   * versions since hold none of its commits.
-   */
-  private def commitEpoch(tx: TableWrite, epoch: StreamEpoch): Long = {
-    val latest = store.load()
-    val specRows = store.rows(latest, ManifestQuery.specNamespaces)
-    if (StreamMarks.committed(specRows, epoch.queryId).exists(_ >= epoch.epoch)) {
-      Committer.log.info(s"table ${store.table}: micro-batch ${epoch.epoch} of streaming query ${epoch.queryId} " +
-        "was committed before; not committed again")
-      latest.version
-    } else if (tx.base.meta.mode == TransactionMode.Strong) commitOnce(tx)
-    else {
-      val spec = tx.base.meta.currentSpec.namespace
-      val appendedTo = tx.writes.map(_.target).filterNot(_.isNew).map(_.location).distinct
-      specRows.find(_.objectId == spec).flatMap(StreamMarks.pending(_, epoch.queryId)) match {
-        case Some(begun) if begun.epoch == epoch.epoch =>
-          val leaves = new LeafCommits(store.lance, detached = false, Some(epoch))
-          val done = Lance.parallel(begun.bases.toSeq) { case (location, version) =>
-            location -> leaves.holds(store.leafUri(location), version, epoch)
-          }.collect { case (location, true) => location }.toSet
-          val more = appendedTo.filterNot(begun.bases.contains)
-          if (more.nonEmpty) begin(spec, epoch, begun.bases ++ versions(more))
-          commitOnce(tx.copy(writes = tx.writes.filterNot(w => !w.target.isNew && done(w.target.location))))
-        case Some(begun) => throw new IllegalStateException(
-            s"table ${store.table}: micro-batch ${begun.epoch} of streaming query ${epoch.queryId} began committing " +
-              s"and was not committed, and Spark now commits micro-batch ${epoch.epoch}: the query's checkpoint " +
-              "does not match this table's __manifest (was it replaced?); this micro-batch was not committed")
-        case None =>
-          if (appendedTo.nonEmpty) begin(spec, epoch, versions(appendedTo))
-          commitOnce(tx)
-      }
-    }
-  }
-
-  /** Records in `__manifest` (the `v<N>` row `spec`) micro-batch `epoch` as begun, with the
-   * versions `bases` of the partition tables (by location) it appends to. */
-  private def begin(spec: String, epoch: StreamEpoch, bases: Map[String, Long]): Unit = retrying { latest =>
-    val row = Committer.specRow(spec, store.rows(latest, ManifestQuery.byId(Seq(spec))).headOption)
-    store.commit(
-      latest.version,
-      Seq(StreamMarks.withPending(row, epoch.queryId, PendingEpoch(epoch.epoch, bases))),
-      Nil)
-  }
-
-  /** The current main-branch versions of the partition tables at `locations`. */
-  private def versions(locations: Seq[String]): Map[String, Long] =
-    Lance.parallel(locations)(l => l -> store.lance.withDataset(store.leafUri(l))(_.version())).toMap
 
   /** `body` on the latest manifest, again after a pause while it loses to a concurrent commit
    * (a [[ManifestConflict]]), at most `attempts` times. */
@@ -120,6 +65,7 @@ class Committer(
         }
       outcome match {
         case Right(version) => version
+        case Left(_: Begun) if n < attempts => attempt(n + 1)
         case Left(_) if n < attempts =>
           val backoff = math.min(Committer.MaxBackoffMs, Committer.BaseBackoffMs << math.min(n, 10))
           val pause = ThreadLocalRandom.current().nextLong(backoff / 2, backoff + 1)
@@ -185,7 +131,18 @@ class Committer(
     /** Locations of the leaves this transaction created. */
     def createdLocations: Set[String] = created.keySet.toSet
 
+    /** The commit on top of `latest`; for a streaming micro-batch that `__manifest` records as
+     * committed (see [[StreamMarks]]), none. */
     def commitOn(latest: Manifest): Committed = {
+      val records = tx.stream.map(StreamRecords(_, store.rows(latest, ManifestQuery.specNamespaces)))
+      records.filter(_.committed).fold(publish(latest, records)) { r =>
+        Committer.log.info(s"table ${store.table}: micro-batch ${r.epoch.epoch} of streaming query " +
+          s"${r.epoch.queryId} was committed before; not committed again")
+        Committed(latest.version, latest.meta.properties)
+      }
+    }
+
+    private def publish(latest: Manifest, records: Option[StreamRecords]): Committed = {
       // In weak mode a leaf change an earlier attempt made is already visible on the leaf's main
       // branch: the write is then finished, not refused (its rows do not depend on the schema or
       // specs, and refusing would report as not done a change readers already see).
@@ -201,7 +158,10 @@ class Committer(
         store.rows(latest, ManifestQuery.byId(touched.distinct :+ spec.namespace)).map(r => r.objectId -> r).toMap
       val now = read.filter(_._2.objectType == Naming.TableType)
       val specRow = Committer.specRow(spec.namespace, read.get(spec.namespace))
+      // A micro-batch is recorded as committed, and its begun records go (one under an older spec too).
       val guard = tx.stream.fold(specRow)(StreamMarks.withCommitted(specRow, _))
+      val begunElsewhere = for (r <- records.toSeq; (row, _) <- r.begunRows if row.objectId != spec.namespace)
+        yield StreamMarks.withCommitted(Committer.specRow(row.objectId, Some(row)), r.epoch)
       // New partitions are resolved against S1; a write without any needs no scan for it.
       lazy val directory = PartitionDirectory.load(store, latest, spec, tx.directory.seed)
       val plans = mutable.LinkedHashMap.empty[String, LeafPlan]
@@ -313,6 +273,7 @@ class Committer(
         plan.fragments ++= group.flatMap(_.fragments)
       }
 
+      records.foreach(streamed(latest, _, plans.values.toList))
       // No partition table changes before __manifest is known to take the rows the commit adds.
       store.requireAddable(
         latest,
@@ -325,8 +286,36 @@ class Committer(
       val rows =
         Lance.parallel(plans.values.toList)(commitLeaf(_, latest.version + 1)).flatten.filter(r => seen.add(r.objectId))
       val removed = replacedIds.toSeq.filterNot(plans.contains)
-      store.commit(latest.version, guard +: rows, removed)
+      store.commit(latest.version, guard +: (begunElsewhere ++ rows), removed)
     }
+
+    /**
+     * A streaming micro-batch's appends to existing partition tables (`plans` as resolved against
+     * `latest`: a rebase may send a new partition's rows to the table another writer created for
+     * it). On a replay of a micro-batch `records` show as begun, a table whose versions since its
+     * recorded base hold one of its commits takes nothing more. In weak mode readers see a table's
+     * commits before `__manifest` names them, so every table the micro-batch appends to must be
+     * recorded first: when some is not, the record is committed with its current version and the
+     * attempt runs again on top of it ([[Begun]]).
+     */
+    private def streamed(latest: Manifest, records: StreamRecords, plans: Seq[LeafPlan]): Unit = {
+      val targets = plans.filter(p => !p.isNew && p.fragments.nonEmpty)
+      val bases = records.begun.fold(Map.empty[String, Long])(_.bases)
+      for (p <- targets; location <- p.leaf.location; base <- bases.get(location)
+        if leaves.holds(store.leafUri(location), base, records.epoch))
+        p.fragments.clear()
+      val missing = targets.flatMap(_.leaf.location).filterNot(bases.contains)
+      if (!strong && missing.nonEmpty) {
+        val row = Committer.specRow(spec.namespace, records.specRows.find(_.objectId == spec.namespace))
+        val begun = PendingEpoch(records.epoch.epoch, bases ++ versions(missing))
+        store.commit(latest.version, Seq(StreamMarks.withPending(row, records.epoch.queryId, begun)), Nil)
+        throw new Begun(store.table, latest.version)
+      }
+    }
+
+    /** The current main-branch versions of the partition tables at `locations`. */
+    private def versions(locations: Seq[String]): Map[String, Long] =
+      Lance.parallel(locations)(l => l -> store.lance.withDataset(store.leafUri(l))(_.version())).toMap
 
     private def sameLeaf(a: ManifestRow, b: ManifestRow): Boolean =
       a.objectId == b.objectId && a.location == b.location && a.readVersion == b.readVersion &&
@@ -478,6 +467,9 @@ private case class LeafPlan(leaf: ManifestRow, isNew: Boolean, namespaces: Seq[M
   var rewrites: Seq[org.lance.compaction.RewriteResult] = Seq.empty
   var index: Option[LeafIndex] = None
 }
+
+/** An attempt that recorded its micro-batch as begun (see [[Committer]]): the next runs at once. */
+private class Begun(table: String, version: Long) extends ManifestConflict(table, version, null)
 
 object Committer {
   val DefaultAttempts = 30

@@ -6,24 +6,11 @@ package lancepart.spark
 
 import java.nio.file.{Files, Path}
 
-import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.Row
 import org.apache.spark.sql.streaming.{StreamingQueryException, Trigger}
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
-class StreamingWriteSuite extends AnyFunSuite with BeforeAndAfterAll {
-  private lazy val root: Path = Files.createTempDirectory("streaming")
-  private lazy val spark: SparkSession = SparkSession.builder()
-    .master("local[2]")
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.shuffle.partitions", "2")
-    .config("spark.sql.catalog.lance", classOf[PartitionedCatalog].getName)
-    .config("spark.sql.catalog.lance.root", root.resolve("warehouse").toString)
-    .getOrCreate()
-
-  override def beforeAll(): Unit = spark.sql("CREATE NAMESPACE lance.ns")
-
-  override def afterAll(): Unit = spark.stop()
+class StreamingWriteSuite extends AnyFunSuite with StreamingSession {
 
   /** Adds the `n`th file (from 0) to the source directory `dir`: 3 rows in partition US, 2 in a
    * partition of its own; returns its rows. */

@@ -21,9 +21,11 @@ import org.apache.spark.sql.connector.read.{
   SupportsRuntimeV2Filtering
 }
 import org.apache.spark.sql.connector.read.partitioning.{KeyGroupedPartitioning, Partitioning, UnknownPartitioning}
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, DoubleType, FloatType, LongType, StructField, StructType}
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 /**
  * `required`: the columns Spark reads, namespace columns and possibly [[PartitionTableColumn]].
@@ -40,7 +42,8 @@ class PartitionedScan(
     pruning: Boolean,
     sizing: SplitSizing,
     wholeTables: Boolean = false,
-    val search: Option[LeafSearch] = None)
+    val search: Option[LeafSearch] = None,
+    options: CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty())
     extends Scan with Batch with SupportsReportPartitioning with SupportsRuntimeV2Filtering {
   private val meta = table.manifest.meta
   private def metadata(name: String) =
@@ -100,6 +103,10 @@ class PartitionedScan(
   }
 
   override def toBatch: Batch = this
+
+  /** A streaming read (its query's read `options`): the rows appended between manifest versions. */
+  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
+    new PartitionedMicroBatchStream(table, createReaderFactory(), options)
 
   override def description(): String =
     s"${table.name()} [tables=${leaves.size}/$totalTables, manifest_version=${table.manifest.version}, " +

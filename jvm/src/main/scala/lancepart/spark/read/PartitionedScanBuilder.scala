@@ -71,7 +71,7 @@ class PartitionedScanBuilder(
 
   def partitionedScan(): PartitionedScan = {
     val sizing = SplitSizing.of(table.name(), options, table.manifest.meta.tableProperties, SQLConf.get)
-    new PartitionedScan(table, required, pushed.map(_._2).toSeq, pruning, sizing, wholeTables, search)
+    new PartitionedScan(table, required, pushed.map(_._2).toSeq, pruning, sizing, wholeTables, search, options)
   }
 }
 

@@ -9,6 +9,7 @@ import lancepart.spark.PartitionedTable
 import lancepart.txn.{LeafWrite, PartitionDirectory, TableWrite}
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, PhysicalWriteInfo, WriterCommitMessage}
 import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.lancepart.TypeFit
 import org.apache.spark.sql.types.StructType
 
@@ -43,19 +44,22 @@ class PartitionedStreamingWrite(table: PartitionedTable, info: LogicalWriteInfo,
       removal.removed,
       removal.deletes,
       stream = Some(StreamEpoch(info.queryId(), epochId)))
-    if (!tx.isEmpty) table.committer.commit(tx)
+    // committed empty too: __manifest records the micro-batch (and drops a begun record of it)
+    table.committer.commit(tx)
   }
 
-  /** As a batch write's: fragments of an aborted micro-batch are in no committed leaf version. */
+  /** Nothing to undo: the tasks' fragments are in no leaf version until the commit, and a commit
+   * that failed part way is finished by the micro-batch's replay (see [[lancepart.txn.Committer]]). */
   override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = ()
 }
 
 object PartitionedStreamingWrite {
 
   /**
-   * A stream's rows must have the table's columns, in its order, of its types, with no NULL where
-   * it takes none: Spark checks a batch write's rows against the table but not a stream's, and
-   * like Iceberg's, a streaming write neither casts nor merges schemas.
+   * A stream's rows must have the table's columns (names compared as `spark.sql.caseSensitive`
+   * says), in its order, of its types, with no NULL where it takes none: Spark checks a batch
+   * write's rows against the table but not a stream's. A streaming write neither casts nor
+   * merges schemas.
    */
   private def requireFits(table: PartitionedTable, info: LogicalWriteInfo): Unit = {
     val columns = table.schema()
@@ -68,7 +72,7 @@ object PartitionedStreamingWrite {
     input.fields.zipAll(columns.fields, null, null).foreach {
       case (null, c) => fail(s"writes no column '${c.name}'")
       case (f, null) => fail(s"writes column '${f.name}', which the table does not have")
-      case (f, c) if !f.name.equalsIgnoreCase(c.name) =>
+      case (f, c) if !SQLConf.get.resolver(f.name, c.name) =>
         fail(s"writes column '${f.name}' where the table has '${c.name}'")
       case (f, c) if !TypeFit(f.dataType, c.dataType) || (f.nullable && !c.nullable) =>
         fail(s"writes column '${f.name}' as ${f.dataType.sql}${if (f.nullable) " (nullable)" else ""}, which does " +

@@ -1,0 +1,77 @@
+// What happened to one partition table between two of its versions, as a streaming read takes it:
+// the fragments each Append added, and the commits that deleted or changed rows, found from the
+// Lance transaction each version records.
+package lancepart.lance
+
+import scala.annotation.tailrec
+import scala.jdk.CollectionConverters._
+
+/** One version's commit on a partition table. */
+sealed trait VersionChange {
+  def version: Long
+}
+
+object VersionChange {
+
+  /** Version `version` appended the fragments `fragments` (ids), holding `rows` rows. */
+  case class Appended(version: Long, fragments: Seq[Int], rows: Long) extends VersionChange
+
+  /** Version `version` changed no row (a compaction, an index, a setting, a column added). */
+  case class Kept(version: Long, operation: String) extends VersionChange
+
+  /** Version `version` deleted rows and added none. */
+  case class Deleted(version: Long, operation: String) extends VersionChange
+
+  /** Version `version` replaced or changed rows (an update, an overwrite, a restore). */
+  case class Rewrote(version: Long, operation: String) extends VersionChange
+}
+
+object LeafHistory {
+  private val RowsKept =
+    Set("Rewrite", "CreateIndex", "UpdateConfig", "UpdateMap", "Project", "ReserveFragments", "Merge")
+
+  /** Whether `version` is a detached one (Lance sets the top bit of their numbers). */
+  def isDetached(version: Long): Boolean = version < 0
+
+  /**
+   * The commits from version `from` (excluded) to version `to` of the leaf at `uri`, oldest
+   * first. The walk goes back from `to`: from a detached version to the version its commit read
+   * (strong mode chains detached commits), from a main-branch version to the one before. Refused
+   * when it does not reach `from`, or a version on the way is gone (a cleanup) or records no
+   * transaction.
+   */
+  def changes(lance: LanceAccess, uri: String, from: Long, to: Long): Seq[VersionChange] = {
+    def fail(problem: String): Nothing = throw new IllegalStateException(
+      s"partition table $uri: cannot follow its versions from ${java.lang.Long.toUnsignedString(from)} to " +
+        s"${java.lang.Long.toUnsignedString(to)}: $problem")
+    def fragments(version: Long) =
+      lance.withDataset(uri, Some(version))(_.getFragments.asScala.map(_.metadata()).toList)
+    @tailrec def walk(version: Long, later: List[VersionChange]): List[VersionChange] =
+      if (version == from) later
+      else {
+        if (!isDetached(version) && (version <= 0 || (!isDetached(from) && version < from)))
+          fail(s"the versions before ${java.lang.Long.toUnsignedString(version)} on the way do not lead there")
+        val (operation, read) =
+          try lance.withDataset(uri, Some(version)) { ds =>
+              val txn = ds.readTransaction().orElseThrow(() =>
+                new IllegalStateException(
+                  s"version ${java.lang.Long.toUnsignedString(version)} records no transaction"))
+              try { (txn.operation().name(), txn.readVersion()) }
+              finally txn.close()
+            }
+          catch { case e: RuntimeException => fail(e.getMessage) }
+        val previous = if (isDetached(version)) read else version - 1
+        val change = operation match {
+          case "Append" =>
+            val before = fragments(previous).map(_.getId).toSet
+            val added = fragments(version).filterNot(f => before(f.getId))
+            VersionChange.Appended(version, added.map(_.getId), added.map(_.getPhysicalRows).sum)
+          case "Delete" => VersionChange.Deleted(version, operation)
+          case kept if RowsKept(kept) => VersionChange.Kept(version, operation)
+          case other => VersionChange.Rewrote(version, other)
+        }
+        walk(previous, change :: later)
+      }
+    walk(to, Nil)
+  }
+}

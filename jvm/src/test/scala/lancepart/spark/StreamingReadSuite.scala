@@ -1,0 +1,81 @@
+// Structured Streaming out of partitioned tables on every Spark line: a stream reads a strong-mode
+// table whole, then the rows appended since (new partitions and new fragments of existing ones),
+// each once, skipping compactions; a DELETE or an overwrite fails it unless its options skip
+// them; stream-from-timestamp starts after a time; a weak-mode table is refused.
+package lancepart.spark
+
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.streaming.{StreamingQueryException, Trigger}
+import org.scalatest.funsuite.AnyFunSuite
+
+class StreamingReadSuite extends AnyFunSuite with StreamingSession {
+
+  private def create(table: String, mode: String): Unit = spark.sql(
+    s"CREATE TABLE lance.ns.$table (id BIGINT, c STRING) PARTITIONED BY (c) TBLPROPERTIES ('transaction.mode' = '$mode')")
+
+  /** Streams `source` into `sink` (created on first use) until it read everything there is. */
+  private def drain(source: String, sink: String, options: Map[String, String] = Map.empty): Unit = {
+    if (!spark.catalog.tableExists(s"lance.ns.$sink")) create(sink, "weak")
+    spark.readStream.options(options).table(s"lance.ns.$source").writeStream
+      .option("checkpointLocation", root.resolve(s"checkpoint-$sink").toString).trigger(Trigger.AvailableNow())
+      .toTable(s"lance.ns.$sink").awaitTermination()
+  }
+
+  private def rows(table: String): Seq[Row] = spark.table(s"lance.ns.$table").orderBy("id").collect().toSeq
+
+  test("a stream reads the table, then the rows appended since, each once; a compaction adds none") {
+    create("events", "strong")
+    spark.sql("INSERT INTO lance.ns.events VALUES (1, 'a'), (2, 'b')")
+    drain("events", "copy")
+    assert(rows("copy") == Seq(Row(1L, "a"), Row(2L, "b")))
+    spark.sql("INSERT INTO lance.ns.events VALUES (3, 'a')") // a fragment of an existing partition table
+    spark.sql("INSERT INTO lance.ns.events VALUES (4, 'c'), (5, 'a')") // a new partition table, one more fragment
+    spark.sql("CALL lance.system.rewrite_data_files(table => 'ns.events', where => 'c = \\'a\\'')")
+    spark.sql("INSERT INTO lance.ns.events VALUES (6, 'a')")
+    drain("events", "copy")
+    assert(rows("copy") == rows("events"))
+    drain("events", "copy") // nothing new
+    assert(rows("copy") == rows("events"))
+  }
+
+  test("a DELETE or an overwrite fails the stream, unless its options skip such commits") {
+    create("changing", "strong")
+    spark.sql("INSERT INTO lance.ns.changing VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    drain("changing", "changes")
+    def failure(): String = intercept[StreamingQueryException](drain("changing", "changes")).getMessage
+
+    spark.sql("DELETE FROM lance.ns.changing WHERE c = 'a'") // a whole partition: its table goes
+    assert(
+      failure().contains("was removed; to skip such commits, set read option streaming-skip-delete-snapshots=true"))
+    drain("changing", "changes", Map("streaming-skip-delete-snapshots" -> "true"))
+
+    spark.sql("UPDATE lance.ns.changing SET id = 20 WHERE id = 2") // copy-on-write: the partition table is replaced
+    assert(failure().contains("was replaced by"))
+    spark.sql("INSERT INTO lance.ns.changing VALUES (4, 'd')")
+    drain("changing", "changes", Map("streaming-skip-overwrite-snapshots" -> "true"))
+
+    spark.sql("ALTER TABLE lance.ns.changing SET TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')")
+    spark.sql("DELETE FROM lance.ns.changing WHERE id = 3") // merge-on-read: Lance deletes in the partition table
+    assert(failure().contains("deleted rows (Lance Delete)"))
+    drain("changing", "changes", Map("streaming-skip-delete-snapshots" -> "true"))
+    // what was appended, once; what was deleted or changed, as the stream first read it
+    assert(rows("changes") == Seq(Row(1L, "a"), Row(2L, "b"), Row(3L, "c"), Row(4L, "d")))
+  }
+
+  test("stream-from-timestamp reads what was appended after that time") {
+    create("timed", "strong")
+    spark.sql("INSERT INTO lance.ns.timed VALUES (1, 'a')")
+    Thread.sleep(20)
+    val from = System.currentTimeMillis()
+    Thread.sleep(20)
+    spark.sql("INSERT INTO lance.ns.timed VALUES (2, 'a'), (3, 'b')")
+    drain("timed", "timed_copy", Map("stream-from-timestamp" -> from.toString))
+    assert(rows("timed_copy") == Seq(Row(2L, "a"), Row(3L, "b")))
+  }
+
+  test("a weak-mode table is refused, saying why") {
+    create("weak", "weak")
+    val message = intercept[StreamingQueryException](drain("weak", "weak_copy")).getMessage
+    assert(message.contains("a streaming read needs a strong-mode table"), message)
+  }
+}
