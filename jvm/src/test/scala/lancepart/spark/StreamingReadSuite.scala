@@ -1,7 +1,7 @@
-// Structured Streaming out of partitioned tables on every Spark line: a stream reads a strong-mode
-// table whole, then the rows appended since (new partitions and new fragments of existing ones),
-// each once, skipping compactions; a DELETE or an overwrite fails it unless its options skip
-// them; stream-from-timestamp starts after a time; a weak-mode table is refused.
+// Structured Streaming out of partitioned tables on every Spark line: a stream reads a table
+// whole, then the rows appended since (new partitions and new fragments of existing ones), each
+// once, skipping compactions, in both transaction modes; a DELETE or an overwrite fails it
+// unless its options skip them; stream-from-timestamp starts after a time.
 package lancepart.spark
 
 import org.apache.spark.sql.Row
@@ -23,19 +23,22 @@ class StreamingReadSuite extends AnyFunSuite with StreamingSession {
 
   private def rows(table: String): Seq[Row] = spark.table(s"lance.ns.$table").orderBy("id").collect().toSeq
 
-  test("a stream reads the table, then the rows appended since, each once; a compaction adds none") {
-    create("events", "strong")
-    spark.sql("INSERT INTO lance.ns.events VALUES (1, 'a'), (2, 'b')")
-    drain("events", "copy")
-    assert(rows("copy") == Seq(Row(1L, "a"), Row(2L, "b")))
-    spark.sql("INSERT INTO lance.ns.events VALUES (3, 'a')") // a fragment of an existing partition table
-    spark.sql("INSERT INTO lance.ns.events VALUES (4, 'c'), (5, 'a')") // a new partition table, one more fragment
-    spark.sql("CALL lance.system.rewrite_data_files(table => 'ns.events', where => 'c = \\'a\\'')")
-    spark.sql("INSERT INTO lance.ns.events VALUES (6, 'a')")
-    drain("events", "copy")
-    assert(rows("copy") == rows("events"))
-    drain("events", "copy") // nothing new
-    assert(rows("copy") == rows("events"))
+  for (mode <- Seq("strong", "weak")) {
+    test(s"$mode mode: a stream reads the table, then the rows appended since, each once; a compaction adds none") {
+      val (source, sink) = (s"events_$mode", s"copy_$mode")
+      create(source, mode)
+      spark.sql(s"INSERT INTO lance.ns.$source VALUES (1, 'a'), (2, 'b')")
+      drain(source, sink)
+      assert(rows(sink) == Seq(Row(1L, "a"), Row(2L, "b")))
+      spark.sql(s"INSERT INTO lance.ns.$source VALUES (3, 'a')") // a fragment of an existing partition table
+      spark.sql(s"INSERT INTO lance.ns.$source VALUES (4, 'c'), (5, 'a')") // a new partition table, one more fragment
+      spark.sql(s"CALL lance.system.rewrite_data_files(table => 'ns.$source', where => 'c = \\'a\\'')")
+      spark.sql(s"INSERT INTO lance.ns.$source VALUES (6, 'a')")
+      drain(source, sink)
+      assert(rows(sink) == rows(source))
+      drain(source, sink) // nothing new
+      assert(rows(sink) == rows(source))
+    }
   }
 
   test("a DELETE or an overwrite fails the stream, unless its options skip such commits") {
@@ -71,11 +74,5 @@ class StreamingReadSuite extends AnyFunSuite with StreamingSession {
     spark.sql("INSERT INTO lance.ns.timed VALUES (2, 'a'), (3, 'b')")
     drain("timed", "timed_copy", Map("stream-from-timestamp" -> from.toString))
     assert(rows("timed_copy") == Seq(Row(2L, "a"), Row(3L, "b")))
-  }
-
-  test("a weak-mode table is refused, saying why") {
-    create("weak", "weak")
-    val message = intercept[StreamingQueryException](drain("weak", "weak_copy")).getMessage
-    assert(message.contains("a streaming read needs a strong-mode table"), message)
   }
 }

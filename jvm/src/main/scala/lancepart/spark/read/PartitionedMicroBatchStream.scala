@@ -1,11 +1,12 @@
 // A streaming read of a partitioned table (Structured Streaming, micro-batches): offsets are
-// __manifest versions, and a micro-batch reads the rows appended between two of them: the
-// partition tables that appeared whole, and of the others the fragments each Append added, each at
-// the version that added it. Commits that deleted or changed rows fail the query, or are skipped
-// when the query's options say so (Iceberg's names).
+// __manifest versions (in weak mode with each partition table's main-branch version, since its
+// writers commit there before __manifest names the commit), and a micro-batch reads the rows
+// appended between two offsets: the partition tables that appeared, whole, and of the others the
+// fragments each Append added, each at the version that added it. Commits that deleted or changed
+// rows fail the query, or are skipped when the query's options say so (Iceberg's names).
 package lancepart.spark.read
 
-import lancepart.lance.{VersionChange, LeafHistory}
+import lancepart.lance.{Lance, LeafHistory, VersionChange}
 import lancepart.manifest.{Manifest, ManifestQuery, ManifestRow}
 import lancepart.spark.PartitionedTable
 import lancepart.spec.{Json, TransactionMode}
@@ -13,6 +14,7 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFacto
 import org.apache.spark.sql.connector.read.streaming.{MicroBatchStream, Offset}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 /** `table` as the query loaded it; `readers` reads its partition tables in the query's columns. */
@@ -23,11 +25,7 @@ class PartitionedMicroBatchStream(
     extends MicroBatchStream {
   import PartitionedMicroBatchStream._
 
-  if (table.manifest.meta.mode != TransactionMode.Strong) throw new UnsupportedOperationException(
-    s"table ${table.name()}: a streaming read needs a strong-mode table, whose __manifest versions pin every " +
-      "partition table's version (in weak mode writers append to partition tables before __manifest names " +
-      s"them): ALTER TABLE ${table.name()} SET TBLPROPERTIES ('transaction.mode' = 'strong') first")
-
+  private val weak = table.manifest.meta.mode == TransactionMode.Weak
   private def flag(name: String): Boolean = Option(options.get(name)).fold(false)(v =>
     Try(v.trim.toBoolean).getOrElse(throw new IllegalArgumentException(
       s"table ${table.name()}: read option $name must be true or false, not '$v'")))
@@ -38,52 +36,88 @@ class PartitionedMicroBatchStream(
       s"table ${table.name()}: read option $FromTimestamp must be milliseconds since the epoch, not '$v'")))
 
   /** Before the table's first rows (the first micro-batch reads the table whole), or with
-   * `stream-from-timestamp` the newest manifest version committed before that time. */
-  override def initialOffset(): Offset = ManifestOffset(fromMillis.fold(0L) { millis =>
-    table.store.committed().filter(_.at.toEpochMilli < millis).map(_.version).reduceOption(_ max _).getOrElse(0L)
-  })
+   * `stream-from-timestamp` the newest manifest version committed before that time (in weak mode
+   * with each partition table's newest version committed before then). */
+  override def initialOffset(): Offset = fromMillis.fold(ManifestOffset(0)) { millis =>
+    val version =
+      table.store.committed().filter(_.at.toEpochMilli < millis).map(_.version).reduceOption(_ max _).getOrElse(0L)
+    if (version == 0 || !weak) ManifestOffset(version)
+    else ManifestOffset(
+      version,
+      Lance.parallel(tables(table.store.loadAt(version))) { r =>
+        table.store.lance.withDataset(table.store.leafUri(r))(_.listVersions().asScala.toList)
+          .filter(
+            _.getDataTime.toInstant.toEpochMilli < millis).map(_.getId).reduceOption(_ max _).map(r.location.get -> _)
+      }.flatten.toMap
+    )
+  }
 
-  override def latestOffset(): Offset = ManifestOffset(table.store.load().version)
+  /** The latest manifest version; in weak mode with the latest main-branch version of each
+   * partition table it lists (one listing of its `_versions` each), which writers commit to
+   * before `__manifest` names them. */
+  override def latestOffset(): Offset = {
+    val latest = table.store.load()
+    if (!weak) ManifestOffset(latest.version)
+    else ManifestOffset(
+      latest.version,
+      Lance.parallel(tables(latest)) { r =>
+        val location = r.location.get
+        location -> table.files.latestVersion(location).getOrElse(throw new IllegalStateException(
+          s"table ${table.name()}: partition table $location has no version"))
+      }.toMap
+    )
+  }
 
   override def deserializeOffset(json: String): Offset = ManifestOffset.parse(json)
 
   override def createReaderFactory(): PartitionReaderFactory = readers
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
-    val (from, to) = (version(start), version(end))
-    val after = table.store.loadAt(to)
+    val (from, to) = (ManifestOffset.of(start), ManifestOffset.of(end))
+    val after = table.store.loadAt(to.version)
     requireSameSchema(after)
     val rows = tables(after)
+    val until = positions(to, rows)
     val read =
-      if (from == 0) rows.map(r => leaf(after, r, None))
+      if (from.version == 0) rows.map(r => leaf(after, r, until(r.location.get), None))
       else {
-        val before = tables(table.store.loadAt(from)).map(r => r.objectId -> r).toMap
-        for (gone <- before.keySet -- rows.map(_.objectId))
-          changed(deletes = true, s"${describe(before(gone))} was removed")
+        val earlier = tables(table.store.loadAt(from.version))
+        val since = positions(from, earlier)
+        val ids = rows.map(_.objectId).toSet
+        val replaced = earlier.filter(r => ids(r.objectId)).map(r => r.objectId -> r).toMap
+        for (gone <- earlier if !ids(gone.objectId)) changed(deletes = true, s"${describe(gone)} was removed")
         rows.flatMap { r =>
-          before.get(r.objectId) match {
-            case None => Seq(leaf(after, r, None))
-            case Some(b) if b.location != r.location =>
+          val location = r.location.get
+          (since.get(location), replaced.get(r.objectId)) match {
+            case (Some(base), _) => appended(after, r, base, until(location))
+            case (None, Some(b)) =>
               changed(
                 deletes = false,
-                s"${describe(b)} was replaced by ${r.location.getOrElse(r.objectId)} (an overwrite, or a " +
-                  "copy-on-write DELETE, UPDATE or MERGE INTO)"
-              )
+                s"${describe(b)} was replaced by $location (an overwrite, or a copy-on-write " +
+                  "DELETE, UPDATE or MERGE INTO)")
               Seq.empty
-            case Some(b) => appended(after, b, r)
+            case (None, None) => Seq(leaf(after, r, until(location), None))
           }
         }
       }
     read.map(l => PackedSplit(Seq(l))).toArray
   }
 
-  /** The fragments appended to the partition table of `row` since `before` pinned it. */
-  private def appended(manifest: Manifest, before: ManifestRow, row: ManifestRow): Seq[LeafPartition] = {
-    val (from, to) = (pin(before), pin(row))
+  /** The version of each partition table (by location) that `offset` read up to: in strong mode
+   * its `rows`' read_version, in weak mode the one the offset recorded. */
+  private def positions(offset: ManifestOffset, rows: Seq[ManifestRow]): Map[String, Long] =
+    if (weak) offset.leaves
+    else rows.map(r =>
+      r.location.get -> r.readVersion.getOrElse(throw new IllegalStateException(
+        s"table ${table.name()}: partition table ${r.location.get} has no read_version: another client wrote it as " +
+          "a weak-mode table, which a streaming read of a strong-mode table cannot follow"))).toMap
+
+  /** The fragments appended to the partition table of `row` from version `from` to `to`. */
+  private def appended(manifest: Manifest, row: ManifestRow, from: Long, to: Long): Seq[LeafPartition] =
     if (from == to) Seq.empty
     else LeafHistory.changes(table.store.lance, table.store.leafUri(row), from, to).flatMap {
       case VersionChange.Appended(version, fragments, _) if fragments.nonEmpty =>
-        Seq(leaf(manifest, row, Some(version -> fragments)))
+        Seq(leaf(manifest, row, version, Some(fragments)))
       case VersionChange.Deleted(version, operation) =>
         changed(
           deletes = true,
@@ -96,7 +130,6 @@ class PartitionedMicroBatchStream(
         Seq.empty
       case _ => Seq.empty
     }
-  }
 
   /** A commit that deleted (`deletes`) or changed rows: refused unless the query skips such commits. */
   private def changed(deletes: Boolean, what: String): Unit = {
@@ -112,34 +145,24 @@ class PartitionedMicroBatchStream(
     s"partition ($values), partition table ${row.location.getOrElse(row.objectId)},"
   }
 
-  private def pin(row: ManifestRow): Long = row.readVersion.getOrElse(throw new IllegalStateException(
-    s"table ${table.name()}: partition table ${row.location.getOrElse(row.objectId)} has no read_version: another " +
-      "client wrote it as a weak-mode table, which a streaming read cannot follow"))
-
   private def tables(manifest: Manifest): Seq[ManifestRow] =
-    table.files.withData(table.store.rows(manifest, ManifestQuery.tables(manifest.meta)))
+    table.files.withData(table.store.rows(manifest, ManifestQuery.tables(manifest.meta))).filter(_.location.isDefined)
 
-  /** The partition table of `row` at its pinned version, or only `fragments` (version, ids) of it. */
-  private def leaf(manifest: Manifest, row: ManifestRow, fragments: Option[(Long, Seq[Int])]): LeafPartition = {
+  /** The partition table of `row` at `version`, or only its `fragments` (ids) there. */
+  private def leaf(manifest: Manifest, row: ManifestRow, version: Long, fragments: Option[Seq[Int]]): LeafPartition = {
     val spec = row.specVersion.flatMap(v => manifest.meta.specs.find(_.id == v))
     LeafPartition(
       table.store.leafUri(row),
-      Some(fragments.fold(pin(row))(_._1)),
+      Some(version),
       spec.fold(Map.empty[String, Any])(_.identityValues(row.values)),
       row.objectId,
-      fragments.map(_._2)
-    )
+      fragments)
   }
 
   private def requireSameSchema(after: Manifest): Unit =
     if (after.meta.schema != table.manifest.meta.schema) throw new IllegalStateException(
       s"table ${table.name()}: its schema changed at or before manifest version ${after.version}, after the streaming " +
         "query loaded it; restart the query (it goes on from its checkpoint, in the new columns)")
-
-  private def version(offset: Offset): Long = offset match {
-    case ManifestOffset(v) => v
-    case other => ManifestOffset.parse(other.json()).version
-  }
 
   override def commit(end: Offset): Unit = ()
 
@@ -152,15 +175,30 @@ object PartitionedMicroBatchStream {
   val FromTimestamp = "stream-from-timestamp"
 }
 
-/** A streaming read's position: every row of `__manifest` version `version` was read (0: none). */
-case class ManifestOffset(version: Long) extends Offset {
-  override def json(): String = Json.write(Json.obj().put("manifest_version", version))
+/** A streaming read's position: every row of `__manifest` version `version` was read (0: none);
+ * of a weak-mode table, of each partition table (by location) up to its version in `leaves`. */
+case class ManifestOffset(version: Long, leaves: Map[String, Long] = Map.empty) extends Offset {
+  override def json(): String = {
+    val node = Json.obj().put("manifest_version", version)
+    if (leaves.nonEmpty) {
+      val versions = node.putObject("leaves")
+      leaves.toSeq.sorted.foreach { case (location, v) => versions.put(location, v) }
+    }
+    Json.write(node)
+  }
 }
 
 object ManifestOffset {
   def parse(json: String): ManifestOffset = {
     val node = Json.parse(json, "a lancepart streaming offset")
-    ManifestOffset(Option(node.get("manifest_version")).filter(_.canConvertToLong).map(_.asLong).getOrElse(
-      throw new IllegalArgumentException(s"'$json' is not a lancepart streaming offset: it has no manifest_version")))
+    val version = Option(node.get("manifest_version")).filter(_.canConvertToLong).map(_.asLong).getOrElse(
+      throw new IllegalArgumentException(s"'$json' is not a lancepart streaming offset: it has no manifest_version"))
+    ManifestOffset(version, Json.stringMap(node.get("leaves")).map { case (location, v) => location -> v.toLong })
+  }
+
+  /** `offset` as a ManifestOffset (Spark passes back what the stream gave, or what it parsed). */
+  def of(offset: Offset): ManifestOffset = offset match {
+    case o: ManifestOffset => o
+    case other => parse(other.json())
   }
 }
