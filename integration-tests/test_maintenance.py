@@ -326,7 +326,10 @@ def test_admin_methods_run_the_procedures(spark, admin, root, ns):
     assert fragments(root, ns) == {"a": 1, "b": 4, "c": 4}
     assert admin.rewrite_manifests(name)["added_fragments_count"] == 1
     first_rows = manifest(root, ns).versions()[3]  # the first INSERT
-    rolled = admin.rollback_to_timestamp(name, first_rows["timestamp"])
+    # pylance computes the timestamp from Lance's nanoseconds in floating point (about 0.25 us off
+    # at today's epoch), so it may be 1 us before the commit's own; 1 ms after it is still before
+    # the next INSERT
+    rolled = admin.rollback_to_timestamp(name, first_rows["timestamp"] + datetime.timedelta(milliseconds=1))
     assert rolled["restored_version"] == first_rows["version"]
     assert rows(spark, f"SELECT count(*) FROM {t}") == [(9,)]
     assert admin.rollback_to_version(name, rolled["previous_version"])["current_version"] == \
