@@ -44,27 +44,27 @@ object LeafHistory {
     def fail(problem: String): Nothing = throw new IllegalStateException(
       s"partition table $uri: cannot follow its versions from ${java.lang.Long.toUnsignedString(from)} to " +
         s"${java.lang.Long.toUnsignedString(to)}: $problem")
-    def fragments(version: Long) =
-      lance.withDataset(uri, Some(version))(_.getFragments.asScala.map(_.metadata()).toList)
+    def fragments(ds: org.lance.Dataset) = ds.getFragments.asScala.map(_.metadata()).toList
     @tailrec def walk(version: Long, later: List[VersionChange]): List[VersionChange] =
       if (version == from) later
       else {
         if (!isDetached(version) && (version <= 0 || (!isDetached(from) && version < from)))
           fail(s"the versions before ${java.lang.Long.toUnsignedString(version)} on the way do not lead there")
-        val (operation, read) =
+        // the version's commit and fragments, from one open
+        val (operation, read, present) =
           try lance.withDataset(uri, Some(version)) { ds =>
               val txn = ds.readTransaction().orElseThrow(() =>
                 new IllegalStateException(
                   s"version ${java.lang.Long.toUnsignedString(version)} records no transaction"))
-              try { (txn.operation().name(), txn.readVersion()) }
+              try { (txn.operation().name(), txn.readVersion(), fragments(ds)) }
               finally txn.close()
             }
           catch { case e: RuntimeException => fail(e.getMessage) }
         val previous = if (isDetached(version)) read else version - 1
         val change = operation match {
           case "Append" =>
-            val before = fragments(previous).map(_.getId).toSet
-            val added = fragments(version).filterNot(f => before(f.getId))
+            val before = lance.withDataset(uri, Some(previous))(fragments).map(_.getId).toSet
+            val added = present.filterNot(f => before(f.getId))
             VersionChange.Appended(version, added.map(_.getId), added.map(_.getPhysicalRows).sum)
           case "Delete" => VersionChange.Deleted(version, operation)
           case kept if RowsKept(kept) => VersionChange.Kept(version, operation)
