@@ -42,7 +42,8 @@ object ExpireSnapshots {
       store.lance.withDataset(store.uri)(_.cleanupWithPolicy(policy))
       val gone = before.keySet -- after.keySet
       gone.foreach(files.deleteLeafDirectory)
-      val begun = StreamMarks.begunLocations(store.rows(latest, ManifestQuery.specNamespaces))
+      // Read at the newest version: `latest` is expired when a commit landed before the listing.
+      val begun = StreamMarks.begunLocations(store.rows(store.load(), ManifestQuery.specNamespaces))
       val deleted = Lance.parallel(after.toSeq) { case (location, pinned) =>
         val uri = store.leafUri(location)
         if (begun(location)) 0L
