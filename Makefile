@@ -90,7 +90,7 @@ PYTEST_WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
 # LANCEPART_TEST_LONG_RUN=1 on make test's first pass (integration-tests/jvm_options.py): every
 # JVM maps an archive of the classes of a Spark session with the plugin
 
-.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-lines pytest-quick scala-tests scala-tests-lines format differential-sweep jar wheel bench bench-quick bench-lines bench-streaming docs
+.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-wheel pytest-lines pytest-quick scala-tests scala-tests-lines format differential-sweep jar wheel bench bench-quick bench-lines bench-streaming docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
@@ -100,15 +100,24 @@ demo: $(VENV)/.installed $(JAR)
 # and after it
 test:
 	$(MVN) -N spotless:check
-	$(MAKE) --no-print-directory -j 3 scala-tests scala-tests-lines pytest-first-pass pytest-newest-pass pytest-lines
+	$(MAKE) --no-print-directory -j 3 scala-tests scala-tests-lines pytest-first-pass pytest-newest-pass pytest-wheel \
+		pytest-lines
 
 test-quick:
 	$(MVN) -N spotless:check
 	$(MAKE) --no-print-directory -j 3 scala-tests pytest-quick
 
-pytest-first-pass: $(VENV)/.installed $(JAR) $(ICEBERG_JAR) wheel
+# Every suite but the wheel's, which needs every line's jar: the first pass starts once the primary
+# line's is built, beside the other lines' build
+pytest-first-pass: $(VENV)/.installed $(JAR) $(ICEBERG_JAR)
 	LANCEPART_TEST_LONG_RUN=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) --durations=25 \
-		-o junit_family=xunit1 --junitxml=target/pytest.xml python/tests integration-tests
+		-o junit_family=xunit1 --junitxml=target/pytest.xml --ignore=integration-tests/test_wheel.py \
+		python/tests integration-tests
+
+# The wheel installed over the primary line's pyspark (the other lines run it in LINE_SUITES)
+pytest-wheel: $(VENV)/.installed wheel $(NEWEST_VENV)/.installed
+	$(PY) -m pytest -q -p no:cacheprovider -o junit_family=xunit1 --junitxml=target/pytest-wheel.xml \
+		integration-tests/test_wheel.py
 
 pytest-newest-pass: $(NEWEST_VENV)/.installed $(JAR) $(ICEBERG_JAR)
 	$(NEWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider \

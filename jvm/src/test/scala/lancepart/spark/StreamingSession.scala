@@ -1,5 +1,7 @@
 // The local Spark session of the streaming suites: catalog `lance` over a new directory, holding
-// namespace `ns`.
+// namespace `ns`. Their tests carry the tag `lancepart.streaming`, which the modules of Spark 4.0 and
+// of Spark 3.5 for Scala 2.13 exclude (their pom.xml): the streaming code is the same on every line,
+// run at both ends, on Spark 3.5 (Scala 2.12), on 4.1 and on 4.2.
 package lancepart.spark
 
 import java.nio.file.{Files, Path}
@@ -20,4 +22,11 @@ trait StreamingSession extends BeforeAndAfterAll { this: Suite =>
   override def beforeAll(): Unit = spark.sql("CREATE NAMESPACE lance.ns")
 
   override def afterAll(): Unit = spark.stop()
+
+  abstract override def tags: Map[String, Set[String]] =
+    testNames.iterator.map(name => name -> (super.tags.getOrElse(name, Set.empty) + StreamingSession.Tag)).toMap
+}
+
+object StreamingSession {
+  val Tag = "lancepart.streaming"
 }
