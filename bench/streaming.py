@@ -3,8 +3,13 @@ file source of --files Parquet files (--rows in all, over --partitions values of
 column `p`), one file a micro-batch, drained with Trigger.AvailableNow into a new table and
 checkpoint per system and round. Per system, the medians over --repeats rounds (after a warm-up
 round on a copy of the first two files) of: the drain's wall time and so its rows per second,
-and the micro-batches' own durations (Spark's progress reports, `triggerExecution`). lancepart runs
-in both transaction modes. Writes bench/results/streaming.json and the "Streaming" section of
+and the micro-batches' own durations (Spark's progress reports, `triggerExecution`). Then, per
+system in turn, the delay from a commit to its rows reaching a read stream: a stream of the table
+(default trigger: the next micro-batch as soon as the last ended) hands each micro-batch to
+foreachBatch, while --commits one-row INSERTs into random partitions of a table of --partitions
+partitions follow each other, each once the stream saw the last, 0-200 ms apart; a delay is from
+the INSERT returning to its micro-batch's rows collected on the driver. lancepart runs in both
+transaction modes. Writes bench/results/streaming.json and the "Streaming" section of
 docs/benchmarks.md.
 
     .venv/bin/python bench/streaming.py --iceberg-jar target/bench/iceberg-spark-runtime-4.1_2.13-1.12.0.jar
@@ -16,6 +21,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import random
 import shutil
 import statistics
 import tempfile
@@ -65,6 +71,45 @@ def drain(spark, source: Path, catalog: str, clauses: str, name: str, checkpoint
     return seconds, durations(query)
 
 
+def visibility(spark, catalog: str, clauses: str, name: str, checkpoint: Path, partitions: int,
+               commits: int) -> list[float]:
+    """Creates ``catalog``.bench.``name`` with a row in each of ``partitions`` partitions, reads it
+    as a stream and makes ``commits`` one-row INSERTs, each once the stream saw the last; returns
+    the seconds from each INSERT returning to the stream's micro-batch holding its row."""
+    table = f"{catalog}.bench.{name}"
+    spark.sql(f"CREATE TABLE {table} ({COLUMNS}) {clauses}")
+    spark.sql(f"INSERT INTO {table} SELECT -id - 1, TIMESTAMP '2025-01-01', CAST(id AS INT), '' FROM range({partitions})")
+    seen: dict[int, float] = {}
+
+    def record(batch, _):
+        ids = [row.id for row in batch.select("id").collect()]
+        now = time.perf_counter()
+        seen.update((i, now) for i in ids)
+
+    def wait_for(row_id: int) -> float:
+        while row_id not in seen:
+            time.sleep(0.001)
+        return seen[row_id]
+
+    query = (spark.readStream.table(table).writeStream.foreachBatch(record)
+             .option("checkpointLocation", str(checkpoint)).start())
+    wait_for(-partitions)
+    rng, delays = random.Random(name), []
+    for k in range(commits):
+        spark.sql(f"INSERT INTO {table} VALUES ({k}, TIMESTAMP '2025-01-01', {rng.randrange(partitions)}, '')")
+        committed = time.perf_counter()
+        delays.append(wait_for(k) - committed)
+        time.sleep(rng.uniform(0, 0.2))
+    query.stop()
+    spark.sql(f"DROP TABLE {table}")
+    return delays
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--iceberg-jar", required=True)
@@ -72,6 +117,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=20)
     parser.add_argument("--partitions", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--commits", type=int, default=30)
     parser.add_argument("--output", type=Path, default=RESULTS / "streaming.json")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="lancepart-bench-streaming-"))
@@ -95,15 +141,25 @@ def main() -> None:
             if round_ > 0:
                 walls[system].append(seconds)
                 batches[system].append(statistics.median(micro))
+    delays = {}
+    for system, catalog, clauses in SYSTEMS:  # in turn, after a warm-up of 3 commits
+        name = f"visible_{system.replace(' ', '_')}"
+        visibility(spark, catalog, clauses, name + "_warm", root / "checkpoints" / (name + "_warm"), args.partitions, 3)
+        delays[system] = visibility(spark, catalog, clauses, name, root / "checkpoints" / name, args.partitions,
+                                    args.commits)
+        print(f"visibility {system:<18} median {statistics.median(delays[system]):.3f} s, "
+              f"90th percentile {percentile(delays[system], 0.9):.3f} s", flush=True)
     result = {
         "date": dt.date.today().isoformat(), "spark": spark.version, "iceberg": Path(args.iceberg_jar).name,
         "cores": os.cpu_count(), "rows": args.rows, "files": args.files, "partitions": args.partitions,
-        "repeats": args.repeats, "minutes": round((time.time() - started) / 60, 1),
+        "repeats": args.repeats, "commits": args.commits, "minutes": round((time.time() - started) / 60, 1),
         "load_average": round(os.getloadavg()[2], 1),
         "systems": {s: {"seconds": round(statistics.median(walls[s]), 2),
                         "rows_per_second": round(args.rows / statistics.median(walls[s])),
                         "micro_batch_seconds": round(statistics.median(batches[s]), 3),
-                        "runs": [round(w, 2) for w in walls[s]]} for s in walls},
+                        "runs": [round(w, 2) for w in walls[s]],
+                        "visibility_seconds": {"median": round(statistics.median(delays[s]), 3),
+                                               "p90": round(percentile(delays[s], 0.9), 3)}} for s in walls},
     }
     spark.stop()
     shutil.rmtree(root)
@@ -116,9 +172,15 @@ def markdown(result: dict) -> str:
              f"{result['files']} files (micro-batches) over {result['partitions']} partitions, median of "
              f"{result['repeats']} rounds, {result['cores']} cores, load average {result['load_average']} (15 min, at the "
              f"end), {result['minutes']} minutes.", "",
-             "| system | drain (s) | rows per second | micro-batch (s, median) |", "|---|---|---|---|"]
+             "| system | drain (s) | rows per second | micro-batch (s, median) | commit to read stream (s, median; 90th percentile) |",
+             "|---|---|---|---|---|"]
     for system, r in result["systems"].items():
-        lines.append(f"| {system} | {r['seconds']:.2f} | {r['rows_per_second']:,} | {r['micro_batch_seconds']:.3f} |")
+        v = r["visibility_seconds"]
+        lines.append(f"| {system} | {r['seconds']:.2f} | {r['rows_per_second']:,} | {r['micro_batch_seconds']:.3f} | "
+                     f"{v['median']:.3f}; {v['p90']:.3f} |")
+    lines += ["", f"The delay from commit to read stream: {result['commits']} one-row INSERTs into random partitions "
+              f"of a table of {result['partitions']} partitions, each once a read stream of the table (default trigger) "
+              "saw the last; from the INSERT returning to the stream's micro-batch rows collected on the driver."]
     return "\n".join(lines)
 
 

@@ -2,7 +2,7 @@
 loopback, and a client process (no py4j there) connects with `lancepart.spark_session(remote=...)`
 and runs DDL with every transform, writes, pruned reads, UPDATE, DELETE and MERGE INTO, crosscheck
 (its pylance side in the client), ALTER TABLE ... ADD PARTITION FIELD, every `lancepart.Admin` method (progress bars included), a
-storage-partitioned join and a streaming write."""
+storage-partitioned join, a streaming write and a streaming read."""
 
 import socket
 import subprocess
@@ -105,6 +105,17 @@ CLIENT = textwrap.dedent("""
          .option("checkpointLocation", checkpoint).trigger(availableNow=True).toTable("lance.cn.events")
          .awaitTermination())
     step("stream", sorted(r.id for r in spark.table("lance.cn.events").collect()), [0, 1, 2, 3, 10, 11, 12, 13])
+    # the table read as a stream, at most 3 rows a micro-batch, twice: the second run reads the new rows only
+    spark.sql("CREATE TABLE lance.cn.events_copy (id BIGINT, c STRING) PARTITIONED BY (c)")
+    def copy_events():
+        (spark.readStream.option("streaming-max-rows-per-micro-batch", 3).table("lance.cn.events").writeStream
+         .option("checkpointLocation", checkpoint + "-copy").trigger(availableNow=True)
+         .toTable("lance.cn.events_copy").awaitTermination())
+    copy_events()
+    spark.sql("INSERT INTO lance.cn.events VALUES (20, 'c0'), (21, 'c2')")
+    copy_events()
+    step("read stream", sorted(r.id for r in spark.table("lance.cn.events_copy").collect()),
+         [0, 1, 2, 3, 10, 11, 12, 13, 20, 21])
     step("drop_table", (admin.drop_table("cn.s"), admin.drop_table("cn.s")), (True, False))
     print("DONE", flush=True)
 """)
@@ -119,7 +130,7 @@ def free_port() -> int:
 STEPS = ["create_table", "read", "pruned read", "pruned plan", "partitions", "row-level", "crosscheck", "evolve",
          "describe", "add partition field", "describe_namespace", "repair", "vacuum", "vacuum refused", "rewrite_data_files",
          "rewrite_manifests", "rollback_to_version", "rolled back", "rollback_to_timestamp", "expire_snapshots", "spj rows",
-         "spj without shuffle", "stream", "drop_table"]
+         "spj without shuffle", "stream", "read stream", "drop_table"]
 
 
 def test_a_spark_connect_client_runs_ddl_writes_reads_and_every_admin_method(tmp_path):

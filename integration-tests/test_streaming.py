@@ -5,8 +5,8 @@ refused naming the column; and a stream killed with SIGKILL in each commit phase
 transaction modes, then restarted from its checkpoint after expire_snapshots and vacuum, holds
 exactly the source's rows.
 
-Reading streams: tests/StreamingReadSuite (every line) and the stream over a table another
-writer appends to, below."""
+Reading streams: the Scala StreamingReadSuite (on Spark 3.5, 4.1 and 4.2), the stream over a
+table another writer appends to, and the same read streams of lancepart and of Iceberg, below."""
 
 from __future__ import annotations
 
@@ -224,3 +224,45 @@ def test_a_read_stream_over_a_table_another_writer_appends_to_takes_every_row_on
         query.stop()
     assert rows(spark, sink) == rows(spark, source)
     assert len(rows(spark, sink)) == 25
+
+
+def test_a_read_stream_takes_the_rows_icebergs_takes_and_stops_at_a_delete_as_it_does(spark, ns, tmp_path):
+    """The same writes into lancepart and into Iceberg, read as streams with a row limit in the same
+    session: the copies hold the same rows; a DELETE of a partition fails both streams naming the
+    option that skips it, and with that option both go on to the same rows."""
+    if not iceberg(spark):
+        pytest.skip("Iceberg's runtime is not in this session")
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {ICEBERG_CATALOG}.{ns}")
+    systems = {"lance": "PARTITIONED BY (c)", ICEBERG_CATALOG: "USING iceberg PARTITIONED BY (c)"}
+    for catalog, clauses in systems.items():
+        for name in ("events", "events_copy"):
+            spark.sql(f"CREATE TABLE {catalog}.{ns}.{name} ({SCHEMA}) {clauses}")
+
+    def each(statement: str) -> None:
+        for catalog in systems:
+            spark.sql(statement.format(table=f"{catalog}.{ns}.events"))
+
+    def drained(**options: str) -> dict[str, object]:
+        """Each system's copy once its stream read everything there is, or the read option its failure names."""
+        out = {}
+        for catalog in systems:
+            query = (spark.readStream.options(**{"streaming-max-rows-per-micro-batch": "2", **options})
+                     .table(f"{catalog}.{ns}.events").writeStream
+                     .option("checkpointLocation", str(tmp_path / catalog)).trigger(availableNow=True)
+                     .toTable(f"{catalog}.{ns}.events_copy"))
+            try:
+                query.awaitTermination()
+                out[catalog] = rows(spark, f"{catalog}.{ns}.events_copy")
+            except StreamingQueryException as e:
+                out[catalog] = [o for o in ("streaming-skip-delete-snapshots",) if o in str(e)] or str(e)[:2000]
+        return out
+
+    each("INSERT INTO {table} VALUES (1, 'a'), (2, 'b')")
+    each("INSERT INTO {table} VALUES (3, 'a'), (4, 'a'), (5, 'c')")
+    each("INSERT INTO {table} VALUES (6, 'b')")
+    assert drained() == {catalog: [(i, c) for i, c in enumerate("abaacb", 1)] for catalog in systems}
+    each("DELETE FROM {table} WHERE c = 'a'")
+    each("INSERT INTO {table} VALUES (7, 'c')")
+    assert drained() == {catalog: ["streaming-skip-delete-snapshots"] for catalog in systems}
+    expected = [(i, c) for i, c in enumerate("abaacbc", 1)]
+    assert drained(**{"streaming-skip-delete-snapshots": "true"}) == {catalog: expected for catalog in systems}

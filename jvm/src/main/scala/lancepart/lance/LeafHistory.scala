@@ -3,27 +3,30 @@
 // Lance transaction each version records.
 package lancepart.lance
 
+import java.time.Instant
+
 import scala.annotation.tailrec
 import scala.jdk.CollectionConverters._
 
-/** One version's commit on a partition table. */
+/** One version's commit on a partition table, committed at `at`. */
 sealed trait VersionChange {
   def version: Long
+  def at: Instant
 }
 
 object VersionChange {
 
   /** Version `version` appended the fragments `fragments` (ids), holding `rows` rows. */
-  case class Appended(version: Long, fragments: Seq[Int], rows: Long) extends VersionChange
+  case class Appended(version: Long, at: Instant, fragments: Seq[Int], rows: Long) extends VersionChange
 
   /** Version `version` changed no row (a compaction, an index, a setting, a column added). */
-  case class Kept(version: Long, operation: String) extends VersionChange
+  case class Kept(version: Long, at: Instant, operation: String) extends VersionChange
 
   /** Version `version` deleted rows and added none. */
-  case class Deleted(version: Long, operation: String) extends VersionChange
+  case class Deleted(version: Long, at: Instant, operation: String) extends VersionChange
 
   /** Version `version` replaced or changed rows (an update, an overwrite, a restore). */
-  case class Rewrote(version: Long, operation: String) extends VersionChange
+  case class Rewrote(version: Long, at: Instant, operation: String) extends VersionChange
 }
 
 object LeafHistory {
@@ -50,13 +53,13 @@ object LeafHistory {
       else {
         if (!isDetached(version) && (version <= 0 || (!isDetached(from) && version < from)))
           fail(s"the versions before ${java.lang.Long.toUnsignedString(version)} on the way do not lead there")
-        // the version's commit and fragments, from one open
-        val (operation, read, present) =
+        // the version's commit, time and fragments, from one open
+        val (operation, read, at, present) =
           try lance.withDataset(uri, Some(version)) { ds =>
               val txn = ds.readTransaction().orElseThrow(() =>
                 new IllegalStateException(
                   s"version ${java.lang.Long.toUnsignedString(version)} records no transaction"))
-              try { (txn.operation().name(), txn.readVersion(), fragments(ds)) }
+              try { (txn.operation().name(), txn.readVersion(), ds.getVersion.getDataTime.toInstant, fragments(ds)) }
               finally txn.close()
             }
           catch { case e: RuntimeException => fail(e.getMessage) }
@@ -65,10 +68,10 @@ object LeafHistory {
           case "Append" =>
             val before = lance.withDataset(uri, Some(previous))(fragments).map(_.getId).toSet
             val added = present.filterNot(f => before(f.getId))
-            VersionChange.Appended(version, added.map(_.getId), added.map(_.getPhysicalRows).sum)
-          case "Delete" => VersionChange.Deleted(version, operation)
-          case kept if RowsKept(kept) => VersionChange.Kept(version, operation)
-          case other => VersionChange.Rewrote(version, other)
+            VersionChange.Appended(version, at, added.map(_.getId), added.map(_.getPhysicalRows).sum)
+          case "Delete" => VersionChange.Deleted(version, at, operation)
+          case kept if RowsKept(kept) => VersionChange.Kept(version, at, operation)
+          case other => VersionChange.Rewrote(version, at, other)
         }
         walk(previous, change :: later)
       }

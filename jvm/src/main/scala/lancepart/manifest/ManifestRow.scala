@@ -30,3 +30,11 @@ case class ManifestRow(
   def versionRecord(version: Long, record: Long): ManifestRow =
     ManifestRow(Naming.versionObjectId(objectId, record), Naming.TableVersionType, location, Some(version), values)
 }
+
+object ManifestRow {
+
+  /** Partition values (by field id) as messages show them, `field=value` by field, leaving out the
+   * NULLs of fields of other spec versions. */
+  def shownValues(values: Map[String, Any]): String =
+    values.toSeq.filter(_._2 != null).sortBy(_._1).map { case (field, v) => s"$field=$v" }.mkString(", ")
+}

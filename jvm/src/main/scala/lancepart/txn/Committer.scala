@@ -313,9 +313,11 @@ class Committer(
       }
     }
 
-    /** The current main-branch versions of the partition tables at `locations`. */
+    /** The current main-branch versions of the partition tables at `locations` (a listing each). */
     private def versions(locations: Seq[String]): Map[String, Long] =
-      Lance.parallel(locations)(l => l -> store.lance.withDataset(store.leafUri(l))(_.version())).toMap
+      Lance.parallel(locations)(l =>
+        l -> files.latestVersion(l).getOrElse(throw new IllegalStateException(
+          s"table ${store.table}: partition table $l has no version"))).toMap
 
     private def sameLeaf(a: ManifestRow, b: ManifestRow): Boolean =
       a.objectId == b.objectId && a.location == b.location && a.readVersion == b.readVersion &&
@@ -448,10 +450,8 @@ class Committer(
           )
       }
 
-    private def describe(objectId: String, values: Map[String, Any]): String = {
-      val shown = values.toSeq.filter(_._2 != null).sortBy(_._1).map { case (k, v) => s"$k=$v" }
-      s"(${shown.mkString(", ")}) [$objectId]"
-    }
+    private def describe(objectId: String, values: Map[String, Any]): String =
+      s"(${ManifestRow.shownValues(values)}) [$objectId]"
 
     private def conflict(what: String): Nothing =
       throw new TransactionConflict(s"table ${store.table}: $what; this write did not change __manifest")

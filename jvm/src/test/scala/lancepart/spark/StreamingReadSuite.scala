@@ -1,7 +1,8 @@
 // Structured Streaming out of partitioned tables on every Spark line: a stream reads a table
 // whole, then the rows appended since (new partitions and new fragments of existing ones), each
 // once, skipping compactions, in both transaction modes; a DELETE or an overwrite fails it
-// unless its options skip them; stream-from-timestamp starts after a time.
+// unless its options skip them; stream-from-timestamp starts after a time; read limits split what
+// there is to read into micro-batches, the oldest commits first.
 package lancepart.spark
 
 import org.apache.spark.sql.Row
@@ -13,12 +14,15 @@ class StreamingReadSuite extends AnyFunSuite with StreamingSession {
   private def create(table: String, mode: String): Unit = spark.sql(
     s"CREATE TABLE lance.ns.$table (id BIGINT, c STRING) PARTITIONED BY (c) TBLPROPERTIES ('transaction.mode' = '$mode')")
 
-  /** Streams `source` into `sink` (created on first use) until it read everything there is. */
-  private def drain(source: String, sink: String, options: Map[String, String] = Map.empty): Unit = {
+  /** Streams `source` into `sink` (created on first use) until it read everything there is; the
+   * rows each micro-batch that read any read. */
+  private def drain(source: String, sink: String, options: Map[String, String] = Map.empty): Seq[Long] = {
     if (!spark.catalog.tableExists(s"lance.ns.$sink")) create(sink, "weak")
-    spark.readStream.options(options).table(s"lance.ns.$source").writeStream
+    val query = spark.readStream.options(options).table(s"lance.ns.$source").writeStream
       .option("checkpointLocation", root.resolve(s"checkpoint-$sink").toString).trigger(Trigger.AvailableNow())
-      .toTable(s"lance.ns.$sink").awaitTermination()
+      .toTable(s"lance.ns.$sink")
+    query.awaitTermination()
+    query.recentProgress.map(_.numInputRows).filter(_ > 0).toSeq
   }
 
   private def rows(table: String): Seq[Row] = spark.table(s"lance.ns.$table").orderBy("id").collect().toSeq
@@ -63,6 +67,33 @@ class StreamingReadSuite extends AnyFunSuite with StreamingSession {
     drain("changing", "changes", Map("streaming-skip-delete-snapshots" -> "true"))
     // what was appended, once; what was deleted or changed, as the stream first read it
     assert(rows("changes") == Seq(Row(1L, "a"), Row(2L, "b"), Row(3L, "c"), Row(4L, "d")))
+  }
+
+  for (mode <- Seq("strong", "weak")) {
+    test(s"$mode mode: read limits take the oldest commits that fit, at least one, each partition table's in order") {
+      val (source, sink) = (s"limited_$mode", s"limited_copy_$mode")
+      val insert = (values: String) => spark.sql(s"INSERT INTO lance.ns.$source VALUES $values")
+      val maxRows = Map("streaming-max-rows-per-micro-batch" -> "2")
+      create(source, mode)
+      insert("(1, 'b')")
+      insert("(2, 'a'), (3, 'a'), (4, 'a')")
+      // the first read takes each partition table whole, the oldest first: b, then a above the limit
+      assert(drain(source, sink, maxRows) == Seq(1, 3))
+      insert("(5, 'a')")
+      insert("(6, 'a'), (7, 'b')")
+      insert("(8, 'c')") // a new partition table
+      assert(drain(source, sink, maxRows) == Seq(2, 2))
+      insert("(9, 'a'), (10, 'b'), (11, 'c')")
+      assert(drain(source, sink, Map("streaming-max-partition-tables-per-micro-batch" -> "1")) == Seq(1, 1, 1))
+      assert(rows(sink) == rows(source))
+    }
+  }
+
+  test("a read limit that is not a positive whole number is refused naming the option") {
+    create("unlimited", "strong")
+    val limit = Map("streaming-max-rows-per-micro-batch" -> "0")
+    val e = intercept[StreamingQueryException](drain("unlimited", "unlimited_copy", limit))
+    assert(e.getMessage.contains("read option streaming-max-rows-per-micro-batch must be a positive whole number"))
   }
 
   test("stream-from-timestamp reads what was appended after that time") {

@@ -3,7 +3,10 @@
 // writers commit there before __manifest names the commit), and a micro-batch reads the rows
 // appended between two offsets: the partition tables that appeared, whole, and of the others the
 // fragments each Append added, each at the version that added it. Commits that deleted or changed
-// rows fail the query, or are skipped when the query's options say so (Iceberg's names).
+// rows fail the query, or are skipped when the query's options say so (Iceberg's names). With read
+// limits (StreamLimits) an offset stops short of the latest one: at the versions of the partition
+// tables that the oldest commits not read yet reach; Trigger.AvailableNow reads up to the offset
+// that was the latest when the query started.
 package lancepart.spark.read
 
 import lancepart.lance.{Lance, LeafHistory, VersionChange}
@@ -11,7 +14,7 @@ import lancepart.manifest.{Manifest, ManifestQuery, ManifestRow}
 import lancepart.spark.PartitionedTable
 import lancepart.spec.{Json, TransactionMode}
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
-import org.apache.spark.sql.connector.read.streaming.{MicroBatchStream, Offset}
+import org.apache.spark.sql.connector.read.streaming.{MicroBatchStream, Offset, ReadLimit, SupportsTriggerAvailableNow}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import scala.jdk.CollectionConverters._
@@ -22,7 +25,8 @@ class PartitionedMicroBatchStream(
     table: PartitionedTable,
     readers: PartitionReaderFactory,
     options: CaseInsensitiveStringMap)
-    extends MicroBatchStream {
+    extends MicroBatchStream
+    with SupportsTriggerAvailableNow {
   import PartitionedMicroBatchStream._
 
   private val weak = table.manifest.meta.mode == TransactionMode.Weak
@@ -34,6 +38,9 @@ class PartitionedMicroBatchStream(
   private val fromMillis = Option(options.get(FromTimestamp)).map(v =>
     Try(v.trim.toLong).getOrElse(throw new IllegalArgumentException(
       s"table ${table.name()}: read option $FromTimestamp must be milliseconds since the epoch, not '$v'")))
+  private val limits = StreamLimits.fromOptions(table.name(), options.get)
+  // Trigger.AvailableNow: the latest offset when the query started, which it reads up to
+  private var availableNow: Option[ManifestOffset] = None
 
   /** Before the table's first rows (the first micro-batch reads the table whole), or with
    * `stream-from-timestamp` the newest manifest version committed before that time (in weak mode
@@ -52,10 +59,58 @@ class PartitionedMicroBatchStream(
     )
   }
 
+  override def getDefaultReadLimit: ReadLimit = limits.readLimit
+
+  override def prepareForTriggerAvailableNow(): Unit = availableNow = Some(latest())
+
+  override def latestOffset(): Offset = latest()
+
+  /** The latest offset (with Trigger.AvailableNow, the one when the query started), or within
+   * `limit` the offset the oldest commits after `start` that fit reach. */
+  override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
+    val end = availableNow.getOrElse(latest())
+    val within = StreamLimits.of(limit)
+    if (within.unlimited) end
+    else {
+      val from = ManifestOffset.of(start)
+      val after = table.store.loadAt(end.version)
+      val rows = tables(after)
+      val until = positions(end, rows)
+      val since =
+        if (from.version == 0) Map.empty[String, Long] else positions(from, tables(table.store.loadAt(from.version)))
+      val pending = Lance.parallel(rows) { r =>
+        val location = r.location.get
+        until.get(location).toSeq.flatMap(to => pendingCommits(r, since.get(location), to))
+      }
+      val reached = within.admit(pending.filter(_.nonEmpty))
+      if (pending.flatten.forall(c => reached.get(c.location).contains(until(c.location)))) end
+      else ManifestOffset(
+        end.version,
+        rows.flatMap(r => since.get(r.location.get).map(r.location.get -> _)).toMap ++ reached)
+    }
+  }
+
+  /** The commits to the partition table of `row` after version `from` (None: it was not read,
+   * one commit of it whole) up to version `to`. */
+  private def pendingCommits(row: ManifestRow, from: Option[Long], to: Long): Seq[PendingCommit] = {
+    val (location, uri) = (row.location.get, table.store.leafUri(row))
+    from match {
+      case Some(version) if version == to => Seq.empty
+      case Some(version) =>
+        LeafHistory.changes(table.store.lance, uri, version, to).map {
+          case VersionChange.Appended(v, at, _, added) => PendingCommit(location, v, at, added)
+          case other => PendingCommit(location, other.version, other.at, 0)
+        }
+      case None =>
+        table.store.lance.withDataset(uri, Some(to))(ds =>
+          Seq(PendingCommit(location, to, ds.getVersion.getDataTime.toInstant, ds.countRows())))
+    }
+  }
+
   /** The latest manifest version; in weak mode with the latest main-branch version of each
    * partition table it lists (one listing of its `_versions` each), which writers commit to
    * before `__manifest` names them. */
-  override def latestOffset(): Offset = {
+  private def latest(): ManifestOffset = {
     val latest = table.store.load()
     if (!weak) ManifestOffset(latest.version)
     else ManifestOffset(
@@ -78,35 +133,40 @@ class PartitionedMicroBatchStream(
     requireSameSchema(after)
     val rows = tables(after)
     val until = positions(to, rows)
-    val read =
-      if (from.version == 0) rows.map(r => leaf(after, r, until(r.location.get), None))
+    val (earlier, since) =
+      if (from.version == 0) (Seq.empty, Map.empty[String, Long])
       else {
         val earlier = tables(table.store.loadAt(from.version))
-        val since = positions(from, earlier)
-        val ids = rows.map(_.objectId).toSet
-        val replaced = earlier.filter(r => ids(r.objectId)).map(r => r.objectId -> r).toMap
-        for (gone <- earlier if !ids(gone.objectId)) changed(deletes = true, s"${describe(gone)} was removed")
-        rows.flatMap { r =>
-          val location = r.location.get
-          (since.get(location), replaced.get(r.objectId)) match {
-            case (Some(base), _) => appended(after, r, base, until(location))
-            case (None, Some(b)) =>
-              changed(
-                deletes = false,
-                s"${describe(b)} was replaced by $location (an overwrite, or a copy-on-write " +
-                  "DELETE, UPDATE or MERGE INTO)")
-              Seq.empty
-            case (None, None) => Seq(leaf(after, r, until(location), None))
-          }
+        (earlier, positions(from, earlier))
+      }
+    val ids = rows.map(_.objectId).toSet
+    for (gone <- earlier if !ids(gone.objectId)) changed(deletes = true, s"${describe(gone)} was removed")
+    // partitions whose partition table the stream read, and another one holds now
+    val replaced =
+      earlier.filter(r => ids(r.objectId) && since.contains(r.location.get)).map(r => r.objectId -> r).toMap
+    val read = rows.flatMap { r =>
+      val location = r.location.get
+      until.get(location).toSeq.flatMap { end =>
+        (since.get(location), replaced.get(r.objectId)) match {
+          case (Some(base), _) => appended(after, r, base, end)
+          case (None, Some(b)) =>
+            changed(
+              deletes = false,
+              s"${describe(b)} was replaced by $location (an overwrite, or a copy-on-write " +
+                "DELETE, UPDATE or MERGE INTO)")
+            Seq.empty
+          case (None, None) => Seq(leaf(after, r, end, None))
         }
       }
+    }
     read.map(l => PackedSplit(Seq(l))).toArray
   }
 
-  /** The version of each partition table (by location) that `offset` read up to: in strong mode
-   * its `rows`' read_version, in weak mode the one the offset recorded. */
+  /** The version of each partition table (by location) that `offset` read up to: the one the
+   * offset recorded (in weak mode, and in strong mode when read limits stopped it short of the
+   * manifest version), or its `rows`' read_version. A partition table without one was not read. */
   private def positions(offset: ManifestOffset, rows: Seq[ManifestRow]): Map[String, Long] =
-    if (weak) offset.leaves
+    if (weak || offset.leaves.nonEmpty) offset.leaves
     else rows.map(r =>
       r.location.get -> r.readVersion.getOrElse(throw new IllegalStateException(
         s"table ${table.name()}: partition table ${r.location.get} has no read_version: another client wrote it as " +
@@ -116,14 +176,14 @@ class PartitionedMicroBatchStream(
   private def appended(manifest: Manifest, row: ManifestRow, from: Long, to: Long): Seq[LeafPartition] =
     if (from == to) Seq.empty
     else LeafHistory.changes(table.store.lance, table.store.leafUri(row), from, to).flatMap {
-      case VersionChange.Appended(version, fragments, _) if fragments.nonEmpty =>
+      case VersionChange.Appended(version, _, fragments, _) if fragments.nonEmpty =>
         Seq(leaf(manifest, row, version, Some(fragments)))
-      case VersionChange.Deleted(version, operation) =>
+      case VersionChange.Deleted(version, _, operation) =>
         changed(
           deletes = true,
           s"${describe(row)} version ${java.lang.Long.toUnsignedString(version)} deleted rows (Lance $operation)")
         Seq.empty
-      case VersionChange.Rewrote(version, operation) =>
+      case VersionChange.Rewrote(version, _, operation) =>
         changed(
           deletes = false,
           s"${describe(row)} version ${java.lang.Long.toUnsignedString(version)} changed rows (Lance $operation)")
@@ -140,10 +200,8 @@ class PartitionedMicroBatchStream(
   }
 
   /** The partition of `row` by its values (field ids), and its partition table. */
-  private def describe(row: ManifestRow): String = {
-    val values = row.values.toSeq.sortBy(_._1).map { case (field, v) => s"$field=$v" }.mkString(", ")
-    s"partition ($values), partition table ${row.location.getOrElse(row.objectId)},"
-  }
+  private def describe(row: ManifestRow): String =
+    s"partition (${ManifestRow.shownValues(row.values)}), partition table ${row.location.getOrElse(row.objectId)},"
 
   private def tables(manifest: Manifest): Seq[ManifestRow] =
     table.files.withData(table.store.rows(manifest, ManifestQuery.tables(manifest.meta))).filter(_.location.isDefined)
@@ -176,7 +234,8 @@ object PartitionedMicroBatchStream {
 }
 
 /** A streaming read's position: every row of `__manifest` version `version` was read (0: none);
- * of a weak-mode table, of each partition table (by location) up to its version in `leaves`. */
+ * of a weak-mode table, or when read limits stopped it short, of each partition table (by
+ * location) up to its version in `leaves`, and none of the others. */
 case class ManifestOffset(version: Long, leaves: Map[String, Long] = Map.empty) extends Offset {
   override def json(): String = {
     val node = Json.obj().put("manifest_version", version)
