@@ -34,6 +34,8 @@ from run import RESULTS, session
 DOC = Path(__file__).parent.parent / "docs" / "benchmarks.md"
 START, END = "<!-- streaming:start (bench/streaming.py writes this part) -->", "<!-- streaming:end -->"
 COLUMNS = "id BIGINT, ts TIMESTAMP, p INT, payload STRING"
+# the steps of a micro-batch that the visibility measure reports (Spark's progress reports' durationMs)
+STEPS = ("latestOffset", "queryPlanning", "addBatch", "triggerExecution")
 # (name in results, catalog, the CREATE TABLE clauses after the columns)
 SYSTEMS = [
     ("lancepart weak", "lance", "PARTITIONED BY (p)"),
@@ -50,10 +52,11 @@ def write_source(spark, directory: Path, rows: int, files: int, partitions: int)
      .repartition(files).write.parquet(str(directory)))
 
 
-def durations(query) -> list[float]:
-    """The seconds of each micro-batch the query ran (its progress reports' triggerExecution)."""
+def durations(query, step: str = "triggerExecution") -> list[float]:
+    """The seconds of each micro-batch the query ran that read rows, or of its step ``step``
+    (its progress reports' durationMs: latestOffset, queryPlanning, addBatch, ...)."""
     reports = [json.loads(p.json) if hasattr(p, "json") else p for p in query.recentProgress]
-    return [r["durationMs"]["triggerExecution"] / 1000 for r in reports if r.get("numInputRows", 0) > 0]
+    return [r["durationMs"].get(step, 0) / 1000 for r in reports if r.get("numInputRows", 0) > 0]
 
 
 def drain(spark, source: Path, catalog: str, clauses: str, name: str, checkpoint: Path) -> tuple[float, list[float]]:
@@ -72,10 +75,11 @@ def drain(spark, source: Path, catalog: str, clauses: str, name: str, checkpoint
 
 
 def visibility(spark, catalog: str, clauses: str, name: str, checkpoint: Path, partitions: int,
-               commits: int) -> list[float]:
+               commits: int) -> tuple[list[float], dict[str, float]]:
     """Creates ``catalog``.bench.``name`` with a row in each of ``partitions`` partitions, reads it
     as a stream and makes ``commits`` one-row INSERTs, each once the stream saw the last; returns
-    the seconds from each INSERT returning to the stream's micro-batch holding its row."""
+    the seconds from each INSERT returning to the stream's micro-batch holding its row, and the
+    median seconds of the steps of those micro-batches."""
     table = f"{catalog}.bench.{name}"
     spark.sql(f"CREATE TABLE {table} ({COLUMNS}) {clauses}")
     spark.sql(f"INSERT INTO {table} SELECT -id - 1, TIMESTAMP '2025-01-01', CAST(id AS INT), '' FROM range({partitions})")
@@ -102,7 +106,7 @@ def visibility(spark, catalog: str, clauses: str, name: str, checkpoint: Path, p
         time.sleep(rng.uniform(0, 0.2))
     query.stop()
     spark.sql(f"DROP TABLE {table}")
-    return delays
+    return delays, {step: statistics.median(durations(query, step)) for step in STEPS}
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -141,14 +145,14 @@ def main() -> None:
             if round_ > 0:
                 walls[system].append(seconds)
                 batches[system].append(statistics.median(micro))
-    delays = {}
+    delays, steps = {}, {}
     for system, catalog, clauses in SYSTEMS:  # in turn, after a warm-up of 3 commits
         name = f"visible_{system.replace(' ', '_')}"
         visibility(spark, catalog, clauses, name + "_warm", root / "checkpoints" / (name + "_warm"), args.partitions, 3)
-        delays[system] = visibility(spark, catalog, clauses, name, root / "checkpoints" / name, args.partitions,
-                                    args.commits)
+        delays[system], steps[system] = visibility(spark, catalog, clauses, name, root / "checkpoints" / name,
+                                                   args.partitions, args.commits)
         print(f"visibility {system:<18} median {statistics.median(delays[system]):.3f} s, "
-              f"90th percentile {percentile(delays[system], 0.9):.3f} s", flush=True)
+              f"90th percentile {percentile(delays[system], 0.9):.3f} s, micro-batch steps {steps[system]}", flush=True)
     result = {
         "date": dt.date.today().isoformat(), "spark": spark.version, "iceberg": Path(args.iceberg_jar).name,
         "cores": os.cpu_count(), "rows": args.rows, "files": args.files, "partitions": args.partitions,
@@ -159,7 +163,9 @@ def main() -> None:
                         "micro_batch_seconds": round(statistics.median(batches[s]), 3),
                         "runs": [round(w, 2) for w in walls[s]],
                         "visibility_seconds": {"median": round(statistics.median(delays[s]), 3),
-                                               "p90": round(percentile(delays[s], 0.9), 3)}} for s in walls},
+                                               "p90": round(percentile(delays[s], 0.9), 3),
+                                               "micro_batch_steps": {k: round(v, 3) for k, v in steps[s].items()}}}
+                    for s in walls},
     }
     spark.stop()
     shutil.rmtree(root)
@@ -180,7 +186,12 @@ def markdown(result: dict) -> str:
                      f"{v['median']:.3f}; {v['p90']:.3f} |")
     lines += ["", f"The delay from commit to read stream: {result['commits']} one-row INSERTs into random partitions "
               f"of a table of {result['partitions']} partitions, each once a read stream of the table (default trigger) "
-              "saw the last; from the INSERT returning to the stream's micro-batch rows collected on the driver."]
+              "saw the last; from the INSERT returning to the stream's micro-batch rows collected on the driver. "
+              "Those micro-batches' steps (Spark's progress reports, medians in seconds):", "",
+              "| system | " + " | ".join(STEPS) + " |", "|---|" + "---|" * len(STEPS)]
+    for system, r in result["systems"].items():
+        lines.append(f"| {system} | " + " | ".join(f"{r['visibility_seconds']['micro_batch_steps'][s]:.3f}"
+                                                   for s in STEPS) + " |")
     return "\n".join(lines)
 
 
