@@ -125,9 +125,12 @@ pytest-newest-pass: $(NEWEST_VENV)/.installed $(JAR) $(ICEBERG_JAR)
 
 pytest-lines: $(foreach line,$(PYSPARK_LINES),pytest-line-$(line))
 
+# (the wheel's second session, which takes the jars from lancepart's cache, runs on the primary line
+# only: the same Python code on every line)
 pytest-line-%: .venv-spark-%/.installed $(OTHER_BUILT) wheel $(NEWEST_VENV)/.installed
 	.venv-spark-$*/bin/python -m pytest -q -p no:cacheprovider \
-		-o junit_family=xunit1 --junitxml=target/pytest-spark-$*.xml $(addprefix integration-tests/,$(LINE_SUITES))
+		-o junit_family=xunit1 --junitxml=target/pytest-spark-$*.xml $(addprefix integration-tests/,$(LINE_SUITES)) \
+		--deselect integration-tests/test_wheel.py::test_a_second_session_takes_the_jars_from_the_cache
 
 pytest-quick: $(VENV)/.installed $(JAR)
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) python/tests $(addprefix integration-tests/,$(QUICK_SUITES))

@@ -229,7 +229,8 @@ def test_a_read_stream_over_a_table_another_writer_appends_to_takes_every_row_on
 def test_a_read_stream_takes_the_rows_icebergs_takes_and_stops_at_a_delete_as_it_does(spark, ns, tmp_path):
     """The same writes into lancepart and into Iceberg, read as streams with a row limit in the same
     session: the copies hold the same rows; a DELETE of a partition fails both streams naming the
-    option that skips it, and with that option both go on to the same rows."""
+    option that skips it, and with that option both go on to the same rows; so they do past a
+    copy-on-write UPDATE and a deleted partition with rows appended before and after each."""
     if not iceberg(spark):
         pytest.skip("Iceberg's runtime is not in this session")
     spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {ICEBERG_CATALOG}.{ns}")
@@ -266,3 +267,14 @@ def test_a_read_stream_takes_the_rows_icebergs_takes_and_stops_at_a_delete_as_it
     assert drained() == {catalog: ["streaming-skip-delete-snapshots"] for catalog in systems}
     expected = [(i, c) for i, c in enumerate("abaacbc", 1)]
     assert drained(**{"streaming-skip-delete-snapshots": "true"}) == {catalog: expected for catalog in systems}
+    # a copy-on-write UPDATE between appends to its partition, a partition deleted between appends to it:
+    # the appended rows, not the updated ones
+    each("INSERT INTO {table} VALUES (8, 'b')")
+    each("UPDATE {table} SET id = 100 WHERE id = 2")
+    each("INSERT INTO {table} VALUES (9, 'b')")
+    each("INSERT INTO {table} VALUES (10, 'c')")
+    each("DELETE FROM {table} WHERE c = 'c'")
+    each("INSERT INTO {table} VALUES (11, 'c')")
+    skip = {"streaming-skip-delete-snapshots": "true", "streaming-skip-overwrite-snapshots": "true"}
+    expected += [(8, "b"), (9, "b"), (10, "c"), (11, "c")]
+    assert drained(**skip) == {catalog: expected for catalog in systems}

@@ -2,9 +2,10 @@
 environment outside the checkout that already holds the pyspark of the environment running this
 test (each line's environment runs it: LINE_SUITES in the Makefile), with the newest pylance the
 package takes, it leaves that pyspark as it is and runs a write, a pruned read and a crosscheck with
-`lancepart.spark_session(root)` and no other step, in two processes: the first has Spark's Ivy
-resolve lance-core and the AWS SDK from Maven (a fresh Ivy directory and lancepart cache here) and
-says so in one line, the second takes them from the cache; neither prints Ivy's report or Lance's
+`lancepart.spark_session(root)` and no other step: Spark's Ivy resolves lance-core and the AWS SDK
+from Maven (a fresh Ivy directory and lancepart cache here), which it says in one line. A second
+session (on the primary line only: `make test` deselects it on the others, since the cache is the
+same Python code on every line) takes them from the cache. Neither prints Ivy's report or Lance's
 panic (the jars are on the driver's class path)."""
 
 import os
@@ -13,14 +14,16 @@ import sys
 import textwrap
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
 
 import pyspark
+import pytest
 from lancepart.jar import LINES, jar_name, spark_line
 from test_interop_newest_pylance import NEWEST_PYTHON
 
 REPO = Path(__file__).resolve().parent.parent
 
-WRITE = textwrap.dedent("""
+FIRST = textwrap.dedent("""
     import sys
     import lancepart
     spark = lancepart.spark_session(sys.argv[1], **{"spark.ui.enabled": "false", "spark.jars.ivy": sys.argv[2]})
@@ -28,16 +31,17 @@ WRITE = textwrap.dedent("""
     spark.sql("CREATE TABLE lance.ns.t (id BIGINT, p STRING) PARTITIONED BY (p)")
     spark.sql("INSERT INTO lance.ns.t SELECT id, CAST(id % 3 AS STRING) FROM range(100)")
     print("JAR", lancepart.jar_path())
-""")
-
-READ = textwrap.dedent("""
-    import sys
-    import lancepart
-    spark = lancepart.spark_session(sys.argv[1], **{"spark.ui.enabled": "false", "spark.jars.ivy": sys.argv[2]})
     print("RESULT", tuple(spark.sql("SELECT count(*), sum(id) FROM lance.ns.t WHERE p = '1'").collect()[0]))
     import lance
     print("PYLANCE", lance.__version__)
     print("CROSSCHECK", lancepart.crosscheck(spark, "lance.ns.t"))
+""")
+
+SECOND = textwrap.dedent("""
+    import sys
+    import lancepart
+    spark = lancepart.spark_session(sys.argv[1], **{"spark.ui.enabled": "false", "spark.jars.ivy": sys.argv[2]})
+    print("COUNT", spark.table("lance.ns.t").count())
 """)
 
 #: What Spark's Ivy prints resolving packages (on a first resolution, a proxy hint per artifact it
@@ -51,20 +55,22 @@ def noise(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if any(marker in line for marker in NOISE)]
 
 
-def test_the_wheel_works_in_a_fresh_environment(tmp_path):
+class Installed(NamedTuple):
+    """The wheel installed in a fresh environment (`python`), and its first session's output."""
+    python: str
+    env: dict[str, str]
+    args: list[str]
+    venv: Path
+    cache: Path
+    newest_pylance: str
+    first: subprocess.CompletedProcess
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Installed:
+    tmp_path = tmp_path_factory.mktemp("wheel")
     wheels = sorted((REPO / "target" / "wheel").glob("lancepart-*.whl"))
     assert len(wheels) == 1, f"expected one wheel in target/wheel (run `make wheel`), found {wheels}"
-    with zipfile.ZipFile(wheels[0]) as wheel:
-        jars = sorted(name for name in wheel.namelist() if name.endswith(".jar"))
-        assert jars == sorted(f"lancepart/jars/{jar_name(line)}" for line in LINES)
-        for jar in jars:
-            with zipfile.ZipFile(wheel.open(jar)) as classes:
-                bundled = [name for name in classes.namelist() if name.endswith((".class", ".so", ".dylib"))
-                           and not name.startswith(("lancepart/", "org/apache/spark/sql/lancepart/"))
-                           and name != "lance/DefaultSource.class"]  # USING lance's provider class
-            # the plugin's own classes only: Spark resolves lance-core and the rest (a second `mvn
-            # package` once left the shaded jar in its place)
-            assert not bundled, f"{jar} bundles {len(bundled)} other files, such as {bundled[:3]}"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = str(venv / "bin" / "python")
@@ -78,31 +84,56 @@ def test_the_wheel_works_in_a_fresh_environment(tmp_path):
         install = subprocess.run([python, "-m", "pip", "install", "-q", *packages], env=env, cwd=tmp_path,
                                  capture_output=True, text=True, timeout=900)
         assert install.returncode == 0, install.stderr[-3000:]
-    installed = subprocess.run([python, "-c", "import pyspark; print(pyspark.__version__)"], capture_output=True,
-                               text=True, check=True, timeout=300).stdout.strip()
-    assert installed == pyspark.__version__
     env["LANCEPART_CACHE_DIR"] = str(tmp_path / "cache")
     args = [str(tmp_path / "warehouse"), str(tmp_path / "ivy")]
-    write = subprocess.run([python, "-c", WRITE, *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+    first = subprocess.run([python, "-c", FIRST, *args], cwd=tmp_path, env=env, capture_output=True, text=True,
                            timeout=900)
-    assert write.returncode == 0, f"exit {write.returncode}; stderr ends:\n{write.stderr[-4000:]}"
-    # the wheel's own jar of this line, not the checkout's
-    assert f"JAR {venv}" in write.stdout and f"/{jar_name(spark_line())}\n" in write.stdout, write.stdout
-    (listing,) = (tmp_path / "cache").glob("lance-core-*.jars")
-    fetching = [line for line in write.stderr.splitlines() if line.startswith("lancepart:")]
-    assert fetching == [f"lancepart: fetching org.lance:lance-core:7.0.0 and the AWS SDK's S3 client (about 270 MB) "
-                        f"with Spark's Ivy, once; its output goes to {listing.with_suffix('.log')}"], write.stderr
-    assert not noise(write.stderr), write.stderr
-    assert all(Path(jar).parent == tmp_path / "ivy" / "jars" for jar in listing.read_text().splitlines())
-    resolved = listing.stat().st_mtime_ns
+    return Installed(python, env, args, venv, tmp_path / "cache", newest, first)
 
-    read = subprocess.run([python, "-c", READ, *args], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=900)
+
+def test_the_wheel_carries_each_lines_plugin_classes_alone():
+    (wheel,) = (REPO / "target" / "wheel").glob("lancepart-*.whl")
+    with zipfile.ZipFile(wheel) as files:
+        jars = sorted(name for name in files.namelist() if name.endswith(".jar"))
+        assert jars == sorted(f"lancepart/jars/{jar_name(line)}" for line in LINES)
+        for jar in jars:
+            with zipfile.ZipFile(files.open(jar)) as classes:
+                bundled = [name for name in classes.namelist() if name.endswith((".class", ".so", ".dylib"))
+                           and not name.startswith(("lancepart/", "org/apache/spark/sql/lancepart/"))
+                           and name != "lance/DefaultSource.class"]  # USING lance's provider class
+            # the plugin's own classes only: Spark resolves lance-core and the rest (a second `mvn
+            # package` once left the shaded jar in its place)
+            assert not bundled, f"{jar} bundles {len(bundled)} other files, such as {bundled[:3]}"
+
+
+def test_the_wheel_works_in_a_fresh_environment(installed: Installed):
+    version = subprocess.run([installed.python, "-c", "import pyspark; print(pyspark.__version__)"],
+                             capture_output=True, text=True, check=True, timeout=300).stdout.strip()
+    assert version == pyspark.__version__
+    first = installed.first
+    assert first.returncode == 0, f"exit {first.returncode}; stderr ends:\n{first.stderr[-4000:]}"
+    # the wheel's own jar of this line, not the checkout's
+    assert f"JAR {installed.venv}" in first.stdout and f"/{jar_name(spark_line())}\n" in first.stdout, first.stdout
     ids = [i for i in range(100) if i % 3 == 1]
-    assert f"RESULT ({len(ids)}, {sum(ids)})" in read.stdout, f"exit {read.returncode}; stderr ends:\n{read.stderr[-4000:]}"
-    assert "CROSSCHECK {'rows': 100, 'tables': 3}" in read.stdout, read.stdout
-    assert f"PYLANCE {newest}" in read.stdout, read.stdout
+    assert f"RESULT ({len(ids)}, {sum(ids)})" in first.stdout, first.stdout
+    assert "CROSSCHECK {'rows': 100, 'tables': 3}" in first.stdout, first.stdout
+    assert f"PYLANCE {installed.newest_pylance}" in first.stdout, first.stdout
+    (listing,) = installed.cache.glob("lance-core-*.jars")
+    fetching = [line for line in first.stderr.splitlines() if line.startswith("lancepart:")]
+    assert fetching == [f"lancepart: fetching org.lance:lance-core:7.0.0 and the AWS SDK's S3 client (about 270 MB) "
+                        f"with Spark's Ivy, once; its output goes to {listing.with_suffix('.log')}"], first.stderr
+    assert not noise(first.stderr), first.stderr
+    ivy_jars = Path(installed.args[1]) / "jars"
+    assert all(Path(jar).parent == ivy_jars for jar in listing.read_text().splitlines())
+
+
+def test_a_second_session_takes_the_jars_from_the_cache(installed: Installed):
+    (listing,) = installed.cache.glob("lance-core-*.jars")
+    resolved = listing.stat().st_mtime_ns
+    second = subprocess.run([installed.python, "-c", SECOND, *installed.args], cwd=installed.cache.parent,
+                            env=installed.env, capture_output=True, text=True, timeout=900)
+    assert "COUNT 100" in second.stdout, f"exit {second.returncode}; stderr ends:\n{second.stderr[-4000:]}"
     # the cache's jars: nothing resolved, nothing said
     assert listing.stat().st_mtime_ns == resolved
-    assert not [line for line in read.stderr.splitlines() if line.startswith("lancepart:")], read.stderr
-    assert not noise(read.stderr), read.stderr
+    assert not [line for line in second.stderr.splitlines() if line.startswith("lancepart:")], second.stderr
+    assert not noise(second.stderr), second.stderr

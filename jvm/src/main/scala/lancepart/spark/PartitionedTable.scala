@@ -45,6 +45,9 @@ class PartitionedTable(
 
   override def name(): String = tableName
 
+  // what Spark's messages show of the table
+  override def toString: String = tableName
+
   /** This table as manifest version `older` recorded it (time travel). */
   def at(older: Manifest): PartitionedTable = withManifest(older, pinned = true)
 

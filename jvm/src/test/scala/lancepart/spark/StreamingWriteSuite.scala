@@ -82,4 +82,14 @@ class StreamingWriteSuite extends AnyFunSuite with StreamingSession {
       failure.getMessage)
     assert(spark.table("lance.ns.narrow").count() == 0)
   }
+
+  test("a stream into a plain table, which takes no streams, fails naming the table") {
+    // Regression (a new user's trial): Spark's message named the table object, PlainTable@7cbefcaf.
+    val dir = root.resolve("source-plain")
+    addFile(dir, 0)
+    spark.sql("CREATE TABLE lance.ns.plain (id BIGINT, c STRING)")
+    val failure = intercept[Exception](drain(dir, "lance.ns.plain", root.resolve("checkpoint-plain")))
+    assert(!failure.getMessage.contains("PlainTable@"), failure.getMessage)
+    assert(failure.getMessage.contains("lance.ns.plain"), failure.getMessage)
+  }
 }

@@ -45,6 +45,9 @@ class PlainTable(
 
   override def name(): String = tableName
 
+  // what Spark's messages show of the table
+  override def toString: String = tableName
+
   /** This table at its Lance version `older` (VERSION AS OF). */
   def at(older: Long): PlainTable = {
     PlainMaintenance.requireVersion(lance, uri, tableName, older)

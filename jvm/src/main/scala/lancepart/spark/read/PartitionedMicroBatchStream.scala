@@ -17,6 +17,8 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFacto
 import org.apache.spark.sql.connector.read.streaming.{MicroBatchStream, Offset, ReadLimit, SupportsTriggerAvailableNow}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import scala.annotation.tailrec
+import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 import scala.util.Try
 
@@ -66,7 +68,8 @@ class PartitionedMicroBatchStream(
   override def latestOffset(): Offset = latest()
 
   /** The latest offset (with Trigger.AvailableNow, the one when the query started), or within
-   * `limit` the offset the oldest commits after `start` that fit reach. */
+   * `limit` the offset the oldest commits after `start` that fit reach; the latest when a
+   * partition table the stream read was removed or replaced since (followGone reads up to it). */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val end = availableNow.getOrElse(latest())
     val within = StreamLimits.of(limit)
@@ -78,15 +81,16 @@ class PartitionedMicroBatchStream(
       val until = positions(end, rows)
       val since =
         if (from.version == 0) Map.empty[String, Long] else positions(from, tables(table.store.loadAt(from.version)))
-      val pending = Lance.parallel(rows) { r =>
-        val location = r.location.get
-        until.get(location).toSeq.flatMap(to => pendingCommits(r, since.get(location), to))
+      if (!since.keySet.subsetOf(until.keySet)) end
+      else {
+        val pending = Lance.parallel(rows) { r =>
+          val location = r.location.get
+          until.get(location).toSeq.flatMap(to => pendingCommits(r, since.get(location), to))
+        }
+        val reached = within.admit(pending.filter(_.nonEmpty))
+        if (pending.flatten.forall(c => reached.get(c.location).contains(until(c.location)))) end
+        else ManifestOffset(end.version, since ++ reached)
       }
-      val reached = within.admit(pending.filter(_.nonEmpty))
-      if (pending.flatten.forall(c => reached.get(c.location).contains(until(c.location)))) end
-      else ManifestOffset(
-        end.version,
-        rows.flatMap(r => since.get(r.location.get).map(r.location.get -> _)).toMap ++ reached)
     }
   }
 
@@ -139,27 +143,62 @@ class PartitionedMicroBatchStream(
         val earlier = tables(table.store.loadAt(from.version))
         (earlier, positions(from, earlier))
       }
-    val ids = rows.map(_.objectId).toSet
-    for (gone <- earlier if !ids(gone.objectId)) changed(deletes = true, s"${describe(gone)} was removed")
-    // partitions whose partition table the stream read, and another one holds now
-    val replaced =
-      earlier.filter(r => ids(r.objectId) && since.contains(r.location.get)).map(r => r.objectId -> r).toMap
-    val read = rows.flatMap { r =>
+    val (left, bases) = followGone(after, from.version, earlier, since, to.version, rows.flatMap(_.location).toSet)
+    val read = left ++ rows.flatMap { r =>
       val location = r.location.get
       until.get(location).toSeq.flatMap { end =>
-        (since.get(location), replaced.get(r.objectId)) match {
-          case (Some(base), _) => appended(after, r, base, end)
-          case (None, Some(b)) =>
-            changed(
-              deletes = false,
-              s"${describe(b)} was replaced by $location (an overwrite, or a copy-on-write " +
-                "DELETE, UPDATE or MERGE INTO)")
-            Seq.empty
-          case (None, None) => Seq(leaf(after, r, end, None))
+        bases.get(location) match {
+          case Some(base) => appended(after, r, base, end)
+          case None => Seq(leaf(after, r, end, None))
         }
       }
     }
     read.map(l => PackedSplit(Seq(l))).toArray
+  }
+
+  /**
+   * Where the stream reads each partition table from (by location), and what it reads of those
+   * no longer listed at manifest version `to` (`current`: the locations listed there). `since`
+   * holds the tables read up to a version, listed at manifest version `from` (`earlier`). The
+   * manifest versions from `from` on are walked up to the one that no longer lists each table
+   * read: its rows appended after the stream's position, up to its last version, are read. Then
+   * either the partition is listed at another table in that version (an overwrite or a
+   * copy-on-write command, which replaced it): the new table is read from the version that version
+   * lists, without the rows it was created with; or not (a DELETE of the whole partition).
+   */
+  private def followGone(
+      after: Manifest,
+      from: Long,
+      earlier: Seq[ManifestRow],
+      since: Map[String, Long],
+      to: Long,
+      current: Set[String]): (Seq[LeafPartition], Map[String, Long]) = {
+    val bases = mutable.Map(since.toSeq: _*)
+    val left = mutable.ArrayBuffer.empty[LeafPartition]
+    @tailrec def walk(version: Long, before: Seq[ManifestRow]): Unit =
+      if (version <= to && bases.keySet.exists(l => !current(l))) {
+        val now = tables(table.store.loadAt(version))
+        val listed = now.flatMap(_.location).toSet
+        for (old <- before; location <- old.location if bases.contains(location) && !listed(location)) {
+          // weak-mode writers commit to the partition table's main branch; strong-mode ones pin each version
+          val last = old.readVersion.getOrElse(table.files.latestVersion(location).getOrElse(bases(location)))
+          left ++= appended(after, old, bases(location), last)
+          bases -= location
+          now.find(_.objectId == old.objectId) match {
+            case Some(replacement) =>
+              changed(
+                deletes = false,
+                s"${describe(old)} was replaced at manifest version $version (an overwrite, or a copy-on-write " +
+                  "DELETE, UPDATE or MERGE INTO)")
+              bases(replacement.location.get) =
+                replacement.readVersion.orElse(replacement.writtenVersion).getOrElse(FirstVersion)
+            case None => changed(deletes = true, s"${describe(old)} was removed at manifest version $version")
+          }
+        }
+        walk(version + 1, now)
+      }
+    walk(from + 1, earlier)
+    (left.toSeq, bases.toMap)
   }
 
   /** The version of each partition table (by location) that `offset` read up to: the one the
@@ -181,12 +220,14 @@ class PartitionedMicroBatchStream(
       case VersionChange.Deleted(version, _, operation) =>
         changed(
           deletes = true,
-          s"${describe(row)} version ${java.lang.Long.toUnsignedString(version)} deleted rows (Lance $operation)")
+          s"${describe(row)}: its partition table's version ${java.lang.Long.toUnsignedString(version)} deleted rows " +
+            s"(Lance $operation)")
         Seq.empty
       case VersionChange.Rewrote(version, _, operation) =>
         changed(
           deletes = false,
-          s"${describe(row)} version ${java.lang.Long.toUnsignedString(version)} changed rows (Lance $operation)")
+          s"${describe(row)}: its partition table's version ${java.lang.Long.toUnsignedString(version)} changed rows " +
+            s"(Lance $operation)")
         Seq.empty
       case _ => Seq.empty
     }
@@ -200,8 +241,7 @@ class PartitionedMicroBatchStream(
   }
 
   /** The partition of `row` by its values (field ids), and its partition table. */
-  private def describe(row: ManifestRow): String =
-    s"partition (${ManifestRow.shownValues(row.values)}), partition table ${row.location.getOrElse(row.objectId)},"
+  private def describe(row: ManifestRow): String = s"partition (${ManifestRow.shownValues(row.values)})"
 
   private def tables(manifest: Manifest): Seq[ManifestRow] =
     table.files.withData(table.store.rows(manifest, ManifestQuery.tables(manifest.meta))).filter(_.location.isDefined)
@@ -228,6 +268,8 @@ class PartitionedMicroBatchStream(
 }
 
 object PartitionedMicroBatchStream {
+  // the version a partition table is created at, by the write that made it (a weak-mode row pins none)
+  private val FirstVersion = 1L
   val SkipOverwrites = "streaming-skip-overwrite-snapshots"
   val SkipDeletes = "streaming-skip-delete-snapshots"
   val FromTimestamp = "stream-from-timestamp"
