@@ -5,10 +5,12 @@ package lancepart.lance
 import java.util.concurrent.{ExecutionException, Executors}
 
 import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
-import org.lance.{JniLoader, Session}
+import org.lance.{Dataset, JniLoader, Session}
 import org.lance.index.DistanceType
+import org.lance.operation.Operation
 
 import scala.annotation.tailrec
+import scala.util.Try
 import scala.util.control.NonFatal
 
 object Lance {
@@ -93,6 +95,11 @@ object Lance {
   }
 
   /** `f` of every item on up to [[Threads]] threads, results in order; the first failure is thrown. */
+  /** The operation of the commit that made `ds`'s version; None when it records no transaction
+   * (or one lance-core cannot describe). */
+  def operation(ds: Dataset): Option[Operation] =
+    Try(Option(ds.readTransaction().orElse(null))).toOption.flatten.map(_.operation())
+
   def parallel[A, B](items: Seq[A])(f: A => B): Seq[B] =
     if (items.size <= 1) items.map(f)
     else {

@@ -4,12 +4,12 @@
 // `<table>.snapshots` and `<table>.history` show it.
 package lancepart.manifest
 
+import lancepart.lance.Lance
 import lancepart.spec.FormatException
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.lance.operation.Restore
 
 import scala.jdk.CollectionConverters._
-import scala.util.Try
 
 /**
  * Manifest `version`, committed at `committedAtMicros`, on top of `parent` (None for the table's
@@ -47,8 +47,7 @@ object ManifestHistory {
     val states = versions.map { v =>
       val (restored, empty, properties) = store.lance.withDataset(store.uri, Some(v.version)) { ds =>
         // A version without a transaction file (or of an operation lance-core cannot describe) restored nothing.
-        val restore = Try(Option(ds.readTransaction().orElse(null))).toOption.flatten.map(_.operation())
-          .collect { case r: Restore => r.version() }
+        val restore = Lance.operation(ds).collect { case r: Restore => r.version() }
         (restore, ds.countRows() == 0, ds.getTableMetadata.asScala.toMap)
       }
       val state = partitioned(store, v.version).map { manifest =>

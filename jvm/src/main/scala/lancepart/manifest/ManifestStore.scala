@@ -14,7 +14,7 @@ import org.apache.spark.sql.types.{DataType, Decimal}
 import org.lance.Dataset
 import org.lance.ipc.ScanOptions
 import org.lance.merge.MergeInsertParams
-import org.lance.operation.{UpdateConfig, UpdateMap}
+import org.lance.operation.{Restore, UpdateConfig, UpdateMap}
 
 import scala.collection.compat._
 import scala.collection.mutable.ArrayBuffer
@@ -163,6 +163,10 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       }
     found.getOrElse(throw new FormatException(s"table $table: manifest version $version declares no partition spec"))
   }
+
+  /** The version that manifest version `version` restored, when it is a rollback (a Lance `Restore`). */
+  def restoredAt(version: Long): Option[Long] =
+    lance.withDataset(uri, Some(version))(ds => Lance.operation(ds).collect { case r: Restore => r.version() })
 
   /** The newest manifest version committed at or before `micros` (microseconds since the epoch). */
   def versionAt(micros: Long): Long = {

@@ -2,13 +2,12 @@
 // Lance version the dataset keeps, its operation named from the version's Lance transaction.
 package lancepart.spark.plain
 
-import lancepart.lance.LanceAccess
+import lancepart.lance.{Lance, LanceAccess}
 import lancepart.manifest.ManifestCommit
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.lance.operation._
 
 import scala.jdk.CollectionConverters._
-import scala.util.Try
 
 object PlainHistory {
 
@@ -25,9 +24,7 @@ object PlainHistory {
     versions.zip(None +: versions.map(Some(_))).map { case (v, before) =>
       // the oldest version an expiry kept: the one before it is gone, nothing to compare with
       val oldestKept = before.isEmpty && v.getId != 1
-      val operation = lance.withDataset(uri, Some(v.getId)) { ds =>
-        Try(Option(ds.readTransaction().orElse(null))).toOption.flatten.map(_.operation())
-      }
+      val operation = lance.withDataset(uri, Some(v.getId))(Lance.operation)
       val rows = v.getManifestSummary.getTotalRows
       val change = before.fold(0L)(b => rows - b.getManifestSummary.getTotalRows)
       val name = operation.filterNot(_ => oldestKept).fold("unknown") {

@@ -17,7 +17,6 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFacto
 import org.apache.spark.sql.connector.read.streaming.{MicroBatchStream, Offset, ReadLimit, SupportsTriggerAvailableNow}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import scala.annotation.tailrec
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 import scala.util.Try
@@ -69,27 +68,24 @@ class PartitionedMicroBatchStream(
 
   /** The latest offset (with Trigger.AvailableNow, the one when the query started), or within
    * `limit` the offset the oldest commits after `start` that fit reach; the latest when a
-   * partition table the stream read was removed or replaced since (followGone reads up to it). */
+   * partition table was removed or replaced since (the micro-batch follows it: [[follow]]). */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val end = availableNow.getOrElse(latest())
     val within = StreamLimits.of(limit)
     if (within.unlimited) end
     else {
-      val from = ManifestOffset.of(start)
-      val after = table.store.loadAt(end.version)
-      val rows = tables(after)
+      val rows = tables(table.store.loadAt(end.version))
       val until = positions(end, rows)
-      val since =
-        if (from.version == 0) Map.empty[String, Long] else positions(from, tables(table.store.loadAt(from.version)))
-      if (!since.keySet.subsetOf(until.keySet)) end
+      val followed = follow(ManifestOffset.of(start), end.version, rows)
+      if (followed.gone.nonEmpty) end
       else {
         val pending = Lance.parallel(rows) { r =>
           val location = r.location.get
-          until.get(location).toSeq.flatMap(to => pendingCommits(r, since.get(location), to))
+          until.get(location).toSeq.flatMap(to => pendingCommits(r, followed.bases.get(location), to))
         }
         val reached = within.admit(pending.filter(_.nonEmpty))
         if (pending.flatten.forall(c => reached.get(c.location).contains(until(c.location)))) end
-        else ManifestOffset(end.version, since ++ reached)
+        else ManifestOffset(end.version, followed.bases ++ reached)
       }
     }
   }
@@ -132,22 +128,26 @@ class PartitionedMicroBatchStream(
   override def createReaderFactory(): PartitionReaderFactory = readers
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
-    val (from, to) = (ManifestOffset.of(start), ManifestOffset.of(end))
+    val to = ManifestOffset.of(end)
     val after = table.store.loadAt(to.version)
     requireSameSchema(after)
     val rows = tables(after)
     val until = positions(to, rows)
-    val (earlier, since) =
-      if (from.version == 0) (Seq.empty, Map.empty[String, Long])
-      else {
-        val earlier = tables(table.store.loadAt(from.version))
-        (earlier, positions(from, earlier))
-      }
-    val (left, bases) = followGone(after, from.version, earlier, since, to.version, rows.flatMap(_.location).toSet)
+    val followed = follow(ManifestOffset.of(start), to.version, rows)
+    val left = followed.gone.flatMap { g =>
+      val read = g.base.fold(Seq(leaf(after, g.row, g.last, None)))(appended(after, g.row, _, g.last))
+      if (g.replaced) changed(
+        deletes = false,
+        s"${describe(g.row)} was replaced at manifest version ${g.at} (an overwrite, a copy-on-write DELETE, " +
+          "UPDATE or MERGE INTO, or a write that rewrote the partition's table for a changed column)"
+      )
+      else changed(deletes = true, s"${describe(g.row)} was removed at manifest version ${g.at}")
+      read
+    }
     val read = left ++ rows.flatMap { r =>
       val location = r.location.get
       until.get(location).toSeq.flatMap { end =>
-        bases.get(location) match {
+        followed.bases.get(location) match {
           case Some(base) => appended(after, r, base, end)
           case None => Seq(leaf(after, r, end, None))
         }
@@ -157,49 +157,50 @@ class PartitionedMicroBatchStream(
   }
 
   /**
-   * Where the stream reads each partition table from (by location), and what it reads of those
-   * no longer listed at manifest version `to` (`current`: the locations listed there). `since`
-   * holds the tables read up to a version, listed at manifest version `from` (`earlier`). The
-   * manifest versions from `from` on are walked up to the one that no longer lists each table
-   * read: its rows appended after the stream's position, up to its last version, are read. Then
-   * either the partition is listed at another table in that version (an overwrite or a
-   * copy-on-write command, which replaced it): the new table is read from the version that version
-   * lists, without the rows it was created with; or not (a DELETE of the whole partition).
+   * The partition tables between offset `from` and manifest version `to` (whose tables are
+   * `current`), from the manifest versions between, one by one: where the stream reads each
+   * table listed at `to` from (`bases`; none: it reads it whole), and the tables listed at
+   * `from` or after that a later version no longer lists (`gone`), each with the version it was
+   * read up to and its last version. A partition whose table that version lists at another
+   * location was replaced (an overwrite, a copy-on-write command): the new table is read from the
+   * version that version gives it, without the rows it was created with; a partition it does not
+   * list was removed (a DELETE). A rollback on the way fails the read.
    */
-  private def followGone(
-      after: Manifest,
-      from: Long,
-      earlier: Seq[ManifestRow],
-      since: Map[String, Long],
-      to: Long,
-      current: Set[String]): (Seq[LeafPartition], Map[String, Long]) = {
-    val bases = mutable.Map(since.toSeq: _*)
-    val left = mutable.ArrayBuffer.empty[LeafPartition]
-    @tailrec def walk(version: Long, before: Seq[ManifestRow]): Unit =
-      if (version <= to && bases.keySet.exists(l => !current(l))) {
-        val now = tables(table.store.loadAt(version))
-        val listed = now.flatMap(_.location).toSet
-        for (old <- before; location <- old.location if bases.contains(location) && !listed(location)) {
+  private def follow(from: ManifestOffset, to: Long, current: Seq[ManifestRow]): Followed =
+    if (from.version == 0) Followed(Map.empty, Seq.empty) // the first micro-batch reads the table as it is
+    else {
+      val start = tables(table.store.loadAt(from.version))
+      val since = positions(from, start)
+      val bases = mutable.Map.empty[String, Option[Long]]
+      val listed = mutable.Map.empty[String, ManifestRow]
+      start.foreach { r => listed(r.location.get) = r; bases(r.location.get) = since.get(r.location.get) }
+      val gone = mutable.ArrayBuffer.empty[Gone]
+      for (version <- from.version + 1 to to) {
+        table.store.restoredAt(version).foreach(restored =>
+          throw new IllegalStateException(
+            s"table ${table.name()}: manifest version $version rolled the table back to version $restored, which a " +
+              "streaming read cannot follow (the rows it read since are no longer in the table); start the query " +
+              "again with a new checkpoint (stream-from-timestamp to start after a time)"))
+        val now = if (version == to) current else tables(table.store.loadAt(version))
+        val locations = now.map(r => r.location.get -> r).toMap
+        for ((location, old) <- listed.toSeq if !locations.contains(location)) {
           // weak-mode writers commit to the partition table's main branch; strong-mode ones pin each version
-          val last = old.readVersion.getOrElse(table.files.latestVersion(location).getOrElse(bases(location)))
-          left ++= appended(after, old, bases(location), last)
+          val last = old.readVersion.getOrElse(table.files.latestVersion(location).getOrElse(
+            throw new IllegalStateException(s"table ${table.name()}: partition table $location has no version")))
+          val replacement = now.find(_.objectId == old.objectId)
+          gone += Gone(old, bases(location), last, version, replacement.isDefined)
+          listed -= location
           bases -= location
-          now.find(_.objectId == old.objectId) match {
-            case Some(replacement) =>
-              changed(
-                deletes = false,
-                s"${describe(old)} was replaced at manifest version $version (an overwrite, or a copy-on-write " +
-                  "DELETE, UPDATE or MERGE INTO)")
-              bases(replacement.location.get) =
-                replacement.readVersion.orElse(replacement.writtenVersion).getOrElse(FirstVersion)
-            case None => changed(deletes = true, s"${describe(old)} was removed at manifest version $version")
-          }
+          replacement.foreach(r =>
+            bases(r.location.get) = Some(r.readVersion.orElse(r.writtenVersion).getOrElse(FirstVersion)))
         }
-        walk(version + 1, now)
+        for ((location, r) <- locations) {
+          if (!bases.contains(location)) bases(location) = None
+          listed(location) = r
+        }
       }
-    walk(from + 1, earlier)
-    (left.toSeq, bases.toMap)
-  }
+      Followed(bases.collect { case (location, Some(base)) => location -> base }.toMap, gone.toSeq)
+    }
 
   /** The version of each partition table (by location) that `offset` read up to: the one the
    * offset recorded (in weak mode, and in strong mode when read limits stopped it short of the
@@ -268,6 +269,15 @@ class PartitionedMicroBatchStream(
 }
 
 object PartitionedMicroBatchStream {
+
+  /** Where a streaming read reads the partition tables it follows from (by location), and those gone. */
+  private case class Followed(bases: Map[String, Long], gone: Seq[Gone])
+
+  /** A partition table (`row`, as last listed) that manifest version `at` no longer lists: read up
+   * to version `base` (None: not read), its last version `last`; `replaced` when `at` lists its
+   * partition at another location. */
+  private case class Gone(row: ManifestRow, base: Option[Long], last: Long, at: Long, replaced: Boolean)
+
   // the version a partition table is created at, by the write that made it (a weak-mode row pins none)
   private val FirstVersion = 1L
   val SkipOverwrites = "streaming-skip-overwrite-snapshots"
