@@ -2,8 +2,10 @@
 // __manifest versions (in weak mode with each partition table's main-branch version, since its
 // writers commit there before __manifest names the commit), and a micro-batch reads the rows
 // appended between two offsets: the partition tables that appeared, whole, and of the others the
-// fragments each Append added, each at the version that added it. Commits that deleted or changed
-// rows fail the query, or are skipped when the query's options say so (Iceberg's names). With read
+// fragments each Append added, each at the version that added it. The __manifest versions between
+// two offsets are followed one by one, so that a partition table removed or replaced on the way has
+// its appended rows read too. Commits that deleted or changed rows fail the query, or are skipped
+// when the query's options say so (Iceberg's names); a rollback fails it. With read
 // limits (StreamLimits) an offset stops short of the latest one: at the versions of the partition
 // tables that the oldest commits not read yet reach; Trigger.AvailableNow reads up to the offset
 // that was the latest when the query started.
@@ -241,7 +243,7 @@ class PartitionedMicroBatchStream(
         s"read option $option=true")
   }
 
-  /** The partition of `row` by its values (field ids), and its partition table. */
+  /** The partition of `row` by its values, as messages show it. */
   private def describe(row: ManifestRow): String = s"partition (${ManifestRow.shownValues(row.values)})"
 
   private def tables(manifest: Manifest): Seq[ManifestRow] =
