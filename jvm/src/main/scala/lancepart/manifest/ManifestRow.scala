@@ -12,6 +12,7 @@ import lancepart.lance.LeafStats
  * `metadata` is the row's `metadata` JSON as read: its keys of other writers survive a rewrite.
  * `stats` are what the leaf held at the version lancepart last committed to it (kept in the
  * metadata): exact for a version the row pins, a size estimate otherwise.
+ * `copyOf`: the leaf this row's leaf replaced by copying its rows (kept in the metadata).
  */
 case class ManifestRow(
     objectId: String,
@@ -21,7 +22,8 @@ case class ManifestRow(
     values: Map[String, Any],
     writtenVersion: Option[Long] = None,
     metadata: Option[String] = None,
-    stats: Option[LeafStats] = None) {
+    stats: Option[LeafStats] = None,
+    copyOf: Option[LeafCopyOf] = None) {
   def specVersion: Option[Int] = Naming.specVersion(objectId)
 
   /** The strong-mode record of this leaf at `version` (spec: `table_version` rows, Appendix C),
@@ -30,6 +32,12 @@ case class ManifestRow(
   def versionRecord(version: Long, record: Long): ManifestRow =
     ManifestRow(Naming.versionObjectId(objectId, record), Naming.TableVersionType, location, Some(version), values)
 }
+
+/** A leaf created as a copy of the leaf at `location` at its version `version`: the new leaf's
+ * first version holds that version's rows (in the namespace's columns) and nothing else; a write
+ * that could not append to the old leaf as it was (a column widened, or added in strong mode)
+ * made it, and appended its own rows in the next version. */
+case class LeafCopyOf(location: String, version: Long)
 
 object ManifestRow {
 

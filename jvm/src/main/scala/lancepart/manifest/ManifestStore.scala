@@ -256,7 +256,8 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
           else fields.map(f => f.fieldId -> r(f.column)).toMap,
           writtenVersion = kept.flatMap(RowMetadata.writtenVersion),
           metadata = metadata,
-          stats = kept.flatMap(RowMetadata.stats(_, location))
+          stats = kept.flatMap(RowMetadata.stats(_, location)),
+          copyOf = kept.flatMap(RowMetadata.copyOf)
         )
       }
     }

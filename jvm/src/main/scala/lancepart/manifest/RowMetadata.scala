@@ -2,7 +2,8 @@
 // (spec: Runtime Namespace Properties), a table's `read_version` and lancepart's weak-mode
 // `lancepart.written_version`, so that a manifest another client rewrote without the partition
 // and read_version columns can be repaired from it, and `lancepart.stats` (rows and bytes of the
-// leaf at the version lancepart committed). Keys of other writers are kept.
+// leaf at the version lancepart committed) and `lancepart.copy_of` (the leaf a new leaf copied).
+// Keys of other writers are kept.
 package lancepart.manifest
 
 import com.fasterxml.jackson.databind.JsonNode
@@ -23,6 +24,7 @@ object RowMetadata {
   val ReadVersionKey = "read_version"
   val WrittenVersionKey = "lancepart.written_version"
   val StatsKey = "lancepart.stats"
+  val CopyOfKey = "lancepart.copy_of"
 
   /** The field ids whose partition value is NULL, as a JSON array in one string: Lance's
    * DirectoryNamespace reads metadata as a map of strings, so no value may be JSON null. */
@@ -51,13 +53,17 @@ object RowMetadata {
       node.put(StatsKey + ".rows", s.rows.toString)
       node.put(StatsKey + ".bytes", s.bytes.toString)
     }
+    row.copyOf.foreach { c =>
+      node.put(CopyOfKey + ".location", c.location)
+      node.put(CopyOfKey + ".version", java.lang.Long.toUnsignedString(c.version))
+    }
     if (read.contains(node)) row.metadata // unchanged: the text as another writer wrote it
     else if (!node.isEmpty) Some(Json.write(node)) else None
   }
 
   private def ours(key: String): Boolean =
     key.startsWith(PartitionPrefix) || key == NullPartitionsKey || key == ReadVersionKey || key == WrittenVersionKey ||
-      key.startsWith(StatsKey + ".")
+      key.startsWith(StatsKey + ".") || key.startsWith(CopyOfKey + ".")
 
   /** `text` as a JSON object, None when it is not one. */
   def objectOf(text: String): Option[ObjectNode] =
@@ -108,6 +114,12 @@ object RowMetadata {
       bytes <- number("bytes")
     } yield LeafStats(version, rows, bytes)
   }
+
+  /** The leaf that the leaf of the row with metadata `node` copied, if it holds a well-formed one. */
+  def copyOf(node: ObjectNode): Option[LeafCopyOf] = for {
+    location <- textOf(node.get(s"$CopyOfKey.location"))
+    version <- textOf(node.get(s"$CopyOfKey.version")).flatMap(s => Try(java.lang.Long.parseUnsignedLong(s)).toOption)
+  } yield LeafCopyOf(location, version)
 
   private def textOf(n: JsonNode): Option[String] = Option(n).filterNot(_.isNull).map(_.asText())
 }

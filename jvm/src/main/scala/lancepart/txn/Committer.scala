@@ -9,6 +9,7 @@ import java.util.concurrent.ThreadLocalRandom
 import lancepart.lance.{Lance, LeafField, LeafStats}
 import lancepart.manifest.{
   Committed,
+  LeafCopyOf,
   Manifest,
   ManifestConflict,
   ManifestQuery,
@@ -229,8 +230,12 @@ class Committer(
           conflict(s"partition ${describe(id, before.values)} was written by a concurrent transaction")
         replacedIds += id
       }
-      // A weak-mode command copied these leaves' rows at a main-branch version; a commit to one since would be lost.
-      val moved = Lance.parallel(tx.versionsRead.toSeq.flatMap { case (id, read) => now.get(id).map((_, read)) }) {
+      // A weak-mode command, or a write that rewrites a leaf, copied these leaves' rows at a version;
+      // a commit to one since would be lost.
+      val copied = tx.writes.flatMap(w => w.copy.map(w.target.objectId -> _.version))
+      val moved = Lance.parallel((tx.versionsRead ++ copied).toSeq.flatMap { case (id, read) =>
+        now.get(id).map((_, read))
+      }) {
         case (row, read) => (row, read, store.leafVersion(row))
       }
       for ((row, read, current) <- moved if current != read)
@@ -256,9 +261,24 @@ class Committer(
                   "this write did not change __manifest")
               }
               replacedIds += a.objectId
-              LeafPlan(
-                a.copy(location = Some(w.location), readVersion = None, writtenVersion = None, stats = None),
-                isNew = true)
+              val copy = group.flatMap(_.copy) match {
+                case Seq() => None
+                case Seq(one) => Some(one)
+                case more => throw new IllegalStateException(s"table ${store.table}: partition " +
+                    s"${describe(a.objectId, a.values)} was copied by ${more.size} tasks; this write did not change " +
+                    "__manifest")
+              }
+              val plan = LeafPlan(
+                a.copy(
+                  location = Some(w.location),
+                  readVersion = None,
+                  writtenVersion = None,
+                  stats = None,
+                  copyOf = copy.map(c => LeafCopyOf(c.location, c.version))),
+                isNew = true
+              )
+              plan.copy = copy
+              plan
             case (None, None) =>
               relocate(location, group, target)
               newLeaf(target)
@@ -406,7 +426,11 @@ class Committer(
           s"table ${store.table}: partition ${describe(p.leaf.objectId, p.leaf.values)}: " +
             s"the directory of its new partition table, $uri, already holds a Lance dataset, which this write would " +
             "replace; __manifest was not changed; run the write again (it picks another directory)")
-      leaves.create(uri, leafSchema, p.fragments.toSeq)
+      p.copy.fold(leaves.create(uri, leafSchema, p.fragments.toSeq)) { c =>
+        // the copied rows first, the write's own as an append, so that a streaming read takes them as one
+        val copied = leaves.create(uri, leafSchema, c.fragments)
+        leaves.update(uri, if (strong) Some(copied.version) else None, None, p.fragments.toSeq)
+      }
     }
 
     /** Applies `p`'s deletion and appends to the leaf at `uri` on top of `base`; Lance refusing
@@ -466,6 +490,7 @@ private case class LeafPlan(leaf: ManifestRow, isNew: Boolean, namespaces: Seq[M
   var deletion: Option[RowDeletion] = None
   var rewrites: Seq[org.lance.compaction.RewriteResult] = Seq.empty
   var index: Option[LeafIndex] = None
+  var copy: Option[LeafCopy] = None
 }
 
 /** An attempt that recorded its micro-batch as begun (see [[Committer]]): the next runs at once. */

@@ -3,5 +3,11 @@ package lancepart.txn
 
 import org.lance.FragmentMetadata
 
-/** Fragments written into the leaf of `target` (see [[LeafTarget]]). */
-case class LeafWrite(target: LeafTarget, fragments: Seq[FragmentMetadata])
+/** Fragments written into the leaf of `target` (see [[LeafTarget]]); `copy`: the rows a new leaf
+ * took over from the leaf it replaces, written before these. */
+case class LeafWrite(target: LeafTarget, fragments: Seq[FragmentMetadata], copy: Option[LeafCopy] = None)
+
+/** The rows of the leaf at `location` at its version `version`, rewritten as `fragments` of a new
+ * leaf that replaces it (a write that cannot append to the leaf as it is: a column widened, or
+ * added in strong mode, since it was written). */
+case class LeafCopy(location: String, version: Long, fragments: Seq[FragmentMetadata])

@@ -78,7 +78,7 @@ class PartitionedMicroBatchStream(
     else {
       val rows = tables(table.store.loadAt(end.version))
       val until = positions(end, rows)
-      val followed = follow(ManifestOffset.of(start), end.version, rows)
+      val followed = follows(ManifestOffset.of(start), end.version, rows)
       if (followed.gone.nonEmpty) end
       else {
         val pending = Lance.parallel(rows) { r =>
@@ -135,15 +135,18 @@ class PartitionedMicroBatchStream(
     requireSameSchema(after)
     val rows = tables(after)
     val until = positions(to, rows)
-    val followed = follow(ManifestOffset.of(start), to.version, rows)
+    val followed = follows(ManifestOffset.of(start), to.version, rows)
     val left = followed.gone.flatMap { g =>
       val read = g.base.fold(Seq(leaf(after, g.row, g.last, None)))(appended(after, g.row, _, g.last))
-      if (g.replaced) changed(
-        deletes = false,
-        s"${describe(g.row)} was replaced at manifest version ${g.at} (an overwrite, a copy-on-write DELETE, " +
-          "UPDATE or MERGE INTO, or a write that rewrote the partition's table for a changed column)"
-      )
-      else changed(deletes = true, s"${describe(g.row)} was removed at manifest version ${g.at}")
+      g.ending match {
+        case Copied => ()
+        case Replaced => changed(
+            deletes = false,
+            s"${describe(g.row)} was replaced at manifest version ${g.at} (an overwrite, or a copy-on-write DELETE, " +
+              "UPDATE or MERGE INTO)"
+          )
+        case Removed => changed(deletes = true, s"${describe(g.row)} was removed at manifest version ${g.at}")
+      }
       read
     }
     val read = left ++ rows.flatMap { r =>
@@ -158,15 +161,28 @@ class PartitionedMicroBatchStream(
     read.map(l => PackedSplit(Seq(l))).toArray
   }
 
+  // the last walk (from, to): a limited micro-batch plans over the walk its latestOffset made
+  private var lastFollowed: Option[((ManifestOffset, Long), Followed)] = None
+
+  /** [[follow]], once for the same two offsets. */
+  private def follows(from: ManifestOffset, to: Long, current: Seq[ManifestRow]): Followed =
+    lastFollowed.collect { case ((`from`, `to`), followed) => followed }.getOrElse {
+      val followed = follow(from, to, current)
+      lastFollowed = Some((from, to) -> followed)
+      followed
+    }
+
   /**
    * The partition tables between offset `from` and manifest version `to` (whose tables are
    * `current`), from the manifest versions between, one by one: where the stream reads each
    * table listed at `to` from (`bases`; none: it reads it whole), and the tables listed at
    * `from` or after that a later version no longer lists (`gone`), each with the version it was
    * read up to and its last version. A partition whose table that version lists at another
-   * location was replaced (an overwrite, a copy-on-write command): the new table is read from the
-   * version that version gives it, without the rows it was created with; a partition it does not
-   * list was removed (a DELETE). A rollback on the way fails the read.
+   * location was copied (a write that could not append to it as it was copied its rows into the
+   * new table's first version: the new table is read from there) or replaced (an overwrite, a
+   * copy-on-write command: the new table is read from the version that version gives it, without
+   * the rows it was created with); a partition it does not list was removed (a DELETE). A
+   * rollback on the way fails the read.
    */
   private def follow(from: ManifestOffset, to: Long, current: Seq[ManifestRow]): Followed =
     if (from.version == 0) Followed(Map.empty, Seq.empty) // the first micro-batch reads the table as it is
@@ -185,16 +201,22 @@ class PartitionedMicroBatchStream(
               "again with a new checkpoint (stream-from-timestamp to start after a time)"))
         val now = if (version == to) current else tables(table.store.loadAt(version))
         val locations = now.map(r => r.location.get -> r).toMap
+        lazy val byObjectId = now.map(r => r.objectId -> r).toMap
         for ((location, old) <- listed.toSeq if !locations.contains(location)) {
+          val replacement = byObjectId.get(old.objectId)
+          // a write that rewrote the table for a changed column copied it at a version and appended after
+          val copied = replacement.flatMap(_.copyOf).filter(_.location == location).map(_.version)
           // weak-mode writers commit to the partition table's main branch; strong-mode ones pin each version
-          val last = old.readVersion.getOrElse(table.files.latestVersion(location).getOrElse(
+          val last = copied.orElse(old.readVersion).getOrElse(table.files.latestVersion(location).getOrElse(
             throw new IllegalStateException(s"table ${table.name()}: partition table $location has no version")))
-          val replacement = now.find(_.objectId == old.objectId)
-          gone += Gone(old, bases(location), last, version, replacement.isDefined)
+          val ending = if (copied.isDefined) Copied else if (replacement.isDefined) Replaced else Removed
+          gone += Gone(old, bases(location), last, version, ending)
           listed -= location
           bases -= location
           replacement.foreach(r =>
-            bases(r.location.get) = Some(r.readVersion.orElse(r.writtenVersion).getOrElse(FirstVersion)))
+            bases(r.location.get) =
+              Some(if (copied.isDefined) FirstVersion
+              else r.readVersion.orElse(r.writtenVersion).getOrElse(FirstVersion)))
         }
         for ((location, r) <- locations) {
           if (!bases.contains(location)) bases(location) = None
@@ -276,9 +298,16 @@ object PartitionedMicroBatchStream {
   private case class Followed(bases: Map[String, Long], gone: Seq[Gone])
 
   /** A partition table (`row`, as last listed) that manifest version `at` no longer lists: read up
-   * to version `base` (None: not read), its last version `last`; `replaced` when `at` lists its
-   * partition at another location. */
-  private case class Gone(row: ManifestRow, base: Option[Long], last: Long, at: Long, replaced: Boolean)
+   * to version `base` (None: not read), its last version `last`, and how it ended. */
+  private case class Gone(row: ManifestRow, base: Option[Long], last: Long, at: Long, ending: Ending)
+
+  /** How a partition table left the manifest: its rows copied into a new table for its partition
+   * (whose first version holds them: `last` is the version copied), replaced by a new table for
+   * its partition, or removed with its partition. */
+  private sealed trait Ending
+  private case object Copied extends Ending
+  private case object Replaced extends Ending
+  private case object Removed extends Ending
 
   // the version a partition table is created at, by the write that made it (a weak-mode row pins none)
   private val FirstVersion = 1L

@@ -7,7 +7,7 @@ import lancepart.lance.{LanceAccess, LeafAlignment, LeafLayout, LeafSchema}
 import lancepart.spark.read.{LeafPartition, LeafReader}
 import lancepart.manifest.ManifestStore
 import lancepart.spec.{BoundSpec, NamespaceSchema, TableMetadata}
-import lancepart.txn.{LeafTarget, LeafWrite, PartitionDirectory, PartitionKey, TransactionConflict}
+import lancepart.txn.{LeafCopy, LeafTarget, LeafWrite, PartitionDirectory, PartitionKey, TransactionConflict}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
@@ -25,7 +25,8 @@ import scala.jdk.CollectionConverters._
  * rearranged into its column order, with NULL for its leaf-only columns. A leaf that cannot be
  * aligned (a column narrower than the namespace's, or strong mode and a schema change) is
  * rewritten: a replacement leaf gets the old leaf's rows, read as the namespace's columns
- * ([[LeafReader]]: widened, missing columns filled), then the new rows.
+ * ([[LeafReader]]: widened, missing columns filled), then the new rows in fragments of their own,
+ * which its next version appends (so that a streaming read takes the new rows as an append).
  */
 class LeafDataWriter(
     table: String,
@@ -41,6 +42,7 @@ class LeafDataWriter(
   private val newLeafLayout = LeafLayout(active.map(c => LeafSchema.created(schema, c) -> Some(c)), fileVersion)
   private var current: Option[Target] = None
   private val written = mutable.LinkedHashMap.empty[String, (LeafTarget, mutable.ArrayBuffer[FragmentMetadata])]
+  private val copies = mutable.Map.empty[String, LeafCopy]
   private val pending = mutable.ArrayBuffer.empty[InternalRow]
   private var pendingBytes = 0L
 
@@ -57,16 +59,27 @@ class LeafDataWriter(
     else LeafAlignment.align(lance, s"$tableUri/${leaf.location}", schema, pinned, () => schemaUnchanged()) match {
       case Some(layout) => new Target(leaf, layout)
       case None if written.contains(leaf.objectId) => new Target(written(leaf.objectId)._1, newLeafLayout)
-      case None =>
-        val t = new Target(directory.replacement(key), newLeafLayout)
-        val old =
-          LeafPartition(s"$tableUri/${leaf.location}", pinned, spec.identityValues(leaf.key.byFieldId), leaf.objectId)
-        val reader = new LeafReader(old, active, active, Seq.empty, lance)
-        try while (reader.next()) reader.get().rowIterator().asScala.foreach(add(t, _))
-        catch { case e: Throwable => t.close(); throw e }
-        finally reader.close()
-        t
+      case None => rewrite(leaf, pinned)
     }
+  }
+
+  /** A replacement of `leaf` holding its rows at version `pinned` (None: its latest), as the
+   * namespace's columns, in fragments of their own ([[LeafCopy]]): the new rows come after. */
+  private def rewrite(leaf: LeafTarget, pinned: Option[Long]): Target = {
+    val uri = s"$tableUri/${leaf.location}"
+    val version = pinned.getOrElse(lance.withDataset(uri)(_.version()))
+    val t = new Target(directory.replacement(leaf.key), newLeafLayout)
+    val old = LeafPartition(uri, Some(version), spec.identityValues(leaf.key.byFieldId), leaf.objectId)
+    val reader = new LeafReader(old, active, active, Seq.empty, lance)
+    try {
+      while (reader.next()) reader.get().rowIterator().asScala.foreach(add(t, _))
+      flush(t)
+    } catch { case e: Throwable => t.close(); throw e }
+    finally reader.close()
+    val copied = written.getOrElseUpdate(t.leaf.objectId, (t.leaf, mutable.ArrayBuffer.empty))._2
+    copies(t.leaf.objectId) = LeafCopy(leaf.location, version, copied.toSeq)
+    copied.clear()
+    t
   }
 
   /** Fails the write when the stored schema is no longer the one it writes (the commit would fail
@@ -114,7 +127,9 @@ class LeafDataWriter(
     route()
     current.foreach(close)
     current = None
-    LeafWriteMessage(written.values.map { case (t, fragments) => LeafWrite(t, fragments.toSeq) }.toSeq)
+    LeafWriteMessage(written.values.map { case (t, fragments) =>
+      LeafWrite(t, fragments.toSeq, copies.get(t.objectId))
+    }.toSeq)
   }
 
   override def abort(): Unit = ()
