@@ -151,8 +151,10 @@ class Committer(
         throw new TransactionConflict(s"table ${store.table}: its schema, partition specs or transaction mode " +
           "changed while this write ran; nothing was committed")
       val appendedTo = tx.writes.map(_.target).filterNot(_.isNew).map(_.objectId)
-      val touched =
-        appendedTo ++ tx.removed.keys ++ tx.deletes.keys ++ tx.rewrites.keys ++ tx.addressDeletes.keys ++ tx.indexes.keys
+      // leaves a write copied (at a version) into the new leaves that replace them
+      val copied = tx.writes.flatMap(w => w.copy.map(w.target.objectId -> _.version))
+      val touched = appendedTo ++ copied.map(_._1) ++ tx.removed.keys ++ tx.deletes.keys ++ tx.rewrites.keys ++
+        tx.addressDeletes.keys ++ tx.indexes.keys
       // The rows this write changes as they are at S1, and the `v<N>` row every commit rewrites
       // (as it is: other writers' metadata stays).
       val read =
@@ -232,7 +234,6 @@ class Committer(
       }
       // A weak-mode command, or a write that rewrites a leaf, copied these leaves' rows at a version;
       // a commit to one since would be lost.
-      val copied = tx.writes.flatMap(w => w.copy.map(w.target.objectId -> _.version))
       val moved = Lance.parallel((tx.versionsRead ++ copied).toSeq.flatMap { case (id, read) =>
         now.get(id).map((_, read))
       }) {

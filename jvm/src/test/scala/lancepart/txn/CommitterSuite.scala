@@ -5,7 +5,9 @@ package lancepart.txn
 import java.nio.file.{Files, Path}
 
 import lancepart.lance.{Lance, LanceAccess, LeafSchema}
-import lancepart.manifest.{Committed, Manifest, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
+import lancepart.manifest.{
+  Committed, LeafCopyOf, Manifest, ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles
+}
 import lancepart.prune.RowPredicate
 import lancepart.spec._
 import lancepart.storage.HadoopDirectories
@@ -20,7 +22,7 @@ import org.apache.logging.log4j.core.config.Property
 import org.apache.spark.sql.sources.EqualTo
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
-import org.lance.Fragment
+import org.lance.{Fragment, FragmentMetadata}
 import org.lance.compaction.{Compaction, CompactionOptions}
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -50,18 +52,24 @@ class CommitterSuite extends AnyFunSuite {
 
     /** What a task writes: fragments of rows `ids` into partition `c`'s leaf as `directory` resolves it. */
     def write(directory: PartitionDirectory, c: String, ids: Seq[Long]): LeafWrite = {
-      val target = directory.resolve(PartitionKey(directory.fieldIds, Seq(UTF8String.fromString(c))))
-      val fragments = Lance.using(VectorSchemaRoot.create(leafSchema, Lance.allocator)) { root =>
+      val target = directory.resolve(key(directory, c))
+      LeafWrite(target, fragments(target.location, c, ids))
+    }
+
+    def key(directory: PartitionDirectory, c: String): PartitionKey =
+      PartitionKey(directory.fieldIds, Seq(UTF8String.fromString(c)))
+
+    /** Fragments of rows `ids` of partition `c`, written into the leaf directory `location`. */
+    def fragments(location: String, c: String, ids: Seq[Long]): Seq[FragmentMetadata] =
+      Lance.using(VectorSchemaRoot.create(leafSchema, Lance.allocator)) { root =>
         root.allocateNew()
         val id = root.getVector("id").asInstanceOf[BigIntVector]
         val cs = root.getVector("c").asInstanceOf[VarCharVector]
         ids.zipWithIndex.foreach { case (v, i) => id.setSafe(i, v); cs.setSafe(i, c.getBytes("UTF-8")) }
         root.setRowCount(ids.size)
         Fragment.write().datasetUri(
-          store.leafUri(target.location)).allocator(Lance.allocator).data(root).execute().asScala.toSeq
+          store.leafUri(location)).allocator(Lance.allocator).data(root).execute().asScala.toSeq
       }
-      LeafWrite(target, fragments)
-    }
 
     def commit(base: Manifest, directory: PartitionDirectory, writes: LeafWrite*): Long =
       committer.commit(TableWrite(base, directory, writes))
@@ -278,6 +286,46 @@ class CommitterSuite extends AnyFunSuite {
       assert(e.getMessage.contains("table t: partition (c=US)") && e.getMessage.contains("concurrent"), e.getMessage)
       assert(t.latest.version == before)
       assert(t.ids(t.leaves().head).sorted == Seq(1L, 2L))
+    }
+
+    test(
+      s"$mode: a rewrite of a partition table is its copy then an append, and conflicts with a commit to the old one") {
+      // what a write that cannot append to a partition table as it is (a widened column) commits
+      def rewrite(t: Table, base: Manifest, ids: Seq[Long]): (PartitionDirectory, LeafWrite) = {
+        val d = t.directory(base)
+        val old = d.leaves(t.key(d, "US"))
+        val target = d.replacement(t.key(d, "US"))
+        val version = t.store.leafVersion(old)
+        val copied = t.ids(old)
+        val copy = LeafCopy(old.location.get, version, t.fragments(target.location, "US", copied))
+        (d, LeafWrite(target, t.fragments(target.location, "US", ids), Some(copy)))
+      }
+      val t = new Table(mode)
+      val d0 = t.directory(t.latest)
+      t.commit(t.latest, d0, t.write(d0, "US", Seq(1, 2)))
+      val old = t.leaves().head
+      val (d1, w1) = rewrite(t, t.latest, Seq(3))
+      t.commit(t.latest, d1, w1)
+      val copy = t.leaves().head
+      assert(copy.objectId == old.objectId && copy.location.contains(w1.target.location))
+      assert(copy.copyOf.contains(LeafCopyOf(old.location.get, t.store.leafVersion(old))))
+      assert(t.ids(copy).sorted == Seq(1L, 2L, 3L))
+      assert(t.ids(copy.copy(readVersion = Some(1L))).sorted == Seq(1L, 2L), "version 1 holds the copy alone")
+      // a weak-mode commit to the old table after the copy (another client's append) would be lost: a conflict
+      if (mode == TransactionMode.Weak) {
+        val s2 = t.latest
+        val (d2, w2) = rewrite(t, s2, Seq(4))
+        new LeafCommits(t.store.lance, detached = false)
+          .update(t.store.leafUri(copy), None, None, t.fragments(copy.location.get, "US", Seq(5)))
+        val e = intercept[TransactionConflict](t.commit(s2, d2, w2))
+        assert(
+          e.getMessage.contains("partition (c=US)") &&
+            e.getMessage.contains("was written by a concurrent write after this write read its partition table"),
+          e.getMessage
+        )
+        assert(t.latest.version == s2.version)
+        assert(t.ids(t.leaves().head).sorted == Seq(1L, 2L, 3L, 5L))
+      }
     }
 
     test(s"$mode: a serializable row-level command fails when a partition its filter selects changed or appeared") {
