@@ -137,6 +137,30 @@ class StreamingReadSuite extends AnyFunSuite with StreamingSession {
     }
   }
 
+  test("a stream over a weak-mode table switched to strong mode reads every row appended before and after") {
+    // Regression (a new user's trial): a running stream kept listing main-branch versions and lost
+    // the rows appended after the switch to existing partitions; a restarted one failed.
+    val (source, sink) = ("switched", "switched_copy")
+    create(source, "weak")
+    create(sink, "weak")
+    spark.sql(s"INSERT INTO lance.ns.$source VALUES (1, 'a'), (2, 'b')")
+    val query = spark.readStream.table(s"lance.ns.$source").writeStream
+      .option("checkpointLocation", root.resolve(s"checkpoint-$sink").toString)
+      .trigger(Trigger.ProcessingTime(100)).toTable(s"lance.ns.$sink")
+    try {
+      query.processAllAvailable()
+      spark.sql(s"INSERT INTO lance.ns.$source VALUES (3, 'a')")
+      query.processAllAvailable()
+      spark.sql(s"ALTER TABLE lance.ns.$source SET TBLPROPERTIES ('transaction.mode' = 'strong')")
+      spark.sql(s"INSERT INTO lance.ns.$source VALUES (4, 'a'), (5, 'c')") // an existing partition and a new one
+      query.processAllAvailable()
+      assert(rows(sink).map(_.getLong(0)) == Seq(1L, 2L, 3L, 4L, 5L))
+    } finally query.stop()
+    spark.sql(s"INSERT INTO lance.ns.$source VALUES (6, 'b'), (7, 'a')") // b: still without a read_version
+    drain(source, sink)
+    assert(rows(sink) == rows(source))
+  }
+
   for (mode <- Seq("strong", "weak")) {
     test(s"$mode mode: read limits take the oldest commits that fit, at least one, each partition table's in order") {
       val (source, sink) = (s"limited_$mode", s"limited_copy_$mode")

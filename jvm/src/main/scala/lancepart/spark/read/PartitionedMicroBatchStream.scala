@@ -1,6 +1,6 @@
 // A streaming read of a partitioned table (Structured Streaming, micro-batches): offsets are
-// __manifest versions (in weak mode with each partition table's main-branch version, since its
-// writers commit there before __manifest names the commit), and a micro-batch reads the rows
+// __manifest versions (with the main-branch version of each partition table listed without a
+// read_version, as in weak mode, since its writers commit there before __manifest names the commit), and a micro-batch reads the rows
 // appended between two offsets: the partition tables that appeared, whole, and of the others the
 // fragments each Append added, each at the version that added it. The __manifest versions between
 // two offsets are followed one by one, so that a partition table removed or replaced on the way has
@@ -14,7 +14,7 @@ package lancepart.spark.read
 import lancepart.lance.{Lance, LeafHistory, VersionChange}
 import lancepart.manifest.{Manifest, ManifestQuery, ManifestRow}
 import lancepart.spark.PartitionedTable
-import lancepart.spec.{Json, TransactionMode}
+import lancepart.spec.Json
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming.{MicroBatchStream, Offset, ReadLimit, SupportsTriggerAvailableNow}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -32,7 +32,6 @@ class PartitionedMicroBatchStream(
     with SupportsTriggerAvailableNow {
   import PartitionedMicroBatchStream._
 
-  private val weak = table.manifest.meta.mode == TransactionMode.Weak
   private def flag(name: String): Boolean = Option(options.get(name)).fold(false)(v =>
     Try(v.trim.toBoolean).getOrElse(throw new IllegalArgumentException(
       s"table ${table.name()}: read option $name must be true or false, not '$v'")))
@@ -46,20 +45,16 @@ class PartitionedMicroBatchStream(
   private var availableNow: Option[ManifestOffset] = None
 
   /** Before the table's first rows (the first micro-batch reads the table whole), or with
-   * `stream-from-timestamp` the newest manifest version committed before that time (in weak mode
-   * with each partition table's newest version committed before then). */
+   * `stream-from-timestamp` the newest manifest version committed before that time (with each
+   * partition table it lists without a read_version at its newest version committed before then). */
   override def initialOffset(): Offset = fromMillis.fold(ManifestOffset(0)) { millis =>
     val version =
       table.store.committed().filter(_.at.toEpochMilli < millis).map(_.version).reduceOption(_ max _).getOrElse(0L)
-    if (version == 0 || !weak) ManifestOffset(version)
-    else ManifestOffset(
-      version,
-      Lance.parallel(tables(table.store.loadAt(version))) { r =>
-        table.store.lance.withDataset(table.store.leafUri(r))(_.listVersions().asScala.toList)
-          .filter(
-            _.getDataTime.toInstant.toEpochMilli < millis).map(_.getId).reduceOption(_ max _).map(r.location.get -> _)
-      }.flatten.toMap
-    )
+    if (version == 0) ManifestOffset(version)
+    else offsetOf(version, tables(table.store.loadAt(version))) { r =>
+      table.store.lance.withDataset(table.store.leafUri(r))(_.listVersions().asScala.toList)
+        .filter(_.getDataTime.toInstant.toEpochMilli < millis).map(_.getId).reduceOption(_ max _)
+    }
   }
 
   override def getDefaultReadLimit: ReadLimit = limits.readLimit
@@ -87,7 +82,7 @@ class PartitionedMicroBatchStream(
         }
         val reached = within.admit(pending.filter(_.nonEmpty))
         if (pending.flatten.forall(c => reached.get(c.location).contains(until(c.location)))) end
-        else ManifestOffset(end.version, followed.bases ++ reached)
+        else ManifestOffset(end.version, Some(followed.bases ++ reached))
       }
     }
   }
@@ -109,21 +104,26 @@ class PartitionedMicroBatchStream(
     }
   }
 
-  /** The latest manifest version; in weak mode with the latest main-branch version of each
-   * partition table it lists (one listing of its `_versions` each), which writers commit to
-   * before `__manifest` names them. */
+  /** The latest manifest version, with the latest main-branch version of each partition table it
+   * lists without a read_version (one listing of its `_versions` each): weak-mode writers commit
+   * there before `__manifest` names them. */
   private def latest(): ManifestOffset = {
     val latest = table.store.load()
-    if (!weak) ManifestOffset(latest.version)
-    else ManifestOffset(
-      latest.version,
-      Lance.parallel(tables(latest)) { r =>
-        val location = r.location.get
-        location -> table.files.latestVersion(location).getOrElse(throw new IllegalStateException(
-          s"table ${table.name()}: partition table $location has no version"))
-      }.toMap
-    )
+    offsetOf(latest.version, tables(latest))(r => table.files.latestVersion(r.location.get))
   }
+
+  /**
+   * Manifest version `version`, whose partition tables are `rows`: when each has a read_version,
+   * that is its position; when one has none (weak mode, or a weak-mode table switched to strong
+   * mode), the offset records the position of each: its read_version, or `unpinned` of it (None:
+   * the table had no version then, and is not read).
+   */
+  private def offsetOf(version: Long, rows: Seq[ManifestRow])(unpinned: ManifestRow => Option[Long])
+      : ManifestOffset =
+    if (rows.forall(_.readVersion.isDefined)) ManifestOffset(version)
+    else ManifestOffset(
+      version,
+      Some(Lance.parallel(rows)(r => r.readVersion.orElse(unpinned(r)).map(r.location.get -> _)).flatten.toMap))
 
   override def deserializeOffset(json: String): Offset = ManifestOffset.parse(json)
 
@@ -226,15 +226,13 @@ class PartitionedMicroBatchStream(
       Followed(bases.collect { case (location, Some(base)) => location -> base }.toMap, gone.toSeq)
     }
 
-  /** The version of each partition table (by location) that `offset` read up to: the one the
-   * offset recorded (in weak mode, and in strong mode when read limits stopped it short of the
-   * manifest version), or its `rows`' read_version. A partition table without one was not read. */
+  /** The version of each partition table (by location) that `offset` read up to: the ones the
+   * offset recorded (a table it does not name was not read), or else its `rows`' read_versions. */
   private def positions(offset: ManifestOffset, rows: Seq[ManifestRow]): Map[String, Long] =
-    if (weak || offset.leaves.nonEmpty) offset.leaves
-    else rows.map(r =>
+    offset.leaves.getOrElse(rows.map(r =>
       r.location.get -> r.readVersion.getOrElse(throw new IllegalStateException(
-        s"table ${table.name()}: partition table ${r.location.get} has no read_version: another client wrote it as " +
-          "a weak-mode table, which a streaming read of a strong-mode table cannot follow"))).toMap
+        s"table ${table.name()}: offset ${offset.json()} records no version of partition table ${r.location.get}, " +
+          "which has no read_version"))).toMap)
 
   /** The fragments appended to the partition table of `row` from version `from` to `to`. */
   private def appended(manifest: Manifest, row: ManifestRow, from: Long, to: Long): Seq[LeafPartition] =
@@ -316,15 +314,16 @@ object PartitionedMicroBatchStream {
   val FromTimestamp = "stream-from-timestamp"
 }
 
-/** A streaming read's position: every row of `__manifest` version `version` was read (0: none);
- * of a weak-mode table, or when read limits stopped it short, of each partition table (by
+/** A streaming read's position: every row of `__manifest` version `version` was read (0: none),
+ * each partition table at its read_version there; or when `leaves` are given (a table listed
+ * without a read_version, or read limits that stopped short), of each partition table (by
  * location) up to its version in `leaves`, and none of the others. */
-case class ManifestOffset(version: Long, leaves: Map[String, Long] = Map.empty) extends Offset {
+case class ManifestOffset(version: Long, leaves: Option[Map[String, Long]] = None) extends Offset {
   override def json(): String = {
     val node = Json.obj().put("manifest_version", version)
-    if (leaves.nonEmpty) {
+    leaves.foreach { positions =>
       val versions = node.putObject("leaves")
-      leaves.toSeq.sorted.foreach { case (location, v) => versions.put(location, v) }
+      positions.toSeq.sorted.foreach { case (location, v) => versions.put(location, v) }
     }
     Json.write(node)
   }
@@ -335,7 +334,10 @@ object ManifestOffset {
     val node = Json.parse(json, "a lancepart streaming offset")
     val version = Option(node.get("manifest_version")).filter(_.canConvertToLong).map(_.asLong).getOrElse(
       throw new IllegalArgumentException(s"'$json' is not a lancepart streaming offset: it has no manifest_version"))
-    ManifestOffset(version, Json.stringMap(node.get("leaves")).map { case (location, v) => location -> v.toLong })
+    ManifestOffset(
+      version,
+      Option(node.get("leaves")).map(_ =>
+        Json.stringMap(node.get("leaves")).map { case (location, v) => location -> v.toLong }))
   }
 
   /** `offset` as a ManifestOffset (Spark passes back what the stream gave, or what it parsed). */
