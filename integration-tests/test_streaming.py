@@ -230,7 +230,8 @@ def test_a_read_stream_takes_the_rows_icebergs_takes_and_stops_at_a_delete_as_it
     """The same writes into lancepart and into Iceberg, read as streams with a row limit in the same
     session: the copies hold the same rows; a DELETE of a partition fails both streams naming the
     option that skips it, and with that option both go on to the same rows; so they do past a
-    copy-on-write UPDATE and a deleted partition with rows appended before and after each."""
+    copy-on-write UPDATE and a deleted partition with rows appended before and after each, and past
+    commits that changed rows in one partition and added rows to others, none of which they take."""
     if not iceberg(spark):
         pytest.skip("Iceberg's runtime is not in this session")
     spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {ICEBERG_CATALOG}.{ns}")
@@ -277,4 +278,18 @@ def test_a_read_stream_takes_the_rows_icebergs_takes_and_stops_at_a_delete_as_it
     each("INSERT INTO {table} VALUES (11, 'c')")
     skip = {"streaming-skip-delete-snapshots": "true", "streaming-skip-overwrite-snapshots": "true"}
     expected += [(8, "b"), (9, "b"), (10, "c"), (11, "c")]
+    assert drained(**skip) == {catalog: expected for catalog in systems}
+    # a skipped commit takes none of its rows, also in the partitions it did not replace: a MERGE that
+    # creates one and appends to another, a merge-on-read UPDATE that moves a row, a dynamic overwrite
+    each("MERGE INTO {table} t USING (SELECT * FROM VALUES (8L, 'b'), (12L, 'd'), (13L, 'c') AS s(id, c)) s "
+         "ON t.id = s.id WHEN MATCHED THEN UPDATE SET id = 800 WHEN NOT MATCHED THEN INSERT *")
+    each("ALTER TABLE {table} SET TBLPROPERTIES ('write.update.mode' = 'merge-on-read')")
+    each("UPDATE {table} SET c = 'd' WHERE id = 11")
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    try:
+        each("INSERT OVERWRITE {table} VALUES (14, 'e'), (15, 'b')")
+    finally:
+        spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+    each("INSERT INTO {table} VALUES (16, 'c')")
+    expected += [(16, "c")]
     assert drained(**skip) == {catalog: expected for catalog in systems}

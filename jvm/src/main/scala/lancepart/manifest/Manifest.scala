@@ -7,5 +7,11 @@ import lancepart.spec.TableMetadata
  * `read_version`, or at its latest version where that is NULL (see [[ManifestRow]]).
  * `fileVersion` is the Lance file format of `__manifest`, which new partition tables take.
  * `foreignNotNull` names another writer's NOT NULL `__manifest` columns, which lancepart does not
- * write: a commit cannot add rows while there is one (see [[ManifestStore.requireAddable]]). */
-case class Manifest(meta: TableMetadata, version: Long, fileVersion: String, foreignNotNull: Seq[String])
+ * write: a commit cannot add rows while there is one (see [[ManifestStore.requireAddable]]).
+ * `committedAt` is when the version was committed. */
+case class Manifest(
+    meta: TableMetadata,
+    version: Long,
+    fileVersion: String,
+    foreignNotNull: Seq[String],
+    committedAt: java.time.Instant)

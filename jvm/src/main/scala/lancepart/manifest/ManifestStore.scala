@@ -159,6 +159,8 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
     val found =
       try lance.withDataset(uri, Some(version))(read)
       catch {
+        case e: FormatException =>
+          throw new FormatException(s"${e.getMessage} (at manifest version $version)")
         case NonFatal(e) => throw new IllegalArgumentException(s"table $table has no manifest version $version", e)
       }
     found.getOrElse(throw new FormatException(s"table $table: manifest version $version declares no partition spec"))
@@ -211,14 +213,17 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       // A table of another writer states no mode: it is strong when its rows pin leaf versions.
       val meta = if (props.contains(TransactionMode.Key) || !pinsVersions(ds)) declared
       else declared.copy(mode = TransactionMode.Strong)
-      Some(Manifest(meta, ds.version(), ds.getLanceFileFormatVersion, foreignNotNull(ds, declared)))
+      Some(Manifest(meta, ds.version(), ds.getLanceFileFormatVersion, foreignNotNull(ds, declared), committedAt(ds)))
     }
   }
 
   /** The latest manifest version with `meta` in force (a staged table's view, before its
    * metadata is published). */
   def latest(meta: TableMetadata): Manifest =
-    lance.withDataset(uri)(ds => Manifest(meta, ds.version(), ds.getLanceFileFormatVersion, foreignNotNull(ds, meta)))
+    lance.withDataset(uri)(ds =>
+      Manifest(meta, ds.version(), ds.getLanceFileFormatVersion, foreignNotNull(ds, meta), committedAt(ds)))
+
+  private def committedAt(ds: Dataset): java.time.Instant = ds.getVersion.getDataTime.toInstant
 
   /** Refuses a table whose rows read partition tables at a branch or tag (the spec's earlier
    * edition): lancepart reads and writes main-branch versions only, and reading main instead

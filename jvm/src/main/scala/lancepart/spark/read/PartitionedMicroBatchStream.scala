@@ -22,6 +22,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 import scala.util.Try
+import scala.util.control.NonFatal
 
 /** `table` as the query loaded it; `readers` reads its partition tables in the query's columns. */
 class PartitionedMicroBatchStream(
@@ -51,7 +52,7 @@ class PartitionedMicroBatchStream(
     val version =
       table.store.committed().filter(_.at.toEpochMilli < millis).map(_.version).reduceOption(_ max _).getOrElse(0L)
     if (version == 0) ManifestOffset(version)
-    else offsetOf(version, tables(table.store.loadAt(version))) { r =>
+    else offsetOf(table.store.loadAt(version)) { r =>
       table.store.lance.withDataset(table.store.leafUri(r))(_.listVersions().asScala.toList)
         .filter(_.getDataTime.toInstant.toEpochMilli < millis).map(_.getId).reduceOption(_ max _)
     }
@@ -65,7 +66,8 @@ class PartitionedMicroBatchStream(
 
   /** The latest offset (with Trigger.AvailableNow, the one when the query started), or within
    * `limit` the offset the oldest commits after `start` that fit reach; the latest when a
-   * partition table was removed or replaced since (the micro-batch follows it: [[follow]]). */
+   * partition table was removed or replaced since, or rows deleted or changed (the micro-batch
+   * takes the commits that did so whole, or skips them whole: [[StreamCommits]]). */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val end = availableNow.getOrElse(latest())
     val within = StreamLimits.of(limit)
@@ -74,61 +76,65 @@ class PartitionedMicroBatchStream(
       val rows = tables(table.store.loadAt(end.version))
       val until = positions(end, rows)
       val followed = follows(ManifestOffset.of(start), end.version, rows)
-      if (followed.gone.nonEmpty) end
+      val histories = Lance.parallel(rows.filter(r => until.contains(r.location.get))) { r =>
+        val location = r.location.get
+        (r, followed.bases.get(location), followed.bases.get(location).map(changes(r, _, until(location))))
+      }
+      val rowsChanged = histories.exists(_._3.exists(_.exists {
+        case _: VersionChange.Deleted | _: VersionChange.Rewrote => true
+        case _ => false
+      }))
+      if (followed.gone.nonEmpty || rowsChanged) end
       else {
-        val pending = Lance.parallel(rows) { r =>
+        val pending = Lance.parallel(histories) { case (r, _, history) =>
           val location = r.location.get
-          until.get(location).toSeq.flatMap(to => pendingCommits(r, followed.bases.get(location), to))
+          history.fold {
+            table.store.lance.withDataset(table.store.leafUri(r), Some(until(location)))(ds =>
+              Seq(PendingCommit(location, until(location), ds.getVersion.getDataTime.toInstant, ds.countRows())))
+          }(_.map {
+            case VersionChange.Appended(v, at, _, added) => PendingCommit(location, v, at, added)
+            case other => PendingCommit(location, other.version, other.at, 0)
+          })
         }
         val reached = within.admit(pending.filter(_.nonEmpty))
         if (pending.flatten.forall(c => reached.get(c.location).contains(until(c.location)))) end
-        else ManifestOffset(end.version, Some(followed.bases ++ reached))
+        else end.copy(leaves = Some(followed.bases ++ reached))
       }
     }
   }
 
-  /** The commits to the partition table of `row` after version `from` (None: it was not read,
-   * one commit of it whole) up to version `to`. */
-  private def pendingCommits(row: ManifestRow, from: Option[Long], to: Long): Seq[PendingCommit] = {
-    val (location, uri) = (row.location.get, table.store.leafUri(row))
-    from match {
-      case Some(version) if version == to => Seq.empty
-      case Some(version) =>
-        LeafHistory.changes(table.store.lance, uri, version, to).map {
-          case VersionChange.Appended(v, at, _, added) => PendingCommit(location, v, at, added)
-          case other => PendingCommit(location, other.version, other.at, 0)
-        }
-      case None =>
-        table.store.lance.withDataset(uri, Some(to))(ds =>
-          Seq(PendingCommit(location, to, ds.getVersion.getDataTime.toInstant, ds.countRows())))
-    }
-  }
+  /** The commits to the partition table of `row` after version `from` up to version `to`. */
+  private def changes(row: ManifestRow, from: Long, to: Long): Seq[VersionChange] =
+    if (from == to) Seq.empty else LeafHistory.changes(table.store.lance, table.store.leafUri(row), from, to)
 
   /** The latest manifest version, with the latest main-branch version of each partition table it
    * lists without a read_version (one listing of its `_versions` each): weak-mode writers commit
    * there before `__manifest` names them. */
   private def latest(): ManifestOffset = {
-    val latest = table.store.load()
-    offsetOf(latest.version, tables(latest))(r => table.files.latestVersion(r.location.get))
+    offsetOf(table.store.load())(r => table.files.latestVersion(r.location.get))
   }
 
   /**
-   * Manifest version `version`, whose partition tables are `rows`: when each has a read_version,
-   * that is its position; when one has none (weak mode, or a weak-mode table switched to strong
-   * mode), the offset records the position of each: its read_version, or `unpinned` of it (None:
-   * the table had no version then, and is not read).
+   * The offset at `manifest`: when each partition table it lists has a read_version, that is its
+   * position; when one has none (weak mode, or a weak-mode table switched to strong mode), the
+   * offset records the position of each: its read_version, or `unpinned` of it (None: the table
+   * had no version then, and is not read).
    */
-  private def offsetOf(version: Long, rows: Seq[ManifestRow])(unpinned: ManifestRow => Option[Long])
-      : ManifestOffset =
-    if (rows.forall(_.readVersion.isDefined)) ManifestOffset(version)
-    else ManifestOffset(
-      version,
-      Some(Lance.parallel(rows)(r => r.readVersion.orElse(unpinned(r)).map(r.location.get -> _)).flatten.toMap))
+  private def offsetOf(manifest: Manifest)(unpinned: ManifestRow => Option[Long]): ManifestOffset = {
+    val rows = tables(manifest)
+    val leaves =
+      if (rows.forall(_.readVersion.isDefined)) None
+      else Some(Lance.parallel(rows)(r => r.readVersion.orElse(unpinned(r)).map(r.location.get -> _)).flatten.toMap)
+    ManifestOffset(manifest.version, leaves, Some(manifest.committedAt.toEpochMilli))
+  }
 
   override def deserializeOffset(json: String): Offset = ManifestOffset.parse(json)
 
   override def createReaderFactory(): PartitionReaderFactory = readers
 
+  /** The rows appended between offsets `start` and `end`, as partitions of one partition table
+   * each; the commits on the way that removed, deleted or changed rows fail the query, or are
+   * skipped whole when its options say so ([[StreamCommits]]). */
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val to = ManifestOffset.of(end)
     val after = table.store.loadAt(to.version)
@@ -136,29 +142,25 @@ class PartitionedMicroBatchStream(
     val rows = tables(after)
     val until = positions(to, rows)
     val followed = follows(ManifestOffset.of(start), to.version, rows)
-    val left = followed.gone.flatMap { g =>
-      val read = g.base.fold(Seq(leaf(after, g.row, g.last, None)))(appended(after, g.row, _, g.last))
-      g.ending match {
-        case Copied => ()
-        case Replaced => changed(
-            deletes = false,
-            s"${describe(g.row)} was replaced at manifest version ${g.at} (an overwrite, or a copy-on-write DELETE, " +
-              "UPDATE or MERGE INTO)"
-          )
-        case Removed => changed(deletes = true, s"${describe(g.row)} was removed at manifest version ${g.at}")
-      }
-      read
+    // each partition table read: from a version (None: whole) up to a version
+    val ranges = followed.gone.map(g => (g.row, g.base, g.last)) ++
+      rows.flatMap(r => until.get(r.location.get).map(end => (r, followed.bases.get(r.location.get), end)))
+    val histories = Lance.parallel(ranges) { case (row, from, end) =>
+      TableChanges(row, from.fold(Seq.empty[VersionChange])(changes(row, _, end)))
     }
-    val read = left ++ rows.flatMap { r =>
-      val location = r.location.get
-      until.get(location).toSeq.flatMap { end =>
-        followed.bases.get(location) match {
-          case Some(base) => appended(after, r, base, end)
-          case None => Seq(leaf(after, r, end, None))
-        }
-      }
-    }
-    read.map(l => PackedSplit(Seq(l))).toArray
+    val changing = StreamCommits.changing(followed.commits, histories)
+    changing.foreach(c => changed(c.deletes, c.what))
+    val skipped = changing.flatMap(_.versions).toSet
+    // a table a skipped commit created is read from the version that commit left on
+    val created = changing.flatMap(_.created).toMap
+    Lance.parallel(ranges.zip(histories)) { case ((row, from, end), history) =>
+      val location = row.location.get
+      val read = created.get(location).map(changes(row, _, end)).orElse(from.map(_ => history.changes))
+      read.fold(Seq(leaf(after, row, end, None)))(_.collect {
+        case VersionChange.Appended(version, _, fragments, _) if fragments.nonEmpty && !skipped((location, version)) =>
+          leaf(after, row, version, Some(fragments))
+      })
+    }.flatten.map(l => PackedSplit(Seq(l))).toArray
   }
 
   // the last walk (from, to): a limited micro-batch plans over the walk its latestOffset made
@@ -185,14 +187,17 @@ class PartitionedMicroBatchStream(
    * rollback on the way fails the read.
    */
   private def follow(from: ManifestOffset, to: Long, current: Seq[ManifestRow]): Followed =
-    if (from.version == 0) Followed(Map.empty, Seq.empty) // the first micro-batch reads the table as it is
+    if (from.version == 0) Followed(Map.empty, Seq.empty, Seq.empty) // the first micro-batch reads the table as it is
     else {
-      val start = tables(table.store.loadAt(from.version))
+      val start = tables(startOf(from))
       val since = positions(from, start)
       val bases = mutable.Map.empty[String, Option[Long]]
       val listed = mutable.Map.empty[String, ManifestRow]
       start.foreach { r => listed(r.location.get) = r; bases(r.location.get) = since.get(r.location.get) }
       val gone = mutable.ArrayBuffer.empty[Gone]
+      val commits = mutable.ArrayBuffer.empty[ManifestCommit]
+      // the version of a partition table that its row names: strong mode's read_version, weak mode's written one
+      def named(r: ManifestRow): Option[Long] = r.readVersion.orElse(r.writtenVersion)
       for (version <- from.version + 1 to to) {
         table.store.restoredAt(version).foreach(restored =>
           throw new IllegalStateException(
@@ -202,6 +207,8 @@ class PartitionedMicroBatchStream(
         val now = if (version == to) current else tables(table.store.loadAt(version))
         val locations = now.map(r => r.location.get -> r).toMap
         lazy val byObjectId = now.map(r => r.objectId -> r).toMap
+        val ended = mutable.ArrayBuffer.empty[Gone]
+        val copies = mutable.Set.empty[String]
         for ((location, old) <- listed.toSeq if !locations.contains(location)) {
           val replacement = byObjectId.get(old.objectId)
           // a write that rewrote the table for a changed column copied it at a version and appended after
@@ -210,21 +217,47 @@ class PartitionedMicroBatchStream(
           val last = copied.orElse(old.readVersion).getOrElse(table.files.latestVersion(location).getOrElse(
             throw new IllegalStateException(s"table ${table.name()}: partition table $location has no version")))
           val ending = if (copied.isDefined) Copied else if (replacement.isDefined) Replaced else Removed
-          gone += Gone(old, bases(location), last, version, ending)
+          ended += Gone(old, bases(location), last, version, ending)
           listed -= location
           bases -= location
-          replacement.foreach(r =>
-            bases(r.location.get) =
-              Some(if (copied.isDefined) FirstVersion
-              else r.readVersion.orElse(r.writtenVersion).getOrElse(FirstVersion)))
+          replacement.foreach { r =>
+            if (copied.isDefined) copies += r.location.get
+            bases(r.location.get) = Some(if (copied.isDefined) FirstVersion else named(r).getOrElse(FirstVersion))
+          }
         }
+        val reached = locations.flatMap { case (location, r) =>
+          named(r).filter(v => !listed.get(location).exists(named(_).contains(v))).map(location -> _)
+        }
+        val created = locations.keySet.filterNot(l => listed.contains(l) || copies(l))
+        commits += ManifestCommit(
+          version,
+          ended.filter(_.ending == Removed).map(_.row).toSeq,
+          ended.filter(_.ending == Replaced).map(_.row).toSeq,
+          created,
+          reached)
+        gone ++= ended
         for ((location, r) <- locations) {
           if (!bases.contains(location)) bases(location) = None
           listed(location) = r
         }
       }
-      Followed(bases.collect { case (location, Some(base)) => location -> base }.toMap, gone.toSeq)
+      Followed(bases.collect { case (location, Some(base)) => location -> base }.toMap, gone.toSeq, commits.toSeq)
     }
+
+  /** The manifest version of offset `from`, as it was when the offset was taken: a table dropped
+   * and created again under its name, or whose history another client rewrote, is refused. */
+  private def startOf(from: ManifestOffset): Manifest = {
+    def restart(problem: String): Nothing = throw new IllegalStateException(
+      s"table ${table.name()}: this streaming query's checkpoint read it up to manifest version ${from.version}, " +
+        s"which $problem; start the query again with a new checkpoint (stream-from-timestamp to start after a time)")
+    val manifest =
+      try table.store.loadAt(from.version)
+      catch { case NonFatal(e) => restart(s"cannot be read now (${e.getMessage})") }
+    for (at <- from.committedAt if at != manifest.committedAt.toEpochMilli)
+      restart(s"was committed at ${java.time.Instant.ofEpochMilli(at)} then, and now is one committed at " +
+        s"${manifest.committedAt} (the table was dropped and created again, or its __manifest rewritten)")
+    manifest
+  }
 
   /** The version of each partition table (by location) that `offset` read up to: the ones the
    * offset recorded (a table it does not name was not read), or else its `rows`' read_versions. */
@@ -234,27 +267,6 @@ class PartitionedMicroBatchStream(
         s"table ${table.name()}: offset ${offset.json()} records no version of partition table ${r.location.get}, " +
           "which has no read_version"))).toMap)
 
-  /** The fragments appended to the partition table of `row` from version `from` to `to`. */
-  private def appended(manifest: Manifest, row: ManifestRow, from: Long, to: Long): Seq[LeafPartition] =
-    if (from == to) Seq.empty
-    else LeafHistory.changes(table.store.lance, table.store.leafUri(row), from, to).flatMap {
-      case VersionChange.Appended(version, _, fragments, _) if fragments.nonEmpty =>
-        Seq(leaf(manifest, row, version, Some(fragments)))
-      case VersionChange.Deleted(version, _, operation) =>
-        changed(
-          deletes = true,
-          s"${describe(row)}: its partition table's version ${java.lang.Long.toUnsignedString(version)} deleted rows " +
-            s"(Lance $operation)")
-        Seq.empty
-      case VersionChange.Rewrote(version, _, operation) =>
-        changed(
-          deletes = false,
-          s"${describe(row)}: its partition table's version ${java.lang.Long.toUnsignedString(version)} changed rows " +
-            s"(Lance $operation)")
-        Seq.empty
-      case _ => Seq.empty
-    }
-
   /** A commit that deleted (`deletes`) or changed rows: refused unless the query skips such commits. */
   private def changed(deletes: Boolean, what: String): Unit = {
     val option = if (deletes) SkipDeletes else SkipOverwrites
@@ -262,9 +274,6 @@ class PartitionedMicroBatchStream(
       s"table ${table.name()}: a streaming read takes appended rows only, and $what; to skip such commits, set " +
         s"read option $option=true")
   }
-
-  /** The partition of `row` by its values, as messages show it. */
-  private def describe(row: ManifestRow): String = s"partition (${ManifestRow.shownValues(row.values)})"
 
   private def tables(manifest: Manifest): Seq[ManifestRow] =
     table.files.withData(table.store.rows(manifest, ManifestQuery.tables(manifest.meta))).filter(_.location.isDefined)
@@ -292,8 +301,9 @@ class PartitionedMicroBatchStream(
 
 object PartitionedMicroBatchStream {
 
-  /** Where a streaming read reads the partition tables it follows from (by location), and those gone. */
-  private case class Followed(bases: Map[String, Long], gone: Seq[Gone])
+  /** Where a streaming read reads the partition tables it follows from (by location), those gone,
+   * and the `__manifest` commits on the way. */
+  private case class Followed(bases: Map[String, Long], gone: Seq[Gone], commits: Seq[ManifestCommit])
 
   /** A partition table (`row`, as last listed) that manifest version `at` no longer lists: read up
    * to version `base` (None: not read), its last version `last`, and how it ended. */
@@ -317,10 +327,13 @@ object PartitionedMicroBatchStream {
 /** A streaming read's position: every row of `__manifest` version `version` was read (0: none),
  * each partition table at its read_version there; or when `leaves` are given (a table listed
  * without a read_version, or read limits that stopped short), of each partition table (by
- * location) up to its version in `leaves`, and none of the others. */
-case class ManifestOffset(version: Long, leaves: Option[Map[String, Long]] = None) extends Offset {
+ * location) up to its version in `leaves`, and none of the others. `committedAt`: when that
+ * version was committed (milliseconds since the epoch), which tells it from another table's. */
+case class ManifestOffset(version: Long, leaves: Option[Map[String, Long]] = None, committedAt: Option[Long] = None)
+    extends Offset {
   override def json(): String = {
     val node = Json.obj().put("manifest_version", version)
+    committedAt.foreach(node.put("committed_at", _))
     leaves.foreach { positions =>
       val versions = node.putObject("leaves")
       positions.toSeq.sorted.foreach { case (location, v) => versions.put(location, v) }
@@ -337,7 +350,9 @@ object ManifestOffset {
     ManifestOffset(
       version,
       Option(node.get("leaves")).map(_ =>
-        Json.stringMap(node.get("leaves")).map { case (location, v) => location -> v.toLong }))
+        Json.stringMap(node.get("leaves")).map { case (location, v) => location -> v.toLong }),
+      Option(node.get("committed_at")).filter(_.canConvertToLong).map(_.asLong)
+    )
   }
 
   /** `offset` as a ManifestOffset (Spark passes back what the stream gave, or what it parsed). */
