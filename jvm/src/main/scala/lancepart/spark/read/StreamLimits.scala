@@ -55,8 +55,14 @@ object StreamLimits {
   val MaxTables = "streaming-max-partition-tables-per-micro-batch"
   val Unlimited: StreamLimits = StreamLimits(Long.MaxValue, Int.MaxValue)
 
+  /** Iceberg's limit of data files, which lancepart has none of. */
+  val MaxFiles = "streaming-max-files-per-micro-batch"
+
   /** The limits of read options `option` (a name's value, or null) of table `table`. */
   def fromOptions(table: String, option: String => String): StreamLimits = {
+    if (option(MaxFiles) != null) throw new IllegalArgumentException(
+      s"table $table: read option $MaxFiles (Iceberg's) is not one lancepart has; limit a micro-batch's rows with " +
+        s"$MaxRows or its partition tables with $MaxTables")
     def positive(name: String): Option[Long] = Option(option(name)).map { v =>
       Try(v.trim.toLong).toOption.filter(_ > 0).getOrElse(throw new IllegalArgumentException(
         s"table $table: read option $name must be a positive whole number, not '$v'"))

@@ -35,5 +35,9 @@ class StreamLimitsSuite extends AnyFunSuite {
       assert(
         e.getMessage == s"table lance.ns.t: read option ${StreamLimits.MaxTables} must be a positive whole number, not '$bad'")
     }
+    // Iceberg's file limit: refused rather than ignored (a new user's trial found it ignored)
+    val files = intercept[IllegalArgumentException](
+      StreamLimits.fromOptions("lance.ns.t", Map(StreamLimits.MaxFiles -> "10").getOrElse(_, null)))
+    assert(files.getMessage.contains("streaming-max-files-per-micro-batch (Iceberg's) is not one lancepart has"))
   }
 }
