@@ -14,7 +14,7 @@ package lancepart.spark.read
 import lancepart.lance.{Lance, LeafHistory, VersionChange}
 import lancepart.manifest.{Manifest, ManifestQuery, ManifestRow}
 import lancepart.spark.PartitionedTable
-import lancepart.spec.Json
+import lancepart.spec.{FormatException, Json}
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming.{MicroBatchStream, Offset, ReadLimit, SupportsTriggerAvailableNow}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -204,7 +204,7 @@ class PartitionedMicroBatchStream(
             s"table ${table.name()}: manifest version $version rolled the table back to version $restored, which a " +
               "streaming read cannot follow (the rows it read since are no longer in the table); start the query " +
               "again with a new checkpoint (stream-from-timestamp to start after a time)"))
-        val now = if (version == to) current else tables(table.store.loadAt(version))
+        val now = if (version == to) current else tables(versionOnTheWay(version))
         val locations = now.map(r => r.location.get -> r).toMap
         lazy val byObjectId = now.map(r => r.objectId -> r).toMap
         val ended = mutable.ArrayBuffer.empty[Gone]
@@ -258,6 +258,18 @@ class PartitionedMicroBatchStream(
         s"${manifest.committedAt} (the table was dropped and created again, or its __manifest rewritten)")
     manifest
   }
+
+  /** Manifest version `version`, between two offsets. */
+  private def versionOnTheWay(version: Long): Manifest =
+    try table.store.loadAt(version)
+    catch {
+      case e: FormatException => throw new IllegalStateException(
+          s"table ${table.name()}: a streaming read follows every __manifest version between two of its offsets, " +
+            s"and version $version cannot be read as a partitioned table (${e.getMessage}); start the query again " +
+            "with a new checkpoint (stream-from-timestamp to start after that version)",
+          e
+        )
+    }
 
   /** The version of each partition table (by location) that `offset` read up to: the ones the
    * offset recorded (a table it does not name was not read), or else its `rows`' read_versions. */
