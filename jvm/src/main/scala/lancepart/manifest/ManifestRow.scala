@@ -35,8 +35,9 @@ case class ManifestRow(
 
 /** A leaf created as a copy of the leaf at `location` at its version `version`: the new leaf's
  * first version holds that version's rows (in the namespace's columns) and nothing else; a write
- * that could not append to the old leaf as it was (a column widened, or added in strong mode)
- * made it, and appended its own rows in the next version. */
+ * that could not append to the old leaf as it was (a column widened, a MAP column added, or in
+ * strong mode any column added) made it, and appended its own rows in the next version. Later
+ * writes keep it in the row: a reader compares `location` with the leaf it followed. */
 case class LeafCopyOf(location: String, version: Long)
 
 object ManifestRow {

@@ -160,8 +160,12 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       try lance.withDataset(uri, Some(version))(read)
       catch {
         case e: FormatException =>
-          throw new FormatException(s"${e.getMessage} (at manifest version $version)")
-        case NonFatal(e) => throw new IllegalArgumentException(s"table $table has no manifest version $version", e)
+          val at = new FormatException(s"${e.getMessage} (at manifest version $version)")
+          at.initCause(e)
+          throw at
+        // a version that is there but cannot be opened now (storage failing) is not reported gone
+        case NonFatal(e) if !committed().exists(_.version == version) =>
+          throw new IllegalArgumentException(s"table $table has no manifest version $version", e)
       }
     found.getOrElse(throw new FormatException(s"table $table: manifest version $version declares no partition spec"))
   }

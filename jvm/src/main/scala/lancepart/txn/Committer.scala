@@ -152,8 +152,8 @@ class Committer(
           "changed while this write ran; nothing was committed")
       val appendedTo = tx.writes.map(_.target).filterNot(_.isNew).map(_.objectId)
       // leaves a write copied (at a version) into the new leaves that replace them
-      val copied = tx.writes.flatMap(w => w.copy.map(w.target.objectId -> _.version))
-      val touched = appendedTo ++ copied.map(_._1) ++ tx.removed.keys ++ tx.deletes.keys ++ tx.rewrites.keys ++
+      val copied = tx.writes.flatMap(w => w.copy.map(w.target.objectId -> _)).toMap
+      val touched = appendedTo ++ copied.keys ++ tx.removed.keys ++ tx.deletes.keys ++ tx.rewrites.keys ++
         tx.addressDeletes.keys ++ tx.indexes.keys
       // The rows this write changes as they are at S1, and the `v<N>` row every commit rewrites
       // (as it is: other writers' metadata stays).
@@ -233,9 +233,11 @@ class Committer(
         replacedIds += id
       }
       // A weak-mode command, or a write that rewrites a leaf, copied these leaves' rows at a version;
-      // a commit to one since would be lost.
-      val moved = Lance.parallel((tx.versionsRead ++ copied).toSeq.flatMap { case (id, read) =>
-        now.get(id).map((_, read))
+      // a commit to one since would be lost (and a copied leaf another write replaced is gone).
+      for ((id, c) <- copied; row <- now.get(id) if !row.location.contains(c.location))
+        conflict(s"partition ${describe(id, row.values)} was written by a concurrent transaction")
+      val moved = Lance.parallel((tx.versionsRead ++ copied.map { case (id, c) => id -> c.version }).toSeq.flatMap {
+        case (id, read) => now.get(id).map((_, read))
       }) {
         case (row, read) => (row, read, store.leafVersion(row))
       }
@@ -262,12 +264,13 @@ class Committer(
                   "this write did not change __manifest")
               }
               replacedIds += a.objectId
-              val copy = group.flatMap(_.copy) match {
+              val leafCopy = group.flatMap(_.copy) match {
                 case Seq() => None
                 case Seq(one) => Some(one)
                 case more => throw new IllegalStateException(s"table ${store.table}: partition " +
-                    s"${describe(a.objectId, a.values)} was copied by ${more.size} tasks; this write did not change " +
-                    "__manifest")
+                    s"${describe(a.objectId, a.values)} was rewritten by ${more.size} tasks, each with its rows: the " +
+                    "write's rows of one partition must come from one task (the distribution the write asks Spark " +
+                    "for); this write did not change __manifest")
               }
               val plan = LeafPlan(
                 a.copy(
@@ -275,10 +278,10 @@ class Committer(
                   readVersion = None,
                   writtenVersion = None,
                   stats = None,
-                  copyOf = copy.map(c => LeafCopyOf(c.location, c.version))),
+                  copyOf = leafCopy.map(c => LeafCopyOf(c.location, c.version))),
                 isNew = true
               )
-              plan.copy = copy
+              plan.leafCopy = leafCopy
               plan
             case (None, None) =>
               relocate(location, group, target)
@@ -427,7 +430,7 @@ class Committer(
           s"table ${store.table}: partition ${describe(p.leaf.objectId, p.leaf.values)}: " +
             s"the directory of its new partition table, $uri, already holds a Lance dataset, which this write would " +
             "replace; __manifest was not changed; run the write again (it picks another directory)")
-      p.copy.fold(leaves.create(uri, leafSchema, p.fragments.toSeq)) { c =>
+      p.leafCopy.fold(leaves.create(uri, leafSchema, p.fragments.toSeq)) { c =>
         // the copied rows first, the write's own as an append, so that a streaming read takes them as one
         val copied = leaves.create(uri, leafSchema, c.fragments)
         leaves.update(uri, if (strong) Some(copied.version) else None, None, p.fragments.toSeq)
@@ -491,7 +494,7 @@ private case class LeafPlan(leaf: ManifestRow, isNew: Boolean, namespaces: Seq[M
   var deletion: Option[RowDeletion] = None
   var rewrites: Seq[org.lance.compaction.RewriteResult] = Seq.empty
   var index: Option[LeafIndex] = None
-  var copy: Option[LeafCopy] = None
+  var leafCopy: Option[LeafCopy] = None
 }
 
 /** An attempt that recorded its micro-batch as begun (see [[Committer]]): the next runs at once. */

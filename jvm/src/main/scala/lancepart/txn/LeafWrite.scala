@@ -8,6 +8,6 @@ import org.lance.FragmentMetadata
 case class LeafWrite(target: LeafTarget, fragments: Seq[FragmentMetadata], copy: Option[LeafCopy] = None)
 
 /** The rows of the leaf at `location` at its version `version`, rewritten as `fragments` of a new
- * leaf that replaces it (a write that cannot append to the leaf as it is: a column widened, or
- * added in strong mode, since it was written). */
+ * leaf that replaces it (a write that cannot append to the leaf as it is: a column widened, a
+ * MAP column added, or in strong mode any column added, since it was written). */
 case class LeafCopy(location: String, version: Long, fragments: Seq[FragmentMetadata])

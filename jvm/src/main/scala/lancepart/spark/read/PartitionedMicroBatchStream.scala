@@ -22,7 +22,6 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 import scala.util.Try
-import scala.util.control.NonFatal
 
 /** `table` as the query loaded it; `readers` reads its partition tables in the query's columns. */
 class PartitionedMicroBatchStream(
@@ -76,25 +75,22 @@ class PartitionedMicroBatchStream(
       val rows = tables(table.store.loadAt(end.version))
       val until = positions(end, rows)
       val followed = follows(ManifestOffset.of(start), end.version, rows)
-      val histories = Lance.parallel(rows.filter(r => until.contains(r.location.get))) { r =>
-        val location = r.location.get
-        (r, followed.bases.get(location), followed.bases.get(location).map(changes(r, _, until(location))))
-      }
-      val rowsChanged = histories.exists(_._3.exists(_.exists {
+      val histories = Lance.parallel(readsOf(followed, rows, until))(r => r -> r.from.map(changes(r.row, _, r.to)))
+      val rowsChanged = histories.exists(_._2.exists(_.exists {
         case _: VersionChange.Deleted | _: VersionChange.Rewrote => true
         case _ => false
       }))
       if (followed.gone.nonEmpty || rowsChanged) end
       else {
-        val pending = Lance.parallel(histories) { case (r, _, history) =>
-          val location = r.location.get
-          history.fold {
-            table.store.lance.withDataset(table.store.leafUri(r), Some(until(location)))(ds =>
-              Seq(PendingCommit(location, until(location), ds.getVersion.getDataTime.toInstant, ds.countRows())))
-          }(_.map {
-            case VersionChange.Appended(v, at, _, added) => PendingCommit(location, v, at, added)
-            case other => PendingCommit(location, other.version, other.at, 0)
-          })
+        val pending = Lance.parallel(histories) { case (read, history) =>
+          val (row, location) = (read.row, read.row.location.get)
+          read.whole.toSeq.map(v =>
+            table.store.lance.withDataset(table.store.leafUri(row), Some(v))(ds =>
+              PendingCommit(location, v, ds.getVersion.getDataTime.toInstant, ds.countRows()))) ++
+            history.getOrElse(Seq.empty).map {
+              case VersionChange.Appended(v, at, _, added) => PendingCommit(location, v, at, added)
+              case other => PendingCommit(location, other.version, other.at, 0)
+            }
         }
         val reached = within.admit(pending.filter(_.nonEmpty))
         if (pending.flatten.forall(c => reached.get(c.location).contains(until(c.location)))) end
@@ -137,30 +133,45 @@ class PartitionedMicroBatchStream(
    * skipped whole when its options say so ([[StreamCommits]]). */
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val to = ManifestOffset.of(end)
-    val after = table.store.loadAt(to.version)
+    val after = atOffset(to)
     requireSameSchema(after)
     val rows = tables(after)
-    val until = positions(to, rows)
     val followed = follows(ManifestOffset.of(start), to.version, rows)
-    // each partition table read: from a version (None: whole) up to a version
-    val ranges = followed.gone.map(g => (g.row, g.base, g.last)) ++
-      rows.flatMap(r => until.get(r.location.get).map(end => (r, followed.bases.get(r.location.get), end)))
-    val histories = Lance.parallel(ranges) { case (row, from, end) =>
-      TableChanges(row, from.fold(Seq.empty[VersionChange])(changes(row, _, end)))
-    }
+    val reads = readsOf(followed, rows, positions(to, rows))
+    val histories =
+      Lance.parallel(reads)(r => TableChanges(r.row, r.from.fold(Seq.empty[VersionChange])(changes(r.row, _, r.to))))
     val changing = StreamCommits.changing(followed.commits, histories)
     changing.foreach(c => changed(c.deletes, c.what))
     val skipped = changing.flatMap(_.versions).toSet
-    // a table a skipped commit created is read from the version that commit left on
+    // a table a skipped commit created is read from the version that commit left on, not whole
     val created = changing.flatMap(_.created).toMap
-    Lance.parallel(ranges.zip(histories)) { case ((row, from, end), history) =>
-      val location = row.location.get
-      val read = created.get(location).map(changes(row, _, end)).orElse(from.map(_ => history.changes))
-      read.fold(Seq(leaf(after, row, end, None)))(_.collect {
+    Lance.parallel(reads.zip(histories)) { case (read, history) =>
+      val location = read.row.location.get
+      val (whole, appended) =
+        created.get(location).fold((read.whole, history.changes))(v => (None, changes(read.row, v, read.to)))
+      whole.map(leaf(after, read.row, _, None)).toSeq ++ appended.collect {
         case VersionChange.Appended(version, _, fragments, _) if fragments.nonEmpty && !skipped((location, version)) =>
-          leaf(after, row, version, Some(fragments))
-      })
+          leaf(after, read.row, version, Some(fragments))
+      }
     }.flatten.map(l => PackedSplit(Seq(l))).toArray
+  }
+
+  /**
+   * What a micro-batch reads of each partition table that `followed` walked to or past, up to
+   * positions `until` (by location) of the tables `rows` lists at its end: the commits after its
+   * base; or, for a table not read before, the table whole at the version its row named when the
+   * walk first listed it and the commits after; or, when that row named none (another weak-mode
+   * writer's), the table whole at its end position.
+   */
+  private def readsOf(followed: Followed, rows: Seq[ManifestRow], until: Map[String, Long]): Seq[TableRead] = {
+    def read(row: ManifestRow, base: Option[Long], to: Long): TableRead =
+      base.orElse(followed.firsts.get(row.location.get)) match {
+        case Some(from) if base.isDefined => TableRead(row, None, Some(from), to)
+        case Some(first) => TableRead(row, Some(first), Some(first), to)
+        case None => TableRead(row, Some(to), None, to)
+      }
+    followed.gone.map(g => read(g.row, g.base, g.last)) ++
+      rows.flatMap(r => until.get(r.location.get).map(read(r, followed.bases.get(r.location.get), _)))
   }
 
   // the last walk (from, to): a limited micro-batch plans over the walk its latestOffset made
@@ -187,17 +198,24 @@ class PartitionedMicroBatchStream(
    * rollback on the way fails the read.
    */
   private def follow(from: ManifestOffset, to: Long, current: Seq[ManifestRow]): Followed =
-    if (from.version == 0) Followed(Map.empty, Seq.empty, Seq.empty) // the first micro-batch reads the table as it is
+    if (from.version == 0)
+      Followed(Map.empty, Map.empty, Seq.empty, Seq.empty) // the first micro-batch reads it as it is
     else {
-      val start = tables(startOf(from))
+      val start = tables(atOffset(from))
       val since = positions(from, start)
-      val bases = mutable.Map.empty[String, Option[Long]]
-      val listed = mutable.Map.empty[String, ManifestRow]
-      start.foreach { r => listed(r.location.get) = r; bases(r.location.get) = since.get(r.location.get) }
-      val gone = mutable.ArrayBuffer.empty[Gone]
-      val commits = mutable.ArrayBuffer.empty[ManifestCommit]
       // the version of a partition table that its row names: strong mode's read_version, weak mode's written one
       def named(r: ManifestRow): Option[Long] = r.readVersion.orElse(r.writtenVersion)
+      val bases = mutable.Map.empty[String, Option[Long]]
+      val firsts = mutable.Map.empty[String, Long]
+      val listed = mutable.Map.empty[String, ManifestRow]
+      start.foreach { r =>
+        val location = r.location.get
+        listed(location) = r
+        bases(location) = since.get(location)
+        if (bases(location).isEmpty) named(r).foreach(firsts(location) = _)
+      }
+      val gone = mutable.ArrayBuffer.empty[Gone]
+      val commits = mutable.ArrayBuffer.empty[ManifestCommit]
       for (version <- from.version + 1 to to) {
         table.store.restoredAt(version).foreach(restored =>
           throw new IllegalStateException(
@@ -214,10 +232,14 @@ class PartitionedMicroBatchStream(
           // a write that rewrote the table for a changed column copied it at a version and appended after
           val copied = replacement.flatMap(_.copyOf).filter(_.location == location).map(_.version)
           // weak-mode writers commit to the partition table's main branch; strong-mode ones pin each version
-          val last = copied.orElse(old.readVersion).getOrElse(table.files.latestVersion(location).getOrElse(
-            throw new IllegalStateException(s"table ${table.name()}: partition table $location has no version")))
+          // (a weak-mode read may have read a version past the one copied, which a conflicting writer made)
+          val last = copied.map { c =>
+            bases(location).filter(b => !LeafHistory.isDetached(b) && !LeafHistory.isDetached(c) && b > c).getOrElse(c)
+          }
+            .orElse(old.readVersion).getOrElse(table.files.latestVersion(location).getOrElse(
+              throw new IllegalStateException(s"table ${table.name()}: partition table $location has no version")))
           val ending = if (copied.isDefined) Copied else if (replacement.isDefined) Replaced else Removed
-          ended += Gone(old, bases(location), last, version, ending)
+          ended += Gone(old, bases(location), last, ending)
           listed -= location
           bases -= location
           replacement.foreach { r =>
@@ -237,23 +259,31 @@ class PartitionedMicroBatchStream(
           reached)
         gone ++= ended
         for ((location, r) <- locations) {
-          if (!bases.contains(location)) bases(location) = None
+          if (!bases.contains(location)) {
+            bases(location) = None
+            named(r).foreach(firsts(location) = _)
+          }
           listed(location) = r
         }
       }
-      Followed(bases.collect { case (location, Some(base)) => location -> base }.toMap, gone.toSeq, commits.toSeq)
+      Followed(
+        bases.collect { case (location, Some(base)) => location -> base }.toMap,
+        firsts.toMap,
+        gone.toSeq,
+        commits.toSeq)
     }
 
-  /** The manifest version of offset `from`, as it was when the offset was taken: a table dropped
-   * and created again under its name, or whose history another client rewrote, is refused. */
-  private def startOf(from: ManifestOffset): Manifest = {
+  /** The manifest version of `offset`, as it was when the offset was taken: a version that is gone
+   * or unreadable, or another one under its number (the table was dropped and created again under
+   * its name), is refused. */
+  private def atOffset(offset: ManifestOffset): Manifest = {
     def restart(problem: String): Nothing = throw new IllegalStateException(
-      s"table ${table.name()}: this streaming query's checkpoint read it up to manifest version ${from.version}, " +
+      s"table ${table.name()}: this streaming query's checkpoint names its manifest version ${offset.version}, " +
         s"which $problem; start the query again with a new checkpoint (stream-from-timestamp to start after a time)")
     val manifest =
-      try table.store.loadAt(from.version)
-      catch { case NonFatal(e) => restart(s"cannot be read now (${e.getMessage})") }
-    for (at <- from.committedAt if at != manifest.committedAt.toEpochMilli)
+      try table.store.loadAt(offset.version)
+      catch { case e: IllegalArgumentException => restart(s"cannot be read now (${e.getMessage})") }
+    for (at <- offset.committedAt if at != manifest.committedAt.toEpochMilli)
       restart(s"was committed at ${java.time.Instant.ofEpochMilli(at)} then, and now is one committed at " +
         s"${manifest.committedAt} (the table was dropped and created again, or its __manifest rewritten)")
     manifest
@@ -313,13 +343,22 @@ class PartitionedMicroBatchStream(
 
 object PartitionedMicroBatchStream {
 
-  /** Where a streaming read reads the partition tables it follows from (by location), those gone,
+  /** Where a streaming read reads the partition tables it follows from (by location), the version
+   * of each table not read before that its row named when first listed (`firsts`), the tables gone,
    * and the `__manifest` commits on the way. */
-  private case class Followed(bases: Map[String, Long], gone: Seq[Gone], commits: Seq[ManifestCommit])
+  private case class Followed(
+      bases: Map[String, Long],
+      firsts: Map[String, Long],
+      gone: Seq[Gone],
+      commits: Seq[ManifestCommit])
 
-  /** A partition table (`row`, as last listed) that manifest version `at` no longer lists: read up
-   * to version `base` (None: not read), its last version `last`, and how it ended. */
-  private case class Gone(row: ManifestRow, base: Option[Long], last: Long, at: Long, ending: Ending)
+  /** A partition table (`row`, as last listed) that a manifest version no longer lists: read up to
+   * version `base` (None: not read), its last version `last`, and how it ended. */
+  private case class Gone(row: ManifestRow, base: Option[Long], last: Long, ending: Ending)
+
+  /** What a micro-batch reads of the partition table of `row`: whole at version `whole`, and the
+   * commits after version `from` up to version `to`. */
+  private case class TableRead(row: ManifestRow, whole: Option[Long], from: Option[Long], to: Long)
 
   /** How a partition table left the manifest: its rows copied into a new table for its partition
    * (whose first version holds them: `last` is the version copied), replaced by a new table for

@@ -77,7 +77,7 @@ class LeafDataWriter(
     } catch { case e: Throwable => t.close(); throw e }
     finally reader.close()
     val copied = written.getOrElseUpdate(t.leaf.objectId, (t.leaf, mutable.ArrayBuffer.empty))._2
-    copies(t.leaf.objectId) = LeafCopy(leaf.location, version, copied.toSeq)
+    copies(t.leaf.objectId) = LeafCopy(leaf.location, version, copied.toList) // a copy: the buffer takes the new rows
     copied.clear()
     t
   }
