@@ -1,14 +1,15 @@
 // A streaming read of a partitioned table (Structured Streaming, micro-batches): offsets are
 // __manifest versions (with the main-branch version of each partition table listed without a
-// read_version, as in weak mode, since its writers commit there before __manifest names the commit), and a micro-batch reads the rows
-// appended between two offsets: the partition tables that appeared, whole, and of the others the
-// fragments each Append added, each at the version that added it. The __manifest versions between
-// two offsets are followed one by one, so that a partition table removed or replaced on the way has
-// its appended rows read too. Commits that deleted or changed rows fail the query, or are skipped
-// when the query's options say so (Iceberg's names); a rollback fails it. With read
-// limits (StreamLimits) an offset stops short of the latest one: at the versions of the partition
-// tables that the oldest commits not read yet reach; Trigger.AvailableNow reads up to the offset
-// that was the latest when the query started.
+// read_version, as in weak mode, since its writers commit there before __manifest names the
+// commit), and a micro-batch reads the rows appended between two offsets: the partition tables
+// that appeared, whole, and of the others the fragments each Append added, each at the version
+// that added it. The __manifest versions between two offsets are followed one by one, so that a
+// partition table removed, replaced or copied on the way has its appended rows read too. Each is a
+// commit (StreamCommits): one that deleted or changed rows fails the query, or is skipped whole
+// when the query's options say so (Iceberg's names); a rollback fails it. With read limits
+// (StreamLimits) an offset stops short of the latest one: at the versions of the partition tables
+// that the oldest commits not read yet reach; Trigger.AvailableNow reads up to the offset that was
+// the latest when the query started.
 package lancepart.spark.read
 
 import lancepart.lance.{Lance, LeafHistory, VersionChange}
