@@ -47,34 +47,54 @@ object LeafHistory {
     def fail(problem: String): Nothing = throw new IllegalStateException(
       s"partition table $uri: cannot follow its versions from ${java.lang.Long.toUnsignedString(from)} to " +
         s"${java.lang.Long.toUnsignedString(to)}: $problem")
-    def fragments(ds: org.lance.Dataset) = ds.getFragments.asScala.map(_.metadata()).toList
     @tailrec def walk(version: Long, later: List[VersionChange]): List[VersionChange] =
       if (version == from) later
       else {
         if (!isDetached(version) && (version <= 0 || (!isDetached(from) && version < from)))
           fail(s"the versions before ${java.lang.Long.toUnsignedString(version)} on the way do not lead there")
-        // the version's commit, time and fragments, from one open
-        val (operation, read, at, present) =
-          try lance.withDataset(uri, Some(version)) { ds =>
-              val txn = ds.readTransaction().orElseThrow(() =>
-                new IllegalStateException(
-                  s"version ${java.lang.Long.toUnsignedString(version)} records no transaction"))
-              try { (txn.operation().name(), txn.readVersion(), ds.getVersion.getDataTime.toInstant, fragments(ds)) }
-              finally txn.close()
-            }
+        val (change, previous) =
+          try commitOf(lance, uri, version, listAdded = true)
           catch { case e: RuntimeException => fail(e.getMessage) }
-        val previous = if (isDetached(version)) read else version - 1
-        val change = operation match {
-          case "Append" =>
-            val before = lance.withDataset(uri, Some(previous))(fragments).map(_.getId).toSet
-            val added = present.filterNot(f => before(f.getId))
-            VersionChange.Appended(version, at, added.map(_.getId), added.map(_.getPhysicalRows).sum)
-          case "Delete" => VersionChange.Deleted(version, at, operation)
-          case kept if RowsKept(kept) => VersionChange.Kept(version, at, operation)
-          case other => VersionChange.Rewrote(version, at, other)
-        }
         walk(previous, change :: later)
       }
     walk(to, Nil)
+  }
+
+  /** The commit that made version `version` of the leaf at `uri`, without the fragments an Append
+   * added; refused, naming the leaf, when the version is gone (a cleanup) or records no transaction. */
+  def change(lance: LanceAccess, uri: String, version: Long): VersionChange =
+    try commitOf(lance, uri, version, listAdded = false)._1
+    catch {
+      case e: RuntimeException => throw new IllegalStateException(
+          s"partition table $uri: cannot tell what its version ${java.lang.Long.toUnsignedString(version)} did: " +
+            e.getMessage,
+          e
+        )
+    }
+
+  /** The commit that made `version` of the leaf at `uri` (with the fragments an Append added when
+   * `listAdded`: the version before is opened too), and the version it was made on (for a
+   * detached version, the one its transaction read; else the one before). */
+  private def commitOf(lance: LanceAccess, uri: String, version: Long, listAdded: Boolean): (VersionChange, Long) = {
+    def fragments(ds: org.lance.Dataset) = ds.getFragments.asScala.map(_.metadata()).toList
+    // the version's commit, time and fragments, from one open
+    val (operation, read, at, present) = lance.withDataset(uri, Some(version)) { ds =>
+      val txn = ds.readTransaction().orElseThrow(() =>
+        new IllegalStateException(s"version ${java.lang.Long.toUnsignedString(version)} records no transaction"))
+      try { (txn.operation().name(), txn.readVersion(), ds.getVersion.getDataTime.toInstant, fragments(ds)) }
+      finally txn.close()
+    }
+    val previous = if (isDetached(version)) read else version - 1
+    val change = operation match {
+      case "Append" if !listAdded => VersionChange.Appended(version, at, Seq.empty, 0)
+      case "Append" =>
+        val before = lance.withDataset(uri, Some(previous))(fragments).map(_.getId).toSet
+        val added = present.filterNot(f => before(f.getId))
+        VersionChange.Appended(version, at, added.map(_.getId), added.map(_.getPhysicalRows).sum)
+      case "Delete" => VersionChange.Deleted(version, at, operation)
+      case kept if RowsKept(kept) => VersionChange.Kept(version, at, operation)
+      case other => VersionChange.Rewrote(version, at, other)
+    }
+    (change, previous)
   }
 }

@@ -141,7 +141,16 @@ class PartitionedMicroBatchStream(
     val reads = readsOf(followed, rows, positions(to, rows))
     val histories =
       Lance.parallel(reads)(r => TableChanges(r.row, r.from.fold(Seq.empty[VersionChange])(changes(r.row, _, r.to))))
-    val changing = StreamCommits.changing(followed.commits, histories)
+    // versions the commits name of partition tables they did not create that this micro-batch does
+    // not read: read or passed before (weak mode)
+    val read = histories.flatMap(h => h.changes.map(c => (h.row.location.get, c.version))).toSet
+    val byLocation = reads.map(r => r.row.location.get -> r.row).toMap
+    val passed = Lance.parallel(followed.commits.flatMap(c =>
+      c.reached.toSeq.filter { case (location, v) => !c.created(location) && !read((location, v)) }).distinct) {
+      case (location, v) => byLocation.get(location).map(row =>
+          TableChanges(row, Seq(LeafHistory.change(table.store.lance, table.store.leafUri(row), v))))
+    }.flatten
+    val changing = StreamCommits.changing(followed.commits, histories, passed)
     changing.foreach(c => changed(c.deletes, c.what))
     val skipped = changing.flatMap(_.versions).toSet
     // a table a skipped commit created is read from the version that commit left on, not whole
@@ -216,7 +225,7 @@ class PartitionedMicroBatchStream(
         if (bases(location).isEmpty) named(r).foreach(firsts(location) = _)
       }
       val gone = mutable.ArrayBuffer.empty[Gone]
-      val commits = mutable.ArrayBuffer.empty[ManifestCommit]
+      val commits = mutable.ArrayBuffer.empty[FollowedCommit]
       for (version <- from.version + 1 to to) {
         table.store.restoredAt(version).foreach(restored =>
           throw new IllegalStateException(
@@ -252,7 +261,7 @@ class PartitionedMicroBatchStream(
           named(r).filter(v => !listed.get(location).exists(named(_).contains(v))).map(location -> _)
         }
         val created = locations.keySet.filterNot(l => listed.contains(l) || copies(l))
-        commits += ManifestCommit(
+        commits += FollowedCommit(
           version,
           ended.filter(_.ending == Removed).map(_.row).toSeq,
           ended.filter(_.ending == Replaced).map(_.row).toSeq,
@@ -351,7 +360,7 @@ object PartitionedMicroBatchStream {
       bases: Map[String, Long],
       firsts: Map[String, Long],
       gone: Seq[Gone],
-      commits: Seq[ManifestCommit])
+      commits: Seq[FollowedCommit])
 
   /** A partition table (`row`, as last listed) that a manifest version no longer lists: read up to
    * version `base` (None: not read), its last version `last`, and how it ended. */

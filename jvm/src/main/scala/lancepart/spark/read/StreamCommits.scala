@@ -17,7 +17,7 @@ import lancepart.manifest.ManifestRow
  * names, or in weak mode the version lancepart's write left; a table of another weak-mode writer
  * names none).
  */
-case class ManifestCommit(
+case class FollowedCommit(
     version: Long,
     removed: Seq[ManifestRow],
     replaced: Seq[ManifestRow],
@@ -34,21 +34,35 @@ case class ChangingCommit(deletes: Boolean, what: String, versions: Set[(String,
 
 object StreamCommits {
 
-  /** The commits among `commits` that removed, deleted or changed rows, and each version of
-   * `tables` that did so and that no commit names (another weak-mode writer's). */
-  def changing(commits: Seq[ManifestCommit], tables: Seq[TableChanges]): Seq[ChangingCommit] = {
+  /**
+   * The commits among `commits` that removed, deleted or changed rows, and each version of
+   * `tables` (the changes a micro-batch reads) that did so and that no commit names (another
+   * weak-mode writer's). `passed` are versions the commits name that a micro-batch read or
+   * passed before (a weak-mode read takes a partition table's commits before `__manifest` names
+   * them): they tell what a commit is, but a commit that only they make up has nothing left to
+   * read or skip and is left out.
+   */
+  def changing(commits: Seq[FollowedCommit], tables: Seq[TableChanges], passed: Seq[TableChanges])
+      : Seq[ChangingCommit] = {
     val committedBy = (for (c <- commits; (location, v) <- c.reached) yield (location, v) -> c.version).toMap
-    val changes = tables.flatMap(t => t.changes.map(c => (t.row, c, committedBy.get((t.row.location.get, c.version)))))
+    def attributed(tables: Seq[TableChanges]) =
+      tables.flatMap(t => t.changes.map(c => (t.row, c, committedBy.get((t.row.location.get, c.version)))))
+    val (changes, before) = (attributed(tables), attributed(passed))
     val named = commits.flatMap { c =>
       val own = changes.collect { case (row, change, Some(c.version)) => (row, change) }
-      val deleted = own.collect { case (row, d: VersionChange.Deleted) => (row, d.operation) }
-      val rewrote = own.collect { case (row, r: VersionChange.Rewrote) => (row, r.operation) }
+      val all = own ++ before.collect { case (row, change, Some(c.version)) => (row, change) }
+      val deleted = all.collect { case (row, d: VersionChange.Deleted) => (row, d.operation) }
+      val rewrote = all.collect { case (row, r: VersionChange.Rewrote) => (row, r.operation) }
       val added = c.created.nonEmpty || own.exists {
         case (_, a: VersionChange.Appended) => a.fragments.nonEmpty
         case _ => false
+      } || before.exists {
+        case (_, _: VersionChange.Appended, Some(c.version)) => true
+        case _ => false
       }
       val removes = c.removed.nonEmpty || deleted.nonEmpty
-      if (!removes && c.replaced.isEmpty && rewrote.isEmpty) None
+      val left = c.created.nonEmpty || c.removed.nonEmpty || c.replaced.nonEmpty || own.nonEmpty
+      if (!left || (!removes && c.replaced.isEmpty && rewrote.isEmpty)) None
       else {
         val what =
           c.replaced.map(r => s"${describe(r)} was replaced") ++ c.removed.map(r => s"${describe(r)} was removed") ++
