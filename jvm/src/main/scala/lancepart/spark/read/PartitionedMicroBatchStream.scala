@@ -65,30 +65,41 @@ class PartitionedMicroBatchStream(
   override def latestOffset(): Offset = latest()
 
   /** The latest offset (with Trigger.AvailableNow, the one when the query started), or within
-   * `limit` the offset the oldest commits after `start` that fit reach; the latest when a
-   * partition table was removed or replaced since, or rows deleted or changed (the micro-batch
-   * takes the commits that did so whole, or skips them whole: [[StreamCommits]]). */
+   * `limit` the offset the oldest commits after `start` that fit reach ([[limited]]). */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val end = availableNow.getOrElse(latest())
     val within = StreamLimits.of(limit)
-    if (within.unlimited) end
-    else {
-      val rows = tables(table.store.loadAt(end.version))
-      val until = positions(end, rows)
-      val followed = follows(ManifestOffset.of(start), end.version, rows)
-      val histories = Lance.parallel(readsOf(followed, rows, until))(r => r -> r.from.map(changes(r.row, _, r.to)))
-      val rowsChanged = histories.exists(_._2.exists(_.exists {
-        case _: VersionChange.Deleted | _: VersionChange.Rewrote => true
-        case _ => false
-      }))
-      if (followed.gone.nonEmpty || rowsChanged) end
-      else {
-        val pending = Lance.parallel(histories) { case (read, history) =>
+    if (within.unlimited) end else limited(ManifestOffset.of(start), end, within)
+  }
+
+  /**
+   * Within `within`, the offset between `start` and `end` that the oldest commits not read that
+   * fit reach. A delete or an overwrite on the way makes a micro-batch of its own, which takes or
+   * skips it whole: the micro-batches before it read up to the `__manifest` version before it,
+   * within the limits. A partition table removed or replaced by another commit, or copied, or a
+   * version no `__manifest` version names that deleted or changed rows, make the micro-batch read
+   * up to `end`.
+   */
+  private def limited(start: ManifestOffset, end: ManifestOffset, within: StreamLimits): ManifestOffset = {
+    val rows = tables(table.store.loadAt(end.version))
+    val until = positions(end, rows)
+    val followed = follows(start, end.version, rows)
+    val reads = readsOf(followed, rows, until)
+    val histories = historiesOf(reads)
+    val changing = changingCommits(followed, reads, histories)
+    changing.flatMap(_.version).reduceOption(_ min _) match {
+      case Some(version) =>
+        val before = cutAt(start, version - 1)
+        val pending = version - 1 > start.version || positions(before, Seq.empty) != readPositions(start)
+        if (pending) limited(start, before, within) else cutAt(start, version)
+      case None if changing.nonEmpty || followed.gone.nonEmpty => end
+      case None =>
+        val pending = Lance.parallel(reads.zip(histories)) { case (read, history) =>
           val (row, location) = (read.row, read.row.location.get)
           read.whole.toSeq.map(v =>
             table.store.lance.withDataset(table.store.leafUri(row), Some(v))(ds =>
               PendingCommit(location, v, ds.getVersion.getDataTime.toInstant, ds.countRows()))) ++
-            history.getOrElse(Seq.empty).map {
+            history.changes.map {
               case VersionChange.Appended(v, at, _, added) => PendingCommit(location, v, at, added)
               case other => PendingCommit(location, other.version, other.at, 0)
             }
@@ -96,8 +107,32 @@ class PartitionedMicroBatchStream(
         val reached = within.admit(pending.filter(_.nonEmpty))
         if (pending.flatten.forall(c => reached.get(c.location).contains(until(c.location)))) end
         else end.copy(leaves = Some(followed.bases ++ reached))
-      }
     }
+  }
+
+  /** The positions `start` read up to (by location), of the tables its manifest version lists. */
+  private def readPositions(start: ManifestOffset): Map[String, Long] =
+    if (start.version == 0) Map.empty else positions(start, tables(table.store.loadAt(start.version)))
+
+  /**
+   * The offset at manifest version `version` (`start`'s or a later one): each partition table it
+   * lists at the version its row names there (its read_version; in weak mode the version
+   * lancepart's write left, or where `start` read a later main-branch version, that one); a
+   * table whose row names none (another weak-mode writer's) where `start` read it, or not read.
+   */
+  private def cutAt(start: ManifestOffset, version: Long): ManifestOffset = {
+    val manifest = table.store.loadAt(version)
+    val read = readPositions(start)
+    val leaves = tables(manifest).flatMap { r =>
+      val location = r.location.get
+      (read.get(location), r.readVersion.orElse(r.writtenVersion)) match {
+        case (Some(p), Some(n)) if !LeafHistory.isDetached(p) && !LeafHistory.isDetached(n) =>
+          Some(location -> (p max n))
+        case (_, Some(n)) => Some(location -> n)
+        case (p, None) => p.map(location -> _)
+      }
+    }.toMap
+    ManifestOffset(version, Some(leaves), Some(manifest.committedAt.toEpochMilli))
   }
 
   /** The commits to the partition table of `row` after version `from` up to version `to`. */
@@ -139,18 +174,8 @@ class PartitionedMicroBatchStream(
     val rows = tables(after)
     val followed = follows(ManifestOffset.of(start), to.version, rows)
     val reads = readsOf(followed, rows, positions(to, rows))
-    val histories =
-      Lance.parallel(reads)(r => TableChanges(r.row, r.from.fold(Seq.empty[VersionChange])(changes(r.row, _, r.to))))
-    // versions the commits name of partition tables they did not create that this micro-batch does
-    // not read: read or passed before (weak mode)
-    val read = histories.flatMap(h => h.changes.map(c => (h.row.location.get, c.version))).toSet
-    val byLocation = reads.map(r => r.row.location.get -> r.row).toMap
-    val passed = Lance.parallel(followed.commits.flatMap(c =>
-      c.reached.toSeq.filter { case (location, v) => !c.created(location) && !read((location, v)) }).distinct) {
-      case (location, v) => byLocation.get(location).map(row =>
-          TableChanges(row, Seq(LeafHistory.change(table.store.lance, table.store.leafUri(row), v))))
-    }.flatten
-    val changing = StreamCommits.changing(followed.commits, histories, passed)
+    val histories = historiesOf(reads)
+    val changing = changingCommits(followed, reads, histories)
     changing.foreach(c => changed(c.deletes, c.what))
     val skipped = changing.flatMap(_.versions).toSet
     // a table a skipped commit created is read from the version that commit left on, not whole
@@ -164,6 +189,26 @@ class PartitionedMicroBatchStream(
           leaf(after, read.row, version, Some(fragments))
       }
     }.flatten.map(l => PackedSplit(Seq(l))).toArray
+  }
+
+  /** The commits each of `reads` reads over. */
+  private def historiesOf(reads: Seq[TableRead]): Seq[TableChanges] =
+    Lance.parallel(reads)(r => TableChanges(r.row, r.from.fold(Seq.empty[VersionChange])(changes(r.row, _, r.to))))
+
+  /** The commits that `followed` walked, and the versions `reads` reads over (their `histories`)
+   * that no commit names, that deleted or changed rows ([[StreamCommits]]). */
+  private def changingCommits(followed: Followed, reads: Seq[TableRead], histories: Seq[TableChanges])
+      : Seq[ChangingCommit] = {
+    // versions the commits name of partition tables they did not create that the reads do not
+    // cover: read or passed before (weak mode)
+    val read = histories.flatMap(h => h.changes.map(c => (h.row.location.get, c.version))).toSet
+    val byLocation = reads.map(r => r.row.location.get -> r.row).toMap
+    val passed = Lance.parallel(followed.commits.flatMap(c =>
+      c.reached.toSeq.filter { case (location, v) => !c.created(location) && !read((location, v)) }).distinct) {
+      case (location, v) => byLocation.get(location).map(row =>
+          TableChanges(row, Seq(LeafHistory.change(table.store.lance, table.store.leafUri(row), v))))
+    }.flatten
+    StreamCommits.changing(followed.commits, histories, passed)
   }
 
   /**

@@ -27,10 +27,16 @@ case class FollowedCommit(
 /** The versions of the partition table of `row` between a micro-batch's two positions of it. */
 case class TableChanges(row: ManifestRow, changes: Seq[VersionChange])
 
-/** A commit that is no append: `deletes` when it only removed rows; `what` it did, as messages say
- * it; the partition table versions it made (location, version), and the version each table it
- * created had then (by location): the rows a stream that skips it does not read. */
-case class ChangingCommit(deletes: Boolean, what: String, versions: Set[(String, Long)], created: Map[String, Long])
+/** A commit that is no append: its `__manifest` version (None: a partition table version none
+ * names); `deletes` when it only removed rows; `what` it did, as messages say it; the partition
+ * table versions it made (location, version), and the version each table it created had then (by
+ * location): the rows a stream that skips it does not read. */
+case class ChangingCommit(
+    version: Option[Long],
+    deletes: Boolean,
+    what: String,
+    versions: Set[(String, Long)],
+    created: Map[String, Long])
 
 object StreamCommits {
 
@@ -71,13 +77,18 @@ object StreamCommits {
         val deletes = c.replaced.isEmpty && rewrote.isEmpty && !added
         val also = if (removes && added && c.replaced.isEmpty && rewrote.isEmpty) ", and rows were added" else ""
         Some(ChangingCommit(
+          Some(c.version),
           deletes,
           s"${what.mkString(", ")}$also at manifest version ${c.version}",
           c.reached.toSet,
-          c.reached.filter { case (location, _) => c.created(location) }))
+          c.reached.filter { case (location, _) =>
+            c.created(location)
+          }
+        ))
       }
     }
     def foreign(row: ManifestRow, change: VersionChange, deletes: Boolean, did: String) = ChangingCommit(
+      None,
       deletes,
       s"${describe(row)}: a commit to its partition table that no __manifest version names " +
         s"(its version ${java.lang.Long.toUnsignedString(change.version)}) $did",
