@@ -27,6 +27,9 @@ class StreamingReadSuite extends AnyFunSuite with StreamingSession {
 
   private def rows(table: String): Seq[Row] = spark.table(s"lance.ns.$table").orderBy("id").collect().toSeq
 
+  /** Runs statements on `table`, which they name `{t}`. */
+  private def on(table: String): String => Unit = statement => spark.sql(statement.replace("{t}", s"lance.ns.$table"))
+
   for (mode <- Seq("strong", "weak")) {
     test(s"$mode mode: a stream reads the table, then the rows appended since, each once; a compaction adds none") {
       val (source, sink) = (s"events_$mode", s"copy_$mode")
@@ -76,7 +79,7 @@ class StreamingReadSuite extends AnyFunSuite with StreamingSession {
       // Regression (a new user's trial): the rows appended to the old partition table after the
       // stream's position, and to the new one, were lost with the skip options.
       val (source, sink) = (s"skipping_$mode", s"skipping_copy_$mode")
-      val sql = (statement: String) => spark.sql(statement.replace("{t}", s"lance.ns.$source"))
+      val sql = on(source)
       create(source, mode)
       sql("INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
       drain(source, sink)
@@ -142,7 +145,7 @@ class StreamingReadSuite extends AnyFunSuite with StreamingSession {
       // Regression (a new user's trial): the rows a skipped MERGE, UPDATE or overwrite added to
       // partitions it did not replace were read (one moved by an UPDATE, twice).
       val (source, sink) = (s"skipped_$mode", s"skipped_copy_$mode")
-      val sql = (statement: String) => spark.sql(statement.replace("{t}", s"lance.ns.$source"))
+      val sql = on(source)
       create(source, mode)
       sql("INSERT INTO {t} VALUES (1, 'a'), (2, 'b'), (3, 'a')")
       drain(source, sink)
@@ -219,7 +222,7 @@ class StreamingReadSuite extends AnyFunSuite with StreamingSession {
     test(s"$mode mode: read limits hold on both sides of a skipped commit, which a micro-batch takes alone") {
       // Regression (a new user's trial): a skipped commit in the backlog made one micro-batch of all of it.
       val (source, sink) = (s"limited_skip_$mode", s"limited_skip_copy_$mode")
-      val sql = (statement: String) => spark.sql(statement.replace("{t}", s"lance.ns.$source"))
+      val sql = on(source)
       create(source, mode)
       sql("INSERT INTO {t} VALUES (1, 'a')")
       drain(source, sink)
