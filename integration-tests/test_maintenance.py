@@ -178,8 +178,10 @@ def test_rollback_restores_rows_schema_and_specs(spark, root, ns):
 
     spark.sql(f"INSERT INTO {t} VALUES (70, 'a', 7)")
     assert rows(spark, f"SELECT id FROM {t} WHERE c = 'a'") == [(0,), (1,), (2,), (70,)]
-    committed = {v["version"]: v["timestamp"] for v in manifest(root, ns).versions()}
-    [again] = call(spark, "rollback_to_timestamp", t, f"timestamp => TIMESTAMP '{committed[latest].isoformat()}'")
+    # the time lancepart itself reads (pylance's `versions()` computes microseconds in floating point and
+    # can give one too few, before the version was committed)
+    [(committed,)] = spark.sql(f"SELECT committed_at FROM {t}.snapshots WHERE snapshot_id = {latest}").collect()
+    [again] = call(spark, "rollback_to_timestamp", t, f"timestamp => TIMESTAMP '{committed.isoformat()}'")
     assert again.restored_version == latest
     assert rows(spark, f"SELECT count(*) FROM {t} WHERE extra = 'x'") == [(1,)]
 

@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import lance
+import pyarrow as pa
 import pytest
 from pyspark.errors import StreamingQueryException
 
@@ -297,3 +299,37 @@ def test_a_read_stream_takes_the_rows_icebergs_takes_and_stops_at_a_delete_as_it
     each("INSERT INTO {table} VALUES (16, 'c')")
     expected += [(16, "c")]
     assert drained(**skip) == {catalog: expected for catalog in systems}
+
+
+def test_a_limited_read_stream_skips_another_writers_replacement_of_a_partition_whole(spark, root, ns, tmp_path):
+    """Another client replaces a partition's table the way a weak-mode writer of the spec may (a
+    new Lance dataset, its __manifest row moved to it, naming no version): a read stream with a
+    row limit that skips overwrites takes none of the rows the new table was made with, and the
+    rows appended to it after (a review found the new table read whole once the offset stopped
+    at that commit)."""
+    t = f"lance.{ns}.replaced"
+    for name in (t, f"{t}_copy"):
+        spark.sql(f"CREATE TABLE {name} ({SCHEMA}) PARTITIONED BY (c)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
+
+    def drain() -> None:
+        (spark.readStream.options(**{"streaming-max-rows-per-micro-batch": "2",
+                                     "streaming-skip-overwrite-snapshots": "true"})
+         .table(t).writeStream.option("checkpointLocation", str(tmp_path / "checkpoint")).trigger(availableNow=True)
+         .toTable(f"{t}_copy").awaitTermination())
+
+    drain()
+    table_dir = root / ns / "replaced"
+    manifest = lance.dataset(str(table_dir / "__manifest"))
+    row = next(r for r in manifest.to_table().to_pylist()
+               if r["object_type"] == "table" and r["partition_field_c"] == "a")
+    location = "replaced_by_another_client"
+    lance.write_dataset(pa.table({"id": pa.array([100], pa.int64()), "c": ["a"]}), str(table_dir / location))
+    metadata = {k: v for k, v in json.loads(row["metadata"]).items() if not k.startswith("lancepart.")}
+    replaced = {**row, "location": location, "metadata": json.dumps(metadata)}
+    manifest.merge_insert("object_id").when_matched_update_all().execute(
+        pa.Table.from_pylist([replaced], schema=manifest.schema))
+    assert rows(spark, t) == [(2, "b"), (100, "a")]
+    spark.sql(f"INSERT INTO {t} VALUES (3, 'a')")
+    drain()
+    assert rows(spark, f"{t}_copy") == [(1, "a"), (2, "b"), (3, "a")]

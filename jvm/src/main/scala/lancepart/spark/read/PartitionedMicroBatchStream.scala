@@ -89,9 +89,19 @@ class PartitionedMicroBatchStream(
     val changing = changingCommits(followed, reads, histories)
     changing.flatMap(_.version).reduceOption(_ min _) match {
       case Some(version) =>
-        val before = cutAt(start, version - 1)
-        val pending = version - 1 > start.version || positions(before, Seq.empty) != readPositions(start)
-        if (pending) limited(start, before, within) else cutAt(start, version)
+        val read = readPositions(start)
+        val before = cutAt(start, read, version - 1)
+        val positioned = before.leaves.getOrElse(Map.empty)
+        // in weak mode a version the commit made may be read already at the version before it (a
+        // writer's commit that reached __manifest before this one names a later version): then the
+        // micro-batch takes it with what comes before it
+        val reachedEarly = changing.find(_.version.contains(version)).exists(_.versions.exists {
+          case (location, made) =>
+            positioned.get(location).exists(p =>
+              !LeafHistory.isDetached(p) && !LeafHistory.isDetached(made) && p >= made)
+        })
+        val pending = version - 1 > start.version || positioned != read
+        if (pending && !reachedEarly) limited(start, before, within) else cutAt(start, read, version)
       case None if changing.nonEmpty || followed.gone.nonEmpty => end
       case None =>
         val pending = Lance.parallel(reads.zip(histories)) { case (read, history) =>
@@ -115,21 +125,24 @@ class PartitionedMicroBatchStream(
     if (start.version == 0) Map.empty else positions(start, tables(table.store.loadAt(start.version)))
 
   /**
-   * The offset at manifest version `version` (`start`'s or a later one): each partition table it
-   * lists at the version its row names there (its read_version; in weak mode the version
-   * lancepart's write left, or where `start` read a later main-branch version, that one); a
-   * table whose row names none (another weak-mode writer's) where `start` read it, or not read.
+   * The offset at manifest version `version` (`start`'s or a later one), where `start` read up to
+   * positions `read`: each partition table it lists at the version its row names there (its
+   * read_version; in weak mode the version lancepart's write left, or where `start` read a later
+   * main-branch version, that one); a table whose row names none (another weak-mode writer's)
+   * where `start` read it, or where the walk to `version` would read it from (a table that
+   * replaced one), or not read.
    */
-  private def cutAt(start: ManifestOffset, version: Long): ManifestOffset = {
+  private def cutAt(start: ManifestOffset, read: Map[String, Long], version: Long): ManifestOffset = {
     val manifest = table.store.loadAt(version)
-    val read = readPositions(start)
-    val leaves = tables(manifest).flatMap { r =>
+    val rows = tables(manifest)
+    lazy val walked = if (version > start.version) follows(start, version, rows).bases else Map.empty[String, Long]
+    val leaves = rows.flatMap { r =>
       val location = r.location.get
       (read.get(location), r.readVersion.orElse(r.writtenVersion)) match {
         case (Some(p), Some(n)) if !LeafHistory.isDetached(p) && !LeafHistory.isDetached(n) =>
           Some(location -> (p max n))
         case (_, Some(n)) => Some(location -> n)
-        case (p, None) => p.map(location -> _)
+        case (p, None) => p.orElse(walked.get(location)).map(location -> _)
       }
     }.toMap
     ManifestOffset(version, Some(leaves), Some(manifest.committedAt.toEpochMilli))
@@ -205,8 +218,10 @@ class PartitionedMicroBatchStream(
     val byLocation = reads.map(r => r.row.location.get -> r.row).toMap
     val passed = Lance.parallel(followed.commits.flatMap(c =>
       c.reached.toSeq.filter { case (location, v) => !c.created(location) && !read((location, v)) }).distinct) {
-      case (location, v) => byLocation.get(location).map(row =>
-          TableChanges(row, Seq(LeafHistory.change(table.store.lance, table.store.leafUri(row), v))))
+      // a version a cleanup removed since tells nothing: nothing of it is left to read
+      case (location, v) => byLocation.get(location).flatMap(row =>
+          Try(LeafHistory.change(table.store.lance, table.store.leafUri(row), v)).toOption.map(c =>
+            TableChanges(row, Seq(c))))
     }.flatten
     StreamCommits.changing(followed.commits, histories, passed)
   }
