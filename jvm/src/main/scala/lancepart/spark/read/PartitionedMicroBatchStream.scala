@@ -89,7 +89,7 @@ class PartitionedMicroBatchStream(
     val changing = changingCommits(followed, reads, histories)
     changing.flatMap(_.version).reduceOption(_ min _) match {
       case Some(version) =>
-        val read = readPositions(start)
+        val read = followed.read
         val before = cutAt(start, read, version - 1)
         val positioned = before.leaves.getOrElse(Map.empty)
         // in weak mode a version the commit made may be read already at the version before it (a
@@ -119,10 +119,6 @@ class PartitionedMicroBatchStream(
         else end.copy(leaves = Some(followed.bases ++ reached))
     }
   }
-
-  /** The positions `start` read up to (by location), of the tables its manifest version lists. */
-  private def readPositions(start: ManifestOffset): Map[String, Long] =
-    if (start.version == 0) Map.empty else positions(start, tables(table.store.loadAt(start.version)))
 
   /**
    * The offset at manifest version `version` (`start`'s or a later one), where `start` read up to
@@ -269,7 +265,7 @@ class PartitionedMicroBatchStream(
    */
   private def follow(from: ManifestOffset, to: Long, current: Seq[ManifestRow]): Followed =
     if (from.version == 0)
-      Followed(Map.empty, Map.empty, Seq.empty, Seq.empty) // the first micro-batch reads it as it is
+      Followed(Map.empty, Map.empty, Map.empty, Seq.empty, Seq.empty) // the first micro-batch reads it as it is
     else {
       val start = tables(atOffset(from))
       val since = positions(from, start)
@@ -337,6 +333,7 @@ class PartitionedMicroBatchStream(
         }
       }
       Followed(
+        since,
         bases.collect { case (location, Some(base)) => location -> base }.toMap,
         firsts.toMap,
         gone.toSeq,
@@ -413,10 +410,12 @@ class PartitionedMicroBatchStream(
 
 object PartitionedMicroBatchStream {
 
-  /** Where a streaming read reads the partition tables it follows from (by location), the version
-   * of each table not read before that its row named when first listed (`firsts`), the tables gone,
-   * and the `__manifest` commits on the way. */
+  /** The positions the start offset read up to (`read`, by location, of the tables its manifest
+   * version lists), where a streaming read reads the partition tables it follows from (by
+   * location), the version of each table not read before that its row named when first listed
+   * (`firsts`), the tables gone, and the `__manifest` commits on the way. */
   private case class Followed(
+      read: Map[String, Long],
       bases: Map[String, Long],
       firsts: Map[String, Long],
       gone: Seq[Gone],
