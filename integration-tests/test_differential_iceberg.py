@@ -359,6 +359,20 @@ CASES = [
         DataFrameStep("saveAsTable of a new table", lambda spark, names: spark.table(names["t"])
                       .write.mode("overwrite").saveAsTable(names["u"]))),
         ("SELECT * FROM {u}",)),
+    Case("plain table made partitioned by ADD PARTITION FIELD, then written and changed", (
+        PLAIN, PLAIN_ROWS, "DELETE FROM {t} WHERE id = 4", "ALTER TABLE {t} ADD PARTITION FIELD p",
+        "INSERT INTO {t} VALUES (6, 'a', 60, NULL), (7, 'z', 70, NULL)", "DELETE FROM {t} WHERE id = 2",
+        "UPDATE {t} SET p = 'y' WHERE id IN (1, 6)",
+        "MERGE INTO {t} x USING (SELECT * FROM VALUES (3L, 33), (8L, 80) AS s(id, v)) s ON x.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT (id, p, v, st) VALUES (s.id, 'a', s.v, NULL)",
+        "ALTER TABLE {t} ADD PARTITION FIELD bucket(4, id)", "INSERT INTO {t} VALUES (9, 'a', 90, NULL)"),
+        ("SELECT * FROM {t} WHERE p = 'a'", "SELECT * FROM {t} WHERE id = 3", "SELECT p, count(*) FROM {t} GROUP BY p")),
+    Case("the last partition field dropped, then written, changed and partitioned again", (
+        SIMPLE, SIMPLE_ROWS, "ALTER TABLE {t} DROP PARTITION FIELD p",
+        "INSERT INTO {t} VALUES (6, 'a', 60), (7, 'z', 70)", "DELETE FROM {t} WHERE id = 2",
+        "UPDATE {t} SET p = 'y' WHERE id IN (1, 6)", "INSERT OVERWRITE {t} SELECT * FROM {t} WHERE id > 1",
+        "ALTER TABLE {t} ADD PARTITION FIELD p", "INSERT INTO {t} VALUES (8, 'a', 80)"),
+        ("SELECT * FROM {t} WHERE p = 'a'", "SELECT count(*) FROM {t}")),
     # intentional differences (KNOWN_DIFFERENCES): must differ, else the entry is stale
     Case("bucket on double", ("CREATE TABLE {t} (id BIGINT, x DOUBLE) PARTITIONED BY (bucket(4, x))",
                               "INSERT INTO {t} VALUES (1, 0.5)"), known="bucket-on-double"),

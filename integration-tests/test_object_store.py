@@ -104,6 +104,22 @@ def test_vacuum_removes_an_orphan_leaf_directory(spark, backend, bns):
     assert spark.sql(f"SELECT id FROM {t} ORDER BY id").collect() == [(1,), (2,)]
 
 
+def test_a_plain_table_made_partitioned_moves_its_dataset_into_the_table(spark, backend, bns):
+    """ALTER TABLE ... ADD PARTITION FIELD on a plain table: on S3 (no rename) every object of
+    its dataset is copied into the partitioned table's directory, then removed."""
+    t = f"{backend.catalog}.{bns}.t"
+    spark.sql(f"CREATE TABLE {t} (id INT, p STRING)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
+    files = backend.objects(f"{bns}/t.lance")
+    spark.sql(f"ALTER TABLE {t} ADD PARTITION FIELD p")
+    spark.sql(f"INSERT INTO {t} VALUES (3, 'a')")
+    assert backend.objects(f"{bns}/t.lance") == []
+    [leaf] = {f.split("/")[0] for f in backend.objects(f"{bns}/t") if f.endswith("_v1$dataset/" + files[0])}
+    assert backend.objects(f"{bns}/t/{leaf}") == files
+    assert spark.sql(f"SELECT id FROM {t} WHERE p = 'a' ORDER BY id").collect() == [(1,), (3,)]
+    assert lancepart.crosscheck(spark, t) == {"rows": 3, "tables": 2}
+
+
 def test_directory_operations_on_s3(spark, s3_catalog, s3):
     """The S3 directory primitives lancepart's commit and vacuum use (list, move, delete),
     checked against boto3's view of the bucket."""
@@ -129,3 +145,7 @@ def test_directory_operations_on_s3(spark, s3_catalog, s3):
     assert s3.keys("dirs/") == ["dirs/b/x", "dirs/c/data/1.lance", "dirs/top"]
     dirs.mkdirs(f"{base}/empty")
     assert listed(dirs.childDirectories(base)) == ["b", "c", "empty"]
+    dirs.moveDirectory(f"{base}/c", f"{base}/b/moved")
+    assert s3.keys("dirs/") == ["dirs/b/moved/data/1.lance", "dirs/b/x", "dirs/empty/", "dirs/top"]
+    with pytest.raises(Exception, match="already exists"):
+        dirs.moveDirectory(f"{base}/empty", f"{base}/b")

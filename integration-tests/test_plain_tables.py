@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import json
 import threading
 
 import lance
@@ -17,6 +18,7 @@ import pytest
 from lance.namespace import CreateNamespaceRequest, CreateTableRequest, DirectoryNamespace, ListTablesRequest
 
 import lancepart
+from conftest import tables_scanned
 from test_row_level import run_while_paused
 from test_transactions import rows
 
@@ -97,6 +99,50 @@ def test_writes_into_a_dataset_with_a_gap_in_its_field_ids_name_its_ids(spark, r
     assert rows(spark, f"SELECT id, s, v FROM {t} ORDER BY id") == expected
 
 
+def data_files(ds) -> list[str]:
+    """The paths of ``ds``'s data files (``DataFile.path`` is a method in pylance 7, later a property)."""
+    paths = (f.path for fragment in ds.get_fragments() for f in fragment.data_files())
+    return sorted(p() if callable(p) else p for p in paths)
+
+
+def test_a_partition_field_makes_a_plain_table_partitioned_its_dataset_moved_whole_into_spec_v1(spark, root, ns):
+    """ALTER TABLE ... ADD PARTITION FIELD on a plain table (docs/format.md, "A plain table made
+    partitioned"): its dataset, with its versions, data files and deletion files, becomes the one
+    partition table of spec v1, which has no fields; new rows go to the partitions of spec v2."""
+    t = create(spark, ns)
+    spark.sql(f"DELETE FROM {t} WHERE id = 2")
+    plain = dataset(root, ns)
+    files, versions, before = data_files(plain), plain.versions(), plain.to_table().sort_by("id")
+
+    spark.sql(f"ALTER TABLE {t} ADD PARTITION FIELD c")
+    assert not (root / ns / "t.lance").exists()
+    assert [r.tableName for r in spark.sql(f"SHOW TABLES IN lance.{ns}").collect()] == ["t"]
+    manifest = lance.dataset(str(root / ns / "t" / "__manifest"))
+    specs = {k: json.loads(v)["fields"] for k, v in manifest.metadata.items() if k.startswith("partition_spec_v")}
+    assert specs["partition_spec_v1"] == [] and [f["field_id"] for f in specs["partition_spec_v2"]] == ["c"]
+    [leaf] = manifest.to_table(filter="object_type = 'table'").to_pylist()
+    assert leaf["object_id"] == "v1$dataset"
+    moved = lance.dataset(str(root / ns / "t" / leaf["location"]))
+    assert (data_files(moved), moved.versions(), moved.to_table().sort_by("id")) == (files, versions, before), \
+        "the same dataset: no data file rewritten, its history kept"
+
+    spark.sql(f"INSERT INTO {t} VALUES (7, 'a', NULL), (8, 'q', NULL)")
+    assert rows(spark, f"SELECT id FROM {t} WHERE c = 'a' ORDER BY id") == [(1,), (4,), (7,)]
+    assert tables_scanned(spark, f"SELECT id FROM {t} WHERE c = 'a'") == (2, 3), "spec v1's table and one of v2"
+    assert lancepart.crosscheck(spark, t) == {"rows": 7, "tables": 3}
+    assert lancepart.Admin(spark).describe(t.removeprefix("lance."))["partitioned"] is True
+
+
+def test_a_plain_table_stays_plain_where_its_partitioned_table_s_directory_is_taken(spark, root, ns):
+    t = create(spark, ns)
+    spark.sql(f"CREATE NAMESPACE lance.{ns}.t")
+    with pytest.raises(Exception, match=f"cannot make the plain Lance table partitioned: {root / ns / 't'}, where "
+                                        "the partitioned table would be, already exists"):
+        spark.sql(f"ALTER TABLE {t} ADD PARTITION FIELD c")
+    assert dataset(root, ns).to_table().num_rows == 6 and rows(spark, f"SELECT count(*) FROM {t}") == [(6,)]
+    assert lancepart.Admin(spark).describe(t.removeprefix("lance."))["partitioned"] is False
+
+
 def test_tables_a_lance_directory_namespace_registered_are_tables_of_the_catalog(spark, tmp_path):
     root = tmp_path / "dirns"
     directory = DirectoryNamespace(root=str(root))
@@ -112,6 +158,11 @@ def test_tables_a_lance_directory_namespace_registered_are_tables_of_the_catalog
     spark.sql("INSERT INTO dirns.sales.orders VALUES (3)")
     assert rows(spark, "SELECT id FROM dirns.sales.orders") == [(1,), (2,), (3,)]
     location = directory.describe_table(lance.namespace.DescribeTableRequest(id=["sales", "orders"])).location
+    assert lance.dataset(location).to_table().column("id").to_pylist() == [1, 2, 3]
+
+    with pytest.raises(Exception, match="table dirns.sales.orders is a plain Lance table that the directory namespace "
+                                        "__manifest in .* lists; only a <name>.lance table can be made partitioned"):
+        spark.sql("ALTER TABLE dirns.sales.orders ADD PARTITION FIELD id")
     assert lance.dataset(location).to_table().column("id").to_pylist() == [1, 2, 3]
 
     spark.sql("DROP TABLE dirns.sales.orders")
@@ -226,8 +277,8 @@ def test_a_dataframe_kept_across_writes_reads_what_they_wrote(spark, ns):
     ("ALTER TABLE {t} ALTER COLUMN id TYPE DECIMAL(30, 0)", "cannot change type on a plain Lance table"),
     ("ALTER TABLE {t} ADD COLUMN st.z INT", "only top-level columns can be added, not 'st.z'"),
     ("CREATE TABLE {t} (id BIGINT) PARTITIONED BY (id)", "already exists"),
-    ("CALL lance.system.evolve_partition_spec(table => '{name}', fields => array('c'))",
-     "is a plain Lance table (created without PARTITIONED BY); this needs a partitioned table"),
+    ("ALTER TABLE {t} DROP PARTITION FIELD c", "the current spec has no partition field c (spec v1: no fields)"),
+    ("ALTER TABLE {t} ADD PARTITION FIELD nope", "PARTITIONED BY column 'nope' is not a column of the table"),
 ])
 def test_bad_statements_are_refused_naming_the_problem(spark, ns, statement, message):
     t = create(spark, ns)

@@ -30,12 +30,16 @@ object DdlPartitioning {
   val ExpressionTransform = "lance_expression"
 
   /** Spec v1 from `PARTITIONED BY` transforms and the table property's expression fields: those
-   * a `lance_expression` transform names take its place, the others follow the transforms. */
+   * a `lance_expression` transform names take its place, the others follow the transforms. With
+   * neither, a spec without fields: a plain table's, made partitioned
+   * (see [[PartitionedCatalog.evolvePartitionSpecWith]]). */
   def spec(
       table: String,
       schema: NamespaceSchema,
       transforms: Seq[SparkTransform],
-      expressions: Option[String]): PartitionSpec = {
+      expressions: Option[String]): PartitionSpec = if (transforms.isEmpty && expressions.isEmpty) {
+    PartitionSpec(1, Seq.empty)
+  } else {
     val property = expressions.toSeq.flatMap(json => jsonArray(json, s"table $table: property '$ExpressionsProperty'"))
     val items: Seq[Item] = transforms.map { t =>
       if (t.name() == ExpressionTransform) Right(placedExpression(table, t, property)) else Left(t)

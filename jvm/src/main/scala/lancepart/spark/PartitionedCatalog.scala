@@ -23,7 +23,7 @@ import org.apache.spark.sql.connector.catalog._
 import org.apache.spark.sql.connector.catalog.functions.UnboundFunction
 import lancepart.spark.line.{ProcedureCatalog, UnboundProcedure}
 import lancepart.spark.procedures.Procedures
-import lancepart.spark.plain.{PlainAlter, PlainDdl, PlainTable, PlainTables}
+import lancepart.spark.plain.{PlainAlter, PlainDdl, PlainTable, PlainTables, PlainToPartitioned}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.{DataType, StructField, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -353,12 +353,52 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
   def evolvePartitionSpecWith(
       ident: Identifier,
       request: (String, TableMetadata) => Seq[SpecEvolution.Requested]): PartitionedTable = {
-    val table = loadPartitioned(ident)
-    val current = table.manifest.meta
-    val requested = request(qualified(ident), current)
-    val next = PartitionedCatalog.checked(current.withSpec(SpecEvolution.next(current, requested)))
-    table.store.evolve(current, next)
+    loadTable(ident) match {
+      case plain: PlainTable => partitionPlain(ident, plain, request)
+      case _ =>
+        val table = loadPartitioned(ident)
+        val current = table.manifest.meta
+        table.store.evolve(current, nextSpec(ident, current, request))
+    }
     loadPartitioned(ident)
+  }
+
+  private def nextSpec(
+      ident: Identifier,
+      current: TableMetadata,
+      request: (String, TableMetadata) => Seq[SpecEvolution.Requested]): TableMetadata =
+    PartitionedCatalog.checked(current.withSpec(SpecEvolution.next(current, request(qualified(ident), current))))
+
+  /**
+   * A partition spec for plain table `plain`: it becomes a partitioned table whose spec v1 has no
+   * fields and holds the plain dataset, moved whole (no data file is rewritten) into the table's
+   * directory, and whose spec v2 has the fields of `request` ([[PlainToPartitioned]]). Its columns
+   * and table properties are the plain table's; it is in weak transaction mode, as a new table.
+   */
+  private def partitionPlain(
+      ident: Identifier,
+      plain: PlainTable,
+      request: (String, TableMetadata) => Seq[SpecEvolution.Requested]): Unit = {
+    plainTables.find(ident).flatMap(_._2).foreach { entry =>
+      throw new UnsupportedOperationException(
+        s"table ${qualified(ident)} is a plain Lance table that the directory namespace __manifest in " +
+          s"${entry.root} lists; only a <name>.lance table can be made partitioned")
+    }
+    val tableUri = warehouse.tableUri(ident)
+    if (warehouse.exists(tableUri)) throw new IllegalStateException(
+      s"table ${qualified(ident)}: cannot make the plain Lance table partitioned: $tableUri, where the " +
+        "partitioned table would be, already exists")
+    val unpartitioned = tableMetadata(
+      ident,
+      plain.columns(),
+      Array.empty,
+      plain.config.asJava,
+      specId = 1,
+      TransactionMode.Weak,
+      Map.empty,
+      plain.fileVersion)
+    val meta = nextSpec(ident, unpartitioned, request)
+    PlainToPartitioned.convert(warehouse, plain, warehouse.store(ident, qualified(ident)), meta)
   }
 
   /** ADD COLUMN, RENAME COLUMN, DROP COLUMN and widening ALTER COLUMN TYPE on top-level columns:

@@ -51,6 +51,9 @@ class Warehouse(val root: String, val lance: LanceAccess, directories: Directori
   }
 
   def delete(uri: String): Boolean = directories.delete(uri)
+
+  /** Moves directory `from` to `to` ([[Directories.moveDirectory]]). */
+  def moveDirectory(from: String, to: String): Unit = directories.moveDirectory(from, to)
 }
 
 object Warehouse {

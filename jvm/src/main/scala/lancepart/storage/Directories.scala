@@ -38,6 +38,10 @@ trait Directories {
 
   /** Moves the file `from` to `to`, creating `to`'s parent directories as needed. */
   def move(from: String, to: String): Unit
+
+  /** Moves directory `from`, with everything under it, to `to` (which must not exist): one rename
+   * where the store has them (local disk, HDFS), a copy of every object then their removal on S3. */
+  def moveDirectory(from: String, to: String): Unit
 }
 
 object Directories {

@@ -47,6 +47,11 @@ class HadoopDirectories(hadoopConf: Configuration) extends Directories {
     if (!fs(from).rename(new Path(from), target)) throw new IllegalStateException(s"could not move $from to $to")
   }
 
+  override def moveDirectory(from: String, to: String): Unit = {
+    if (exists(to)) throw new IllegalStateException(s"could not move $from to $to: $to already exists")
+    move(from, to)
+  }
+
   /** The file system of each scheme and authority, looked up once: Hadoop's lookup (its cache
    * key takes the current user's credentials) cost more CPU than reading the names of a small
    * directory, which a COUNT(*) does for every partition table it counts. */

@@ -85,6 +85,18 @@ class S3Directories(client: S3Client) extends Directories {
     deleteFile(from)
   }
 
+  override def moveDirectory(from: String, to: String): Unit = {
+    if (exists(to)) throw new IllegalStateException(s"could not move $from to $to: $to already exists")
+    val (fromBucket, fromKey) = S3Directories.split(from)
+    val (toBucket, toKey) = S3Directories.split(to)
+    val (source, target) = (S3Directories.prefix(fromKey), S3Directories.prefix(toKey))
+    objects(fromBucket, source, delimited = false).foreach { o =>
+      client.copyObject(CopyObjectRequest.builder().sourceBucket(fromBucket).sourceKey(o.key())
+        .destinationBucket(toBucket).destinationKey(target + o.key().stripPrefix(source)).build())
+    }
+    delete(from)
+  }
+
   private def listing(bucket: String, prefix: String, delimited: Boolean) = {
     val request = ListObjectsV2Request.builder().bucket(bucket).prefix(prefix)
     if (delimited) request.delimiter("/")

@@ -34,11 +34,7 @@ object PartitionFieldChange {
   case class Drop(field: String) extends PartitionFieldChange {
     def fields(table: String, meta: TableMetadata): Seq[SpecEvolution.Requested] = {
       val dropped = named(table, meta, field)
-      val left = meta.currentSpec.fields.filterNot(dropped.contains)
-      if (left.isEmpty) throw new IllegalArgumentException(
-        s"table $table: cannot drop partition field '$field', the last one of the current spec (a partitioned " +
-          "table keeps at least one; REPLACE PARTITION FIELD changes it)")
-      kept(left)
+      kept(meta.currentSpec.fields.filterNot(dropped.contains))
     }
   }
 
@@ -110,6 +106,6 @@ object PartitionFieldChange {
       val described = DdlPartitioning.transform(group).fold("(its source column was dropped)")(_.describe())
       s"$described [${group.map(_.fieldId).mkString(", ")}]"
     }
-    s"spec v${spec.id}: ${fields.mkString(", ")}"
+    s"spec v${spec.id}: ${if (fields.isEmpty) "no fields" else fields.mkString(", ")}"
   }
 }

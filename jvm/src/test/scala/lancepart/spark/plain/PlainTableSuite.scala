@@ -1,10 +1,13 @@
 // A plain Lance table against a local SparkSession: what the statement of a row-level command
-// reads when other writers commit while Spark plans it.
+// reads when other writers commit while Spark plans it, and a failed conversion to a partitioned table.
 package lancepart.spark.plain
 
 import java.nio.file.{Files, Path}
 
-import lancepart.spark.PartitionedCatalog
+import lancepart.manifest.ManifestStore
+import lancepart.spark.{DdlPartitioning, PartitionedCatalog, Warehouse}
+import lancepart.spec.{NamespaceSchema, SpecEvolution}
+import lancepart.storage.HadoopDirectories
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.Identifier
 import org.apache.spark.sql.connector.write.{RowLevelOperation, RowLevelOperationInfo}
@@ -40,5 +43,35 @@ class PlainTableSuite extends AnyFunSuite with BeforeAndAfterAll {
     spark.sql("UPDATE lance.suite.counter SET v = v + 1") // another writer commits meanwhile
     val read = table.newScanBuilder(CaseInsensitiveStringMap.empty()).build().description()
     assert(read.contains(s"version=${table.lanceVersion}"), read)
+  }
+
+  test("a conversion to a partitioned table that fails after the move puts the dataset back") {
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS lance.suite")
+    spark.sql("CREATE TABLE lance.suite.moving (id BIGINT, p STRING)")
+    spark.sql("INSERT INTO lance.suite.moving VALUES (1, 'a'), (2, 'b')")
+    val catalog = spark.sessionState.catalogManager.catalog("lance").asInstanceOf[PartitionedCatalog]
+    val plain = catalog.loadTable(Identifier.of(Array("suite"), "moving")).asInstanceOf[PlainTable]
+    val warehouse =
+      new Warehouse(root.toString, plain.lance, new HadoopDirectories(spark.sparkContext.hadoopConfiguration))
+    val tableUri = s"$root/suite/moving"
+    val store = new ManifestStore(tableUri, plain.name(), plain.lance) {
+      override def publish(expected: Map[String, String], next: Map[String, String]): Unit = {
+        assert(!Files.exists(Path.of(plain.uri)), "the dataset was moved before the metadata commit")
+        throw new IllegalStateException("injected: the metadata commit failed")
+      }
+    }
+    val unpartitioned = PartitionedCatalog.newTable(
+      plain.name(),
+      NamespaceSchema.fromSpark(plain.schema(), plain.name()),
+      Array.empty,
+      CaseInsensitiveStringMap.empty())
+    val requested = DdlPartitioning.fields(plain.name(), unpartitioned.schema, DdlPartitioning.items(Seq("p")))
+    val meta = unpartitioned.withSpec(SpecEvolution.next(unpartitioned, requested))
+    val e = intercept[IllegalStateException](PlainToPartitioned.convert(warehouse, plain, store, meta))
+    assert(e.getMessage == s"table ${plain.name()}: could not make the plain Lance table partitioned: injected: the " +
+      "metadata commit failed")
+    assert(!Files.exists(Path.of(tableUri)), "the partitioned table's directory is removed")
+    assert(spark.sql("SELECT id, p FROM lance.suite.moving ORDER BY id").collect().map(_.toString).toSeq ==
+      Seq("[1,a]", "[2,b]"))
   }
 }
