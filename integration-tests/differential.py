@@ -80,7 +80,7 @@ class Outcome:
 
 
 def table_names(catalog: str, ns: str) -> dict:
-    return {"t": f"{catalog}.{ns}.t", "u": f"{catalog}.{ns}.u", "ns": f"{catalog}.{ns}"}
+    return {"t": f"{catalog}.{ns}.t", "u": f"{catalog}.{ns}.u", "ns": f"{catalog}.{ns}", "catalog": catalog}
 
 
 def run_case(spark: SparkSession, case: Case, catalog: str, ns: str) -> list[Outcome]:

@@ -418,7 +418,17 @@ def assert_same(spark, case: Case, ns: str) -> None:
         assert not found, f"{case.name}: {len(found)} differences from Iceberg:\n" + "\n".join(found)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+#: Cases that differ from Iceberg where lancepart is still to change, each with its finding: they
+#: fail (xfail) until it changes.
+OPEN = {
+    "rollback to a timestamp, strong mode": (
+        "issue 41: rollback_to_timestamp(t) restores the version committed at t; Iceberg's restores the last "
+        "snapshot strictly older than t (here none: 'Cannot roll back, no valid snapshot older than')"),
+}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=OPEN[c.name]))
+                                  if c.name in OPEN else c for c in CASES], ids=[c.name for c in CASES])
 def test_same_as_iceberg(spark, ns, case):
     assert_same(spark, case, ns)
 
