@@ -92,6 +92,14 @@ def spark(root):
 
 
 @pytest.fixture(scope="session")
+def iceberg(spark):
+    """Catalog `ice` of the session (iceberg_conf), for the suites that compare with Iceberg."""
+    if not ICEBERG_JAR.is_file():
+        pytest.fail(f"Iceberg runtime jar not found at {ICEBERG_JAR}: run `make test` or `make bench` to fetch it")
+    return ICEBERG_CATALOG
+
+
+@pytest.fixture(scope="session")
 def admin(spark):
     return lancepart.Admin(spark)
 

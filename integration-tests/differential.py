@@ -49,9 +49,11 @@ KNOWN_DIFFERENCES = {
 
 @dataclass(frozen=True)
 class DataFrameStep:
-    """A setup step through the DataFrame API: ``run(spark, names)``, shown in reports as ``label``."""
+    """A step through the DataFrame API: ``run(spark, names)``, shown in reports as ``label``. As a
+    setup step it may add placeholders to ``names`` for the case's later steps (a snapshot id it
+    remembered); as a query it returns the DataFrame whose rows are compared."""
     label: str
-    run: Callable[[SparkSession, dict], None]
+    run: Callable[[SparkSession, dict], DataFrame | None]
 
 
 Step = Union[str, DataFrameStep]
@@ -101,10 +103,7 @@ def run_case(spark: SparkSession, case: Case, catalog: str, ns: str) -> list[Out
 
 def run_step(spark: SparkSession, step: Step, names: dict, is_query: bool) -> Outcome:
     try:
-        if isinstance(step, DataFrameStep):
-            step.run(spark, names)
-            return Outcome()
-        df = spark.sql(step.format(**names))
+        df = step.run(spark, names) if isinstance(step, DataFrameStep) else spark.sql(step.format(**names))
         return Outcome(rows=result_rows(df)) if is_query else Outcome()
     except Exception as e:  # noqa: BLE001 - every failure is an outcome to compare
         return Outcome(error=first_line(e))
@@ -150,3 +149,13 @@ def compare(spark: SparkSession, case: Case, ns: str) -> list[str]:
     lance = run_case(spark, case, "lance", ns)
     iceberg = run_case(spark, case, ICEBERG_CATALOG, ns)
     return differences(case, lance, iceberg)
+
+
+def mismatch(spark: SparkSession, case: Case, ns: str) -> str | None:
+    """Why ``case`` fails against Iceberg (namespace ``ns`` in each catalog): its differences, or,
+    for a case of a known difference, that it showed none; None when it passes."""
+    found = compare(spark, case, ns)
+    if case.known:
+        reason, link = KNOWN_DIFFERENCES[case.known]
+        return None if found else f"{case.name}: expected to differ from Iceberg ({reason} {link}), but did not"
+    return f"{case.name}: {len(found)} differences from Iceberg:\n" + "\n".join(found) if found else None

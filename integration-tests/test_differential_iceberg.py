@@ -9,8 +9,10 @@ import os
 import pytest
 from pyspark.sql import functions as F
 
-from differential import ICEBERG_JAR, KNOWN_DIFFERENCES, Case, DataFrameStep, compare
+from differential import Case, DataFrameStep, mismatch
 from differential_random import random_case
+
+pytestmark = pytest.mark.usefixtures("iceberg")
 
 COLUMNS = ("id BIGINT, i INT, s STRING, d DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ, dec DECIMAL(9, 2), "
            "x DOUBLE, b BOOLEAN, bin BINARY, st STRUCT<a: INT, b: STRING, d: DATE>")
@@ -403,19 +405,9 @@ CASES += [merge_on_read(c) for c in CASES if c.name in (
     "conditions Spark folds to false or NULL", "conditions Spark folds to false or NULL, strong mode")]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def iceberg_catalog(spark):
-    if not ICEBERG_JAR.is_file():
-        pytest.fail(f"Iceberg runtime jar not found at {ICEBERG_JAR}: run `make test` or `make bench` to fetch it")
-
-
 def assert_same(spark, case: Case, ns: str) -> None:
-    found = compare(spark, case, ns)
-    if case.known:
-        reason, link = KNOWN_DIFFERENCES[case.known]
-        assert found, f"{case.name}: expected to differ from Iceberg ({reason} {link}), but did not"
-    else:
-        assert not found, f"{case.name}: {len(found)} differences from Iceberg:\n" + "\n".join(found)
+    message = mismatch(spark, case, ns)
+    assert message is None, message
 
 
 #: Cases that differ from Iceberg where lancepart is still to change, each with its finding: they

@@ -5,7 +5,7 @@ them on Iceberg (catalog `ice`, differential.py)."""
 
 import pytest
 
-from differential import ICEBERG_JAR, Case, compare
+from differential import Case, compare
 
 
 def rows(first: int, end: int) -> str:
@@ -53,9 +53,7 @@ CASE = Case("partition field DDL",
             queries=statements())
 
 
-def test_each_statement_evolves_the_spec_and_rows_read_back_as_on_iceberg(spark, ns):
-    if not ICEBERG_JAR.is_file():
-        pytest.fail(f"Iceberg runtime jar not found at {ICEBERG_JAR}: run `make test` or `make bench` to fetch it")
+def test_each_statement_evolves_the_spec_and_rows_read_back_as_on_iceberg(spark, ns, iceberg):
     extensions = spark.conf.get("spark.sql.extensions").split(",")
     assert extensions == ["org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
                           "lancepart.spark.LancepartSparkSessionExtensions"]
