@@ -18,6 +18,7 @@ ICEBERG_CATALOG = "ice"
 CATALOGS = ("lance", ICEBERG_CATALOG)
 
 FORMAT_DOC = "docs/format.md"
+SQL_DOC = "docs/sql.md"
 
 #: Where lancepart differs from Iceberg on purpose: the one list of them, each with its reason.
 #: Keys name the difference; a Case that shows one says so with `known=<key>` and must differ.
@@ -44,6 +45,28 @@ KNOWN_DIFFERENCES = {
         "DECIMAL(9,2) -9999999.99)), so its pruning drops those rows for i < 0 or i >= -2147483648: the "
         "oracle is wrong there; lancepart's truncate rounds toward zero and stays in range.",
         f"{FORMAT_DOC}#transforms-spec-partition-transform"),
+    "create-snapshots": (
+        "lancepart's <table>.snapshots lists the versions that create the table (operation 'create', "
+        "two for a CREATE TABLE), so the first append has a parent; Iceberg's first snapshot is the append.",
+        f"{SQL_DOC}#table-maintenance"),
+    "weak-mode-time-travel": (
+        "a weak-mode table (the default) refuses VERSION AS OF and TIMESTAMP AS OF: its readers read "
+        "every partition table's latest version; strong mode travels.", f"{SQL_DOC}#transaction-modes-and-time-travel"),
+    "replace-plain-with-partitioned": (
+        "a table made without PARTITIONED BY is a plain Lance table, which REPLACE TABLE cannot make "
+        "partitioned (DROP and CREATE instead); Iceberg replaces an unpartitioned table with a partitioned one.",
+        f"{SQL_DOC}#plain-lance-tables"),
+    "plain-table-alter": (
+        "a plain table refuses ALTER COLUMN ... TYPE, ALTER COLUMN ... COMMENT and DROP NOT NULL.",
+        f"{SQL_DOC}#plain-lance-tables"),
+    "schema-changes": (
+        "new columns go last and are nullable (FIRST/AFTER, DEFAULT and NOT NULL refused), fields inside "
+        "an existing struct cannot be added or changed, a NOT NULL column cannot be made nullable, and a "
+        "MAP column needs Lance file format 2.2 (a table created without maps has 2.1).",
+        f"{SQL_DOC}#changing-the-schema"),
+    "drop-last-partition-field": (
+        "ALTER TABLE ... DROP PARTITION FIELD refuses the current spec's last field (a partitioned table "
+        "keeps at least one); Iceberg's table becomes unpartitioned.", f"{SQL_DOC}#alter-table--partition-field"),
 }
 
 
