@@ -19,6 +19,8 @@
 #               lancepart and Iceberg in turn, into bench/results/lines.json and docs/benchmarks.md
 #   make bench-streaming   streaming appends into 100 partitions, lancepart (both transaction modes) and
 #               Iceberg in turn, into bench/results/streaming.json and docs/benchmarks.md
+#   make bench-maintenance   MERGE and expire_snapshots after a day of writes (500,000 rows, 100 partitions),
+#               lancepart and Iceberg in turn, into bench/results/maintenance.json and docs/benchmarks.md
 #   make docs   builds the documentation site (mkdocs) into target/site
 #   make wheel  builds target/wheel/lancepart-*.whl: the Python package with each line's plugin classes
 VENV := .venv
@@ -94,7 +96,7 @@ PYTEST_WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
 # LANCEPART_TEST_LONG_RUN=1 on make test's first pass (integration-tests/jvm_options.py): every
 # JVM maps an archive of the classes of a Spark session with the plugin
 
-.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-wheel pytest-lines pytest-quick scala-tests scala-tests-lines format differential-sweep jar wheel bench bench-quick bench-lines bench-streaming docs
+.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-wheel pytest-lines pytest-quick scala-tests scala-tests-lines format differential-sweep jar wheel bench bench-quick bench-lines bench-streaming bench-maintenance docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
@@ -185,6 +187,10 @@ bench-lines: $(VENV)/.installed $(foreach line,$(PYSPARK_LINES),.venv-spark-$(li
 # Streaming appends (bench/streaming.py --help), lancepart and Iceberg in turn on the primary line
 bench-streaming: $(VENV)/.installed $(JAR) $(ICEBERG_JAR)
 	$(PY) bench/streaming.py --iceberg-jar $(ICEBERG_JAR) $(BENCH_STREAMING_ARGS)
+
+# MERGE and expire_snapshots after a day of writes (bench/maintenance.py --help), in turn on the primary line
+bench-maintenance: $(VENV)/.installed $(JAR) $(ICEBERG_JAR)
+	$(PY) bench/maintenance.py --iceberg-jar $(ICEBERG_JAR) $(BENCH_MAINTENANCE_ARGS)
 
 # A line's Iceberg runtime; the stem is <line>-<version>
 target/bench/iceberg-spark-runtime-%.jar: | $(COMPILED)
