@@ -56,17 +56,17 @@ KNOWN_DIFFERENCES = {
         "a table made without PARTITIONED BY is a plain Lance table, which REPLACE TABLE cannot make "
         "partitioned (DROP and CREATE instead); Iceberg replaces an unpartitioned table with a partitioned one.",
         f"{SQL_DOC}#plain-lance-tables"),
+    "variant": (
+        "CREATE TABLE and ADD COLUMN refuse VARIANT: Lance has no variant type; Iceberg's format 3 stores it.",
+        f"{FORMAT_DOC}#types"),
     "plain-table-alter": (
-        "a plain table refuses ALTER COLUMN ... TYPE, ALTER COLUMN ... COMMENT and DROP NOT NULL.",
+        "a plain table refuses ALTER COLUMN ... TYPE and ALTER COLUMN ... COMMENT.",
         f"{SQL_DOC}#plain-lance-tables"),
     "schema-changes": (
         "new columns go last and are nullable (FIRST/AFTER, DEFAULT and NOT NULL refused), fields inside "
         "an existing struct cannot be added or changed, a NOT NULL column cannot be made nullable, and a "
         "MAP column needs Lance file format 2.2 (a table created without maps has 2.1).",
         f"{SQL_DOC}#changing-the-schema"),
-    "drop-last-partition-field": (
-        "ALTER TABLE ... DROP PARTITION FIELD refuses the current spec's last field (a partitioned table "
-        "keeps at least one); Iceberg's table becomes unpartitioned.", f"{SQL_DOC}#alter-table--partition-field"),
 }
 
 

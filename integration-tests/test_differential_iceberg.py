@@ -312,10 +312,11 @@ CASES = [
         "CALL {catalog}.system.rewrite_manifests(table => '{t}')", "INSERT INTO {t} VALUES (9, 'a', 90)"),
         ("SELECT p, count(*), sum(v) FROM {t} GROUP BY p",)),
     Case("rollback to a timestamp, strong mode", (
-        SIMPLE + " TBLPROPERTIES ('transaction.mode' = 'strong')", SIMPLE_ROWS,
+        SIMPLE + " TBLPROPERTIES ('transaction.mode' = 'strong')", SIMPLE_ROWS, "INSERT INTO {t} VALUES (6, 'a', 60)",
         DataFrameStep("remember the latest commit time", lambda spark, names: COMMIT_TIMES.__setitem__(
             names["t"], spark.sql(f"SELECT max(committed_at) FROM {names['t']}.snapshots").first()[0])),
-        "INSERT INTO {t} VALUES (6, 'a', 60)", "DELETE FROM {t} WHERE p = 'b'", "UPDATE {t} SET v = 0 WHERE id = 1",
+        "DELETE FROM {t} WHERE p = 'b'", "UPDATE {t} SET v = 0 WHERE id = 1",
+        # the newest snapshot strictly before that time: the one before the INSERT of 6
         DataFrameStep("rollback_to_timestamp of that commit", lambda spark, names: spark.sql(
             f"CALL {names['catalog']}.system.rollback_to_timestamp(table => '{names['t']}', "
             f"timestamp => TIMESTAMP'{COMMIT_TIMES[names['t']]}')").collect()),
@@ -412,11 +413,7 @@ def assert_same(spark, case: Case, ns: str) -> None:
 
 #: Cases that differ from Iceberg where lancepart is still to change, each with its finding: they
 #: fail (xfail) until it changes.
-OPEN = {
-    "rollback to a timestamp, strong mode": (
-        "issue 41: rollback_to_timestamp(t) restores the version committed at t; Iceberg's restores the last "
-        "snapshot strictly older than t (here none: 'Cannot roll back, no valid snapshot older than')"),
-}
+OPEN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=OPEN[c.name]))

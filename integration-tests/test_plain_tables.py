@@ -307,7 +307,7 @@ def test_snapshots_and_history_list_the_lance_versions(spark, root, ns):
                           "ORDER BY snapshot_id").collect()
     assert [r.snapshot_id for r in snapshots] == [v["version"] for v in dataset(root, ns).versions()]
     assert [r.operation for r in snapshots] == \
-        ["create", "alter", "append", "append", "overwrite", "delete", "replace", "rollback"]
+        ["create", "create", "append", "append", "overwrite", "delete", "replace", "rollback"]
     assert snapshots[2].summary == {"added-records": "3", "total-records": "3",
                                     "total-data-files": snapshots[2].summary["total-data-files"]}
     assert snapshots[5].summary["deleted-records"] == "1" and snapshots[5].summary["total-records"] == "5"

@@ -5,7 +5,7 @@ package lancepart.lance
 import java.util.concurrent.{ExecutionException, Executors}
 
 import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
-import org.lance.{Dataset, JniLoader, Session}
+import org.lance.{Dataset, JniLoader, Session, Transaction}
 import org.lance.index.DistanceType
 import org.lance.operation.Operation
 
@@ -97,8 +97,10 @@ object Lance {
   /** `f` of every item on up to [[Threads]] threads, results in order; the first failure is thrown. */
   /** The operation of the commit that made `ds`'s version; None when it records no transaction
    * (or one lance-core cannot describe). */
-  def operation(ds: Dataset): Option[Operation] =
-    Try(Option(ds.readTransaction().orElse(null))).toOption.flatten.map(_.operation())
+  def operation(ds: Dataset): Option[Operation] = transaction(ds).map(_.operation())
+
+  /** The transaction that made `ds`'s version, when its transaction file is there to read. */
+  def transaction(ds: Dataset): Option[Transaction] = Try(Option(ds.readTransaction().orElse(null))).toOption.flatten
 
   def parallel[A, B](items: Seq[A])(f: A => B): Seq[B] =
     if (items.size <= 1) items.map(f)

@@ -44,13 +44,16 @@ object PlainMaintenance {
       ds.version()
     }
 
-  /** The last version committed at or before `micros` (TIMESTAMP AS OF, rollback_to_timestamp). */
-  def versionAt(lance: LanceAccess, uri: String, table: String, micros: Long): Long = {
+  /** The last version committed at or before `micros` (TIMESTAMP AS OF), or strictly before it
+   * when `strictly` (rollback_to_timestamp, as Iceberg's). */
+  def versionAt(lance: LanceAccess, uri: String, table: String, micros: Long, strictly: Boolean = false): Long = {
     val versions = lance.withDataset(uri)(_.listVersions().asScala.toSeq)
     val at = DateTimeUtils.microsToInstant(micros)
-    versions.filterNot(_.getDataTime.toInstant.isAfter(at)).lastOption.map(_.getId).getOrElse(
-      throw new IllegalArgumentException(s"table $table: no version was committed at or before $at; the first was " +
-        s"committed at ${versions.head.getDataTime.toInstant}"))
+    def in(t: java.time.Instant) = if (strictly) t.isBefore(at) else !t.isAfter(at)
+    versions.filter(v => in(v.getDataTime.toInstant)).lastOption.map(_.getId).getOrElse(
+      throw new IllegalArgumentException(s"table $table: no version was committed " +
+        s"${if (strictly) "before" else "at or before"} $at; the first was committed at " +
+        s"${versions.head.getDataTime.toInstant}"))
   }
 
   /** Removes the versions committed before `olderThanMicros` but the newest `retainLast`, and the

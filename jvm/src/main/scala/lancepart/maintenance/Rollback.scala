@@ -26,7 +26,8 @@ object Rollback {
     RollbackResult(previous, version, if (version == previous) previous else store.restore(version))
   }
 
-  /** Makes the table what the newest manifest version committed at or before `micros` recorded. */
+  /** Makes the table what the newest manifest version committed before `micros` recorded (strictly
+   * before, as Iceberg's rollback_to_timestamp: a version committed at `micros` is not taken). */
   def toTimestamp(store: ManifestStore, current: Manifest, micros: Long): RollbackResult =
-    toVersion(store, current, store.versionAt(micros))
+    toVersion(store, current, store.versionAt(micros, strictly = true))
 }

@@ -174,13 +174,15 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   def restoredAt(version: Long): Option[Long] =
     lance.withDataset(uri, Some(version))(ds => Lance.operation(ds).collect { case r: Restore => r.version() })
 
-  /** The newest manifest version committed at or before `micros` (microseconds since the epoch). */
-  def versionAt(micros: Long): Long = {
+  /** The newest manifest version committed at or before `micros` (microseconds since the epoch;
+   * TIMESTAMP AS OF), or strictly before it when `strictly` (rollback_to_timestamp, as Iceberg's). */
+  def versionAt(micros: Long, strictly: Boolean = false): Long = {
     val versions = committed()
-    val at = versions.filter(v => DateTimeUtils.instantToMicros(v.at) <= micros)
+    val limit = DateTimeUtils.microsToInstant(micros)
+    val at = versions.filter(v => if (strictly) v.at.isBefore(limit) else !v.at.isAfter(limit))
     if (at.isEmpty) throw new IllegalArgumentException(
-      s"table $table has no manifest version at or before ${DateTimeUtils.microsToInstant(micros)}; the first is from " +
-        versions.headOption.fold("-")(_.at.toString))
+      s"table $table has no manifest version ${if (strictly) "before" else "at or before"} $limit; the first is " +
+        s"from ${versions.headOption.fold("-")(_.at.toString)}")
     at.map(_.version).max
   }
 

@@ -93,6 +93,7 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
   override def loadTable(ident: Identifier, version: String): Table = {
     def number(what: String) = Try(version.toLong).getOrElse(throw new IllegalArgumentException(
       s"table ${qualified(ident)}: VERSION AS OF takes a $what version number, not '$version'"))
+    requireNoVersionName(ident, s"VERSION AS OF $version")
     loadTable(ident) match {
       case plain: PlainTable => plain.at(number("Lance"))
       case _ =>
@@ -102,11 +103,22 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
   }
 
   /** The table as it was at `timestamp` (microseconds; `TIMESTAMP AS OF`; strong mode only). */
-  override def loadTable(ident: Identifier, timestamp: Long): Table = loadTable(ident) match {
-    case plain: PlainTable => plain.atTime(timestamp)
+  override def loadTable(ident: Identifier, timestamp: Long): Table = {
+    requireNoVersionName(ident, "TIMESTAMP AS OF")
+    loadTable(ident) match {
+      case plain: PlainTable => plain.atTime(timestamp)
+      case _ =>
+        val current = travelling(ident, "TIMESTAMP AS OF")
+        current.at(current.store.loadAt(current.store.versionAt(timestamp)))
+    }
+  }
+
+  /** Refuses `clause` on a version named as Iceberg names them (`<table>.snapshot_id_<id>`), as Iceberg does. */
+  private def requireNoVersionName(ident: Identifier, clause: String): Unit = ident.name() match {
+    case PartitionedCatalog.SnapshotSuffix(_) | PartitionedCatalog.TimestampSuffix(_) =>
+      throw new IllegalArgumentException(
+        s"table ${qualified(ident)}: $clause cannot read a version of a table named as a version already")
     case _ =>
-      val current = travelling(ident, "TIMESTAMP AS OF")
-      current.at(current.store.loadAt(current.store.versionAt(timestamp)))
   }
 
   private def travelling(ident: Identifier, clause: String): PartitionedTable = loadTable(ident) match {
@@ -117,8 +129,10 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     case _ => throw new UnsupportedOperationException(s"table ${qualified(ident)}: $clause is not supported")
   }
 
-  /** A partitioned table, a plain Lance table, or a metadata table of a partitioned one
-   * (`<table>.partitions`, ...; see [[MetadataTable]]). */
+  /** A partitioned table, a plain Lance table, a metadata table of one (`<table>.partitions`,
+   * ...; see [[MetadataTable]]), or a version of one named as Iceberg names them:
+   * `<table>.snapshot_id_<version>` (VERSION AS OF) and `<table>.at_timestamp_<epoch millis>`
+   * (TIMESTAMP AS OF). */
   override def loadTable(ident: Identifier): Table = {
     val store = warehouse.store(ident, qualified(ident))
     // As Warehouse.isTable: a __manifest Lance cannot open is no table; a partitioned one whose
@@ -138,12 +152,21 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
           commitAttempts)
       case None => plainTables.find(ident) match {
           case Some((uri, _)) => PlainTable.load(qualified(ident), uri, warehouse.lance, None)
-          case None if MetadataTable.exists(ident.name()) && ident.namespace().nonEmpty =>
-            MetadataTable.of(ident.name(), loadTable(Identifier.of(ident.namespace().init, ident.namespace().last)))
+          case None if ident.namespace().nonEmpty && MetadataTable.exists(ident.name()) =>
+            MetadataTable.of(ident.name(), loadTable(parent(ident)))
+          case None if ident.namespace().nonEmpty =>
+            ident.name() match {
+              case PartitionedCatalog.SnapshotSuffix(version) => loadTable(parent(ident), version)
+              case PartitionedCatalog.TimestampSuffix(millis) => loadTable(parent(ident), millis.toLong * 1000)
+              case _ => throw new NoSuchTableException(ident)
+            }
           case None => throw new NoSuchTableException(ident)
         }
     }
   }
+
+  /** The table that `ident` names a metadata table or a version of (`ns.t` for `ns.t.partitions`). */
+  private def parent(ident: Identifier): Identifier = Identifier.of(ident.namespace().init, ident.namespace().last)
 
   /** Partitioned table `ident` (not a metadata table such as `<table>.partitions`); a plain Lance
    * table is refused, saying so. */
@@ -619,6 +642,10 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
 
 object PartitionedCatalog {
   val StoragePrefix = "storage."
+
+  /** Iceberg's names of a table's versions: `<table>.snapshot_id_<id>`, `<table>.at_timestamp_<millis>`. */
+  private val SnapshotSuffix = "snapshot_id_(\\d+)".r
+  private val TimestampSuffix = "at_timestamp_(\\d+)".r
 
   /** `spark.sql.catalog.<name>.spj.enabled` (default true): scans report their partitioning so
    * that Spark can join and aggregate without a shuffle (storage-partitioned joins). */

@@ -1,5 +1,5 @@
 // ALTER TABLE on a plain Lance table: properties in the dataset's Lance config; ADD, RENAME and DROP
-// COLUMN of top-level columns as Lance schema changes.
+// COLUMN and DROP NOT NULL of top-level columns as Lance schema changes.
 package lancepart.spark.plain
 
 import lancepart.spark.TableProperties
@@ -56,6 +56,13 @@ object PlainAlter {
             s"table $name: column '${column(c.fieldNames())}' cannot change type on a plain Lance table: " +
               "lance-core 7.0.0 does not cast a stored column (its alterColumns ignores the new type); write the " +
               "table anew with CREATE OR REPLACE TABLE ... AS SELECT and a CAST")
+        case c: TableChange.UpdateColumnNullability =>
+          val col = column(c.fieldNames())
+          val nullable = table.plainColumns.fields.exists(f => f.name == col && f.nullable)
+          if (c.nullable() && !nullable)
+            ds.alterColumns(Seq(new org.lance.schema.ColumnAlteration.Builder(col).nullable(true).build()).asJava)
+          else if (!c.nullable() && nullable) throw new UnsupportedOperationException(
+            s"table $name: column '$col' is nullable and cannot be made NOT NULL (its rows may hold NULLs)")
         case other => throw new UnsupportedOperationException(
             s"table $name: ALTER TABLE change ${other.getClass.getSimpleName} is not supported on a plain Lance table")
       }

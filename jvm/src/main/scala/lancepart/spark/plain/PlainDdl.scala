@@ -20,7 +20,7 @@ class PlainDdl(warehouse: Warehouse, tables: PlainTables, table: Identifier => S
     val (schema, config) =
       (plainColumns(ident, columns, properties, fileVersion).schema, this.config(ident, uri, properties))
     warehouse.lance.create(uri, schema, Some(fileVersion))
-    PlainTables.setConfig(warehouse.lance, uri, config)
+    PlainTables.setConfig(warehouse.lance, uri, config, atCreate = true)
   }
 
   /** CTAS: the dataset is created by the commit of the staged table. */

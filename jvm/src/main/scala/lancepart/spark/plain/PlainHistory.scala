@@ -11,9 +11,14 @@ import scala.jdk.CollectionConverters._
 
 object PlainHistory {
 
+  /** The Lance transaction property that marks the commit of CREATE TABLE's properties. */
+  val OperationKey = "lancepart.operation"
+  val Create = "create"
+
   /**
    * Every version of the dataset at `uri`, oldest first. The operation follows the version's
-   * Lance transaction: `create` (version 1), `unknown` (the oldest version an expiry kept, or
+   * Lance transaction: `create` (version 1, and the version of CREATE TABLE's properties, whose
+   * transaction properties say so: [[OperationKey]]), `unknown` (the oldest version an expiry kept, or
    * one without a transaction file), `append`, `delete`, `overwrite` (an
    * Overwrite, or an Update: UPDATE and MERGE INTO rewrite fragments), `replace` (a compaction),
    * `rollback` (a Restore), `alter` (schema or config only). The
@@ -24,11 +29,14 @@ object PlainHistory {
     versions.zip(None +: versions.map(Some(_))).map { case (v, before) =>
       // the oldest version an expiry kept: the one before it is gone, nothing to compare with
       val oldestKept = before.isEmpty && v.getId != 1
-      val operation = lance.withDataset(uri, Some(v.getId))(Lance.operation)
+      val transaction = lance.withDataset(uri, Some(v.getId))(Lance.transaction)
+      val operation = transaction.map(_.operation())
       val rows = v.getManifestSummary.getTotalRows
       val change = before.fold(0L)(b => rows - b.getManifestSummary.getTotalRows)
+      val atCreate =
+        transaction.flatMap(t => Option(t.transactionProperties().orElse(null))).exists(_.get(OperationKey) == Create)
       val name = operation.filterNot(_ => oldestKept).fold("unknown") {
-        case _ if v.getId == 1 => "create"
+        case _ if v.getId == 1 || atCreate => Create
         case _: Append => "append"
         case _: Delete => "delete"
         case _: Overwrite | _: Update => "overwrite"

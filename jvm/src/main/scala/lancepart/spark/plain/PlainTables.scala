@@ -118,13 +118,21 @@ object PlainTables {
 
   /** Sets `config` (the user's table properties) in the Lance config of the dataset at `uri`,
    * removing `removed` first. */
-  def setConfig(lance: LanceAccess, uri: String, config: Map[String, String], removed: Set[String] = Set.empty): Unit =
+  def setConfig(
+      lance: LanceAccess,
+      uri: String,
+      config: Map[String, String],
+      removed: Set[String] = Set.empty,
+      atCreate: Boolean = false): Unit =
     if (config.nonEmpty || removed.nonEmpty) {
       val version = lance.withDataset(uri)(_.version())
       // a key mapped to null is removed (lance-core: UpdateMap)
       val updates = removed.map(_ -> (null: String)).toMap ++ config
       val update = new UpdateConfig.Builder()
         .configUpdates(UpdateMap.builder().updates(updates.asJava).replace(false).build()).build()
-      Lance.using(new Transaction.Builder().readVersion(version).operation(update).build())(lance.commit(uri, _))
+      val properties =
+        if (atCreate) Map(PlainHistory.OperationKey -> PlainHistory.Create) else Map.empty[String, String]
+      Lance.using(new Transaction.Builder().readVersion(version).operation(update)
+        .transactionProperties(properties.asJava).build())(lance.commit(uri, _))
     }
 }

@@ -64,7 +64,7 @@ object RollbackToVersion {
           t.lance,
           t.uri,
           t.name(),
-          PlainMaintenance.versionAt(t.lance, t.uri, t.name(), micros))
+          PlainMaintenance.versionAt(t.lance, t.uri, t.name(), micros, strictly = true))
     )
 
   private val ResultSchema = StructType(Seq(
