@@ -52,10 +52,6 @@ KNOWN_DIFFERENCES = {
     "weak-mode-time-travel": (
         "a weak-mode table (the default) refuses VERSION AS OF and TIMESTAMP AS OF: its readers read "
         "every partition table's latest version; strong mode travels.", f"{SQL_DOC}#transaction-modes-and-time-travel"),
-    "replace-plain-with-partitioned": (
-        "a table made without PARTITIONED BY is a plain Lance table, which REPLACE TABLE cannot make "
-        "partitioned (DROP and CREATE instead); Iceberg replaces an unpartitioned table with a partitioned one.",
-        f"{SQL_DOC}#plain-lance-tables"),
     "variant": (
         "CREATE TABLE and ADD COLUMN refuse VARIANT: Lance has no variant type; Iceberg's format 3 stores it.",
         f"{FORMAT_DOC}#types"),

@@ -269,17 +269,16 @@ CTAS = [
         *CTAS_SOURCE, f"CREATE OR REPLACE TABLE {{t}} PARTITIONED BY (part) AS {PARTS}",
         "ALTER TABLE {t} DROP PARTITION FIELD part",
         f"CREATE OR REPLACE TABLE {{t}} PARTITIONED BY (part, id) AS {DOUBLED}"), (schema(),)),
-    # a CTAS without PARTITIONED BY makes a plain table on lancepart, which REPLACE cannot partition
+    # a CTAS without PARTITIONED BY makes a plain table on lancepart, which REPLACE makes partitioned
     case("TestCreateTableAsSelect.testRTAS", (
         *CTAS_SOURCE, "CREATE TABLE {t} TBLPROPERTIES ('prop1'='val1', 'prop2'='val2') AS SELECT * FROM {u}",
         f"REPLACE TABLE {{t}} PARTITIONED BY (part) TBLPROPERTIES ('prop1'='newval1', 'prop3'='val3') AS {PARTS}"),
-        (schema(), properties("prop1", "prop2", "prop3")),
-        known="replace-plain-with-partitioned"),
+        (schema(), properties("prop1", "prop2", "prop3"))),
     case("TestCreateTableAsSelect.testDataFrameV2Replace", (
         *CTAS_SOURCE, DataFrameStep("writeTo.create", lambda spark, names: spark.table(names["u"]).writeTo(names["t"]).create()),
         DataFrameStep("writeTo.partitionedBy(part).replace",
                       lambda spark, names: parts(spark, names).writeTo(names["t"]).partitionedBy(F.col("part")).replace())),
-        (schema(),), known="replace-plain-with-partitioned"),
+        (schema(),)),
 ]
 
 

@@ -186,19 +186,36 @@ def test_time_travel_reads_lance_versions(spark, root, ns):
         spark.sql(f"SELECT * FROM {t} TIMESTAMP AS OF '2000-01-01'").collect()
 
 
-def test_replace_keeps_older_versions_and_never_changes_the_kind(spark, root, ns):
+def test_replace_keeps_older_versions_and_changes_the_kind_as_iceberg_s(spark, root, ns):
+    """A plain table replaced without PARTITIONED BY stays one Lance dataset (its versions kept);
+    with PARTITIONED BY it becomes a partitioned table and its dataset goes; a partitioned table
+    replaced without PARTITIONED BY gets a spec without fields (Iceberg's unpartitioned spec)."""
     t = f"lance.{ns}.r"
     spark.sql(f"CREATE TABLE {t} AS SELECT id FROM range(5)")
     version = dataset(root, ns, "r").version
     spark.sql(f"CREATE OR REPLACE TABLE {t} AS SELECT 'x' AS name")
     assert rows(spark, f"SELECT * FROM {t}") == [("x",)]
     assert rows(spark, f"SELECT count(*) FROM {t} VERSION AS OF {version}") == [(5,)]
-    with pytest.raises(Exception, match="is a plain Lance table; REPLACE with PARTITIONED BY"):
-        spark.sql(f"REPLACE TABLE {t} (id BIGINT, c STRING) PARTITIONED BY (c)")
-    spark.sql(f"CREATE TABLE lance.{ns}.p (id BIGINT, c STRING) PARTITIONED BY (c)")
-    with pytest.raises(Exception, match="is partitioned; REPLACE needs PARTITIONED BY"):
-        spark.sql(f"REPLACE TABLE lance.{ns}.p (id BIGINT)")
-    assert rows(spark, f"SELECT * FROM {t}") == [("x",)]
+
+    spark.sql(f"REPLACE TABLE {t} PARTITIONED BY (c) AS SELECT id, CAST(id % 2 AS STRING) AS c FROM range(4)")
+    assert rows(spark, f"SELECT id FROM {t} WHERE c = '1' ORDER BY id") == [(1,), (3,)]
+    assert not (root / ns / "r.lance").exists() and lancepart.crosscheck(spark, t) == {"rows": 4, "tables": 2}
+    assert [r.tableName for r in spark.sql(f"SHOW TABLES IN lance.{ns}").collect()] == ["r"]
+
+    spark.sql(f"CREATE OR REPLACE TABLE {t} AS SELECT id FROM range(3)")
+    manifest = lance.dataset(str(root / ns / "r" / "__manifest"))
+    assert [json.loads(v)["fields"] for k, v in manifest.metadata.items() if k.startswith("partition_spec_v")] == [[]]
+    assert rows(spark, f"SELECT * FROM {t} ORDER BY id") == [(0,), (1,), (2,)]
+    assert lancepart.crosscheck(spark, t) == {"rows": 3, "tables": 1}
+
+
+def test_a_failed_replace_of_a_plain_table_by_a_partitioned_one_keeps_the_plain_table(spark, root, ns):
+    t = create(spark, ns)
+    with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
+        spark.sql(f"REPLACE TABLE {t} PARTITIONED BY (c) AS SELECT id, c, 1 / (id - 3) AS x FROM {t}").collect()
+    assert not (root / ns / "t").exists()
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(6,)]
+    assert lancepart.Admin(spark).describe(t.removeprefix("lance."))["partitioned"] is False
 
 
 def test_maintenance_procedures_on_a_plain_table(spark, root, ns):

@@ -270,8 +270,13 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     }
   }
 
-  /** A partitioned table is replaced by a partitioned one, a plain table by a plain one: the
-   * two live in different places, so changing kind would not be one atomic commit. */
+  /**
+   * A plain table is replaced by a plain one, or by a partitioned one (with PARTITIONED BY): that
+   * is staged in the table's directory as a CTAS is, and its metadata commit makes it the table
+   * (a partitioned table is found before a plain one of its name); the plain dataset is then
+   * deleted. A partitioned table is replaced by a partitioned one, whose spec has no fields when
+   * the statement has no PARTITIONED BY (as Iceberg's unpartitioned spec).
+   */
   override def stageReplace(
       ident: Identifier,
       columns: Array[Column],
@@ -279,14 +284,24 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
       properties: util.Map[String, String]): StagedTable = loadTable(ident) match {
     case current: PlainTable if plain(partitions, properties) =>
       plainDdl.stageReplace(ident, current, columns, properties)
-    case _: PlainTable => throw new UnsupportedOperationException(
-        s"table ${qualified(ident)} is a plain Lance table; REPLACE with PARTITIONED BY cannot make it partitioned " +
-          "(DROP it and CREATE the partitioned table)")
-    case partitioned: PartitionedTable if plain(partitions, properties) =>
-      throw new UnsupportedOperationException(
-        s"table ${partitioned.name()} is partitioned; REPLACE needs PARTITIONED BY (to make a plain Lance table, " +
-          "DROP it and CREATE the table without PARTITIONED BY)")
+    case current: PlainTable =>
+      requireFreeTableDirectory(ident, "replace the plain Lance table by a partitioned one")
+      // properties the statement does not restate stay, as Iceberg's REPLACE keeps them
+      val kept = (current.config ++ properties.asScala).asJava
+      val fileVersion = newFileVersion(ident, columns, kept)
+      val meta =
+        tableMetadata(ident, columns, partitions, kept, specId = 1, TransactionMode.Weak, Map.empty, fileVersion)
+      val store = warehouse.store(ident, qualified(ident))
+      store.createEmpty(meta.allFields, Some(fileVersion))
+      staged(store, meta, replaced = None, published = () => plainTables.drop(ident))
     case _ => replacing(loadPartitioned(ident), ident, columns, partitions, properties, commitAttempts)
+  }
+
+  /** Refuses to `what` when the directory a partitioned table `ident` would have exists (a namespace). */
+  private def requireFreeTableDirectory(ident: Identifier, what: String): Unit = {
+    val tableUri = warehouse.tableUri(ident)
+    if (warehouse.exists(tableUri)) throw new IllegalStateException(
+      s"table ${qualified(ident)}: cannot $what: $tableUri, where the partitioned table would be, already exists")
   }
 
   override def stageCreateOrReplace(
@@ -348,7 +363,8 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
   private def staged(
       store: ManifestStore,
       meta: TableMetadata,
-      replaced: Option[(Map[String, String], Seq[Int])]): StagedTable = {
+      replaced: Option[(Map[String, String], Seq[Int])],
+      published: () => Unit = () => ()): StagedTable = {
     val view = StagedPartitionedTable.view(store, meta)
     val table = new PartitionedTable(
       store.table,
@@ -357,7 +373,7 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
       view.load(),
       spj,
       commitAttempts)
-    new StagedPartitionedTable(table, replaced, () => warehouse.delete(store.tableUri))
+    new StagedPartitionedTable(table, replaced, () => warehouse.delete(store.tableUri), published)
   }
 
   /**
@@ -407,10 +423,7 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
         s"table ${qualified(ident)} is a plain Lance table that the directory namespace __manifest in " +
           s"${entry.root} lists; only a <name>.lance table can be made partitioned")
     }
-    val tableUri = warehouse.tableUri(ident)
-    if (warehouse.exists(tableUri)) throw new IllegalStateException(
-      s"table ${qualified(ident)}: cannot make the plain Lance table partitioned: $tableUri, where the " +
-        "partitioned table would be, already exists")
+    requireFreeTableDirectory(ident, "make the plain Lance table partitioned")
     val unpartitioned = tableMetadata(
       ident,
       plain.columns(),

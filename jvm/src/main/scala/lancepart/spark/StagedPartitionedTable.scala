@@ -18,14 +18,16 @@ import scala.util.control.NonFatal
  * `table` is the new table as its writes see it: `meta` (whose newest spec version no stored
  * metadata declares) over the rows of `__manifest`. `replaced` is the stored metadata of the
  * table being replaced and the spec versions it declared, None for a new table; `dropEmpty`
- * removes the directory of a new table that was never published.
+ * removes the directory of a new table that was never published; `published` runs once it is
+ * (a plain table it replaces is deleted).
  */
 class StagedPartitionedTable(
     table: PartitionedTable,
     replaced: Option[(Map[String, String], Seq[Int])],
-    dropEmpty: () => Unit) extends StagedTable with SupportsWrite {
+    dropEmpty: () => Unit,
+    published: () => Unit) extends StagedTable with SupportsWrite {
   private val meta: TableMetadata = table.manifest.meta
-  private var published = false
+  private var done = false
 
   override def name(): String = table.name()
   override def schema(): StructType = table.schema()
@@ -38,21 +40,22 @@ class StagedPartitionedTable(
    * are deleted (its partition tables stay for older manifest versions until vacuum). */
   override def commitStagedChanges(): Unit = {
     table.store.publish(replaced.fold(Map.empty[String, String])(_._1), meta.stored)
-    published = true
-    // A failure here leaves rows of spec versions the metadata no longer declares, which no
-    // reader reads; the replace itself has happened, so it is not reported as failed.
-    try replaced.foreach { case (_, versions) => table.store.deleteSpecVersions(versions) }
-    catch {
+    done = true
+    // A failure here leaves rows of spec versions the metadata no longer declares, or a plain
+    // table the partitioned one hides; the replace itself has happened, so it is not reported as failed.
+    try {
+      replaced.foreach { case (_, versions) => table.store.deleteSpecVersions(versions) }
+      published()
+    } catch {
       case NonFatal(e) => StagedPartitionedTable.log.warn(
-          s"table ${table.name()}: replaced; removing the rows of the replaced table from __manifest failed " +
-            "(no reader reads them)",
+          s"table ${table.name()}: replaced; removing what the replaced table left failed (no reader reads it)",
           e)
     }
   }
 
   /** Removes what the statement committed under its own spec version (or the new table's
    * directory); leaf directories a failed write left are removed by vacuum. */
-  override def abortStagedChanges(): Unit = if (!published) {
+  override def abortStagedChanges(): Unit = if (!done) {
     if (replaced.isDefined) table.store.deleteSpecVersions(Seq(meta.currentSpec.id)) else dropEmpty()
   }
 }
