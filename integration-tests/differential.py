@@ -56,7 +56,7 @@ KNOWN_DIFFERENCES = {
         "CREATE TABLE and ADD COLUMN refuse VARIANT: Lance has no variant type; Iceberg's format 3 stores it.",
         f"{FORMAT_DOC}#types"),
     "plain-table-alter": (
-        "a plain table refuses ALTER COLUMN ... TYPE and ALTER COLUMN ... COMMENT.",
+        "a plain table refuses ALTER COLUMN ... TYPE, ALTER COLUMN ... COMMENT and ALTER COLUMN ... FIRST/AFTER.",
         f"{SQL_DOC}#plain-lance-tables"),
     "schema-changes": (
         "new columns go last and are nullable (FIRST/AFTER, DEFAULT and NOT NULL refused), fields inside "

@@ -362,6 +362,12 @@ CASES = [
         DataFrameStep("saveAsTable of a new table", lambda spark, names: spark.table(names["t"])
                       .write.mode("overwrite").saveAsTable(names["u"]))),
         ("SELECT * FROM {u}",)),
+    Case("columns moved first and after another, then written and changed", (
+        SIMPLE, SIMPLE_ROWS, "ALTER TABLE {t} ALTER COLUMN v FIRST", "INSERT INTO {t} VALUES (60, 6, 'a')",
+        "ALTER TABLE {t} ALTER COLUMN id AFTER p", "INSERT INTO {t} VALUES (70, 'b', 7)",
+        "UPDATE {t} SET v = v + 1 WHERE id > 4",
+        "MERGE INTO {t} x USING (SELECT 3L AS id, 33 AS v) s ON x.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v"),
+        ("SELECT * FROM {t} WHERE p = 'a'", "DESCRIBE TABLE {t}")),
     Case("plain table made partitioned by ADD PARTITION FIELD, then written and changed", (
         PLAIN, PLAIN_ROWS, "DELETE FROM {t} WHERE id = 4", "ALTER TABLE {t} ADD PARTITION FIELD p",
         "INSERT INTO {t} VALUES (6, 'a', 60, NULL), (7, 'z', 70, NULL)", "DELETE FROM {t} WHERE id = 2",

@@ -437,8 +437,8 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     PlainToPartitioned.convert(warehouse, plain, warehouse.store(ident, qualified(ident)), meta)
   }
 
-  /** ADD COLUMN, RENAME COLUMN, DROP COLUMN and widening ALTER COLUMN TYPE on top-level columns:
-   * the namespace schema changes, partition tables are not rewritten (a rename renames their
+  /** ADD COLUMN, RENAME COLUMN, DROP COLUMN, widening ALTER COLUMN TYPE, COMMENT and FIRST/AFTER on
+   * top-level columns: the namespace schema changes, partition tables are not rewritten (a rename renames their
    * columns too, and an added column moves aside a leaf column of a dropped one of its name, a
    * metadata-only commit on each: [[LeafRenames]]). */
   override def alterTable(ident: Identifier, changes: TableChange*): Table = loadTable(ident) match {
@@ -484,6 +484,10 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
       case c: TableChange.UpdateColumnType => SchemaEvolution.WidenColumn(top(c.fieldNames(), c), c.newDataType())
       case c: TableChange.UpdateColumnComment =>
         SchemaEvolution.CommentColumn(top(c.fieldNames(), c), Option(c.newComment()).filter(_.nonEmpty))
+      case c: TableChange.UpdateColumnPosition => c.position() match {
+          case _: TableChange.First => SchemaEvolution.MoveColumn(top(c.fieldNames(), c), None)
+          case after: TableChange.After => SchemaEvolution.MoveColumn(top(c.fieldNames(), c), Some(after.column()))
+        }
       case c: TableChange.UpdateColumnNullability => throw new UnsupportedOperationException(
           s"table ${qualified(ident)}: column '${top(c.fieldNames(), c)}' is NOT NULL, and making it nullable is not supported")
       case other => throw new UnsupportedOperationException(

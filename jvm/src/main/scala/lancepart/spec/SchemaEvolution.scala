@@ -1,5 +1,5 @@
-// Namespace schema evolution (spec: Schema; legacy proposal section 4): add, rename, drop, widen
-// and comment top-level columns, editing the stored JSON so that ids stay stable and are never
+// Namespace schema evolution (spec: Schema; legacy proposal section 4): add, rename, drop, widen,
+// comment and move top-level columns, editing the stored JSON so that ids stay stable and are never
 // reused (a drop records the largest id in the schema's metadata).
 package lancepart.spec
 
@@ -20,6 +20,9 @@ object SchemaEvolution {
 
   /** Sets (Some) or removes (None) a column's COMMENT. */
   case class CommentColumn(name: String, comment: Option[String]) extends Change
+
+  /** Moves a column first (`after` None) or right after column `after` (ALTER COLUMN ... FIRST/AFTER). */
+  case class MoveColumn(name: String, after: Option[String]) extends Change
 
   /** `meta`'s schema after `changes`, in order; errors name the table, column and reason. */
   def apply(meta: TableMetadata, changes: Seq[Change]): NamespaceSchema =
@@ -84,6 +87,14 @@ object SchemaEvolution {
           ArrowJsonType.fromArrow(
             ArrowTypes.sparkOwn(name, dt, nullable = true),
             () => throw new IllegalStateException("primitive type")))
+      case MoveColumn(name, after) =>
+        val f = column(name)
+        val anchor = after.map(column)
+        if (anchor.exists(_.id == f.id)) throw new IllegalArgumentException(
+          s"table $table: column '${f.name}' cannot be moved after itself")
+        val moved = node(f)
+        fields.remove(fields.elements().asScala.indexWhere(_ eq moved))
+        fields.insert(anchor.fold(0)(a => fields.elements().asScala.indexWhere(_ eq node(a)) + 1), moved)
       case CommentColumn(name, comment) =>
         val metadata = node(column(name)).get("metadata").asInstanceOf[ObjectNode]
         comment.fold(metadata.remove(NamespaceSchema.CommentKey))(metadata.put(NamespaceSchema.CommentKey, _))

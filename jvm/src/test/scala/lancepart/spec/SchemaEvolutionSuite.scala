@@ -46,6 +46,18 @@ class SchemaEvolutionSuite extends AnyFunSuite {
     assert(bound.currentSpec.fields.head.source.map(_.name).contains("day"))
   }
 
+  test("a move changes only the order: ids and the partition spec's sources stay") {
+    val first = SchemaEvolution(meta, Seq(MoveColumn("point", None)))
+    assert(first.fields.map(f => (f.id, f.name)) == Seq((2, "point"), (0, "id"), (1, "d")))
+    val after = SchemaEvolution(meta, Seq(MoveColumn("id", Some("point")), MoveColumn("point", Some("d"))))
+    assert(after.fields.map(_.name) == Seq("d", "point", "id"))
+    assert(after.maxFieldId == schema.maxFieldId && after.byName("point") == schema.byName("point"))
+    val bound = TableMetadata.fromProperties(meta.properties + ("schema" -> after.json), "t")
+    assert(bound.currentSpec.fields.head.source.map(_.name).contains("d"))
+    assert(intercept[IllegalArgumentException](SchemaEvolution(meta, Seq(MoveColumn("d", Some("d"))))).getMessage ==
+      "table t: column 'd' cannot be moved after itself")
+  }
+
   test("narrowing, dropping a partition source and name clashes are refused with the reason") {
     def err(change: Change) = intercept[IllegalArgumentException](SchemaEvolution(meta, Seq(change))).getMessage
     assert(err(WidenColumn("id", ShortType)) == "table t: column 'id' cannot change from INT to SMALLINT " +

@@ -56,6 +56,9 @@ object PlainAlter {
             s"table $name: column '${column(c.fieldNames())}' cannot change type on a plain Lance table: " +
               "lance-core 7.0.0 does not cast a stored column (its alterColumns ignores the new type); write the " +
               "table anew with CREATE OR REPLACE TABLE ... AS SELECT and a CAST")
+        case c: TableChange.UpdateColumnPosition => throw new UnsupportedOperationException(
+            s"table $name: column '${column(c.fieldNames())}' cannot be moved on a plain Lance table: lance-core " +
+              "7.0.0 has no commit that reorders a dataset's columns (a partitioned table's columns can be moved)")
         case c: TableChange.UpdateColumnNullability =>
           val col = column(c.fieldNames())
           val nullable = table.plainColumns.fields.exists(f => f.name == col && f.nullable)
