@@ -362,6 +362,13 @@ CASES = [
         DataFrameStep("saveAsTable of a new table", lambda spark, names: spark.table(names["t"])
                       .write.mode("overwrite").saveAsTable(names["u"]))),
         ("SELECT * FROM {u}",)),
+    Case("NOT NULL fields of NULL structs, nested and beside a map", (
+        "CREATE TABLE {t} (id BIGINT, p STRING, a STRUCT<s: STRING NOT NULL, inner: STRUCT<x: INT NOT NULL> NOT NULL, "
+        "m: MAP<STRING, INT>>) PARTITIONED BY (p)",
+        "INSERT INTO {t} VALUES (1, 'a', NULL), (2, 'a', named_struct('s', 'x', 'inner', named_struct('x', 1), "
+        "'m', map('k', 1))), (3, 'b', named_struct('s', 'y', 'inner', named_struct('x', 2), 'm', NULL))",
+        "UPDATE {t} SET a = NULL WHERE id = 2", "INSERT INTO {t} VALUES (4, 'b', NULL)"),
+        ("SELECT id FROM {t} WHERE a.s IS NULL", "SELECT id, a.inner.x, a.m['k'] FROM {t}")),
     Case("columns moved first and after another, then written and changed", (
         SIMPLE, SIMPLE_ROWS, "ALTER TABLE {t} ALTER COLUMN v FIRST", "INSERT INTO {t} VALUES (60, 6, 'a')",
         "ALTER TABLE {t} ALTER COLUMN id AFTER p", "INSERT INTO {t} VALUES (70, 'b', 7)",

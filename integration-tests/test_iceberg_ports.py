@@ -397,10 +397,9 @@ def assert_cases(spark, ns: str, cases: list[Case]) -> None:
 #: Cases that differ from Iceberg where lancepart is still to change (issue 41), each with its
 #: finding: they fail (xfail) until it changes.
 OPEN = {
-    **{f"TestSelect.testRequiredNestedFieldInOptionalStructFilter{layout}": (
-        "issue 41: an INSERT of a NULL struct whose field is NOT NULL fails: 'Invalid user input: The field "
-        "`street` contained null values even though the field is marked non-null in the schema'")
-       for layout in ("", " [partitioned]")},
+    "TestSelect.testRequiredNestedFieldInOptionalStructFilter": (
+        "issue 41: an INSERT of a NULL struct whose field is NOT NULL into a plain table fails: 'Invalid user "
+        "input: The field `street` contained null values even though the field is marked non-null in the schema'"),
 }
 GROUPS = {"select": SELECT, "writes": WRITES, "ctas": CTAS, "alter": ALTER, "timestamps": TIMESTAMPS}
 

@@ -5,7 +5,7 @@ package lancepart.lance
 
 import lancepart.arrow.{ArrowTypes, FieldIds}
 import lancepart.spec.{NamespaceSchema, SchemaEvolution, SchemaField}
-import org.apache.arrow.vector.types.pojo.{Field, Schema}
+import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
 import org.lance.Dataset
 import org.lance.schema.LanceField
 
@@ -36,14 +36,29 @@ object LeafSchema {
 
   /** Column `f` as a partition table stores it when created or when the column is added to it:
    * tagged with its id, and with the namespace's field ids for the table's Lance field ids
-   * ([[NamespaceSchema.withFieldIds]]). */
+   * ([[NamespaceSchema.withFieldIds]]); a NOT NULL field of a nullable struct is stored nullable
+   * ([[nullableInNullStructs]]). */
   def created(schema: NamespaceSchema, f: SchemaField): Field = {
     val field = schema.withFieldIds(f)
     FieldIds.rebuilt(
       field,
       field.getName,
       FieldIds.metadata(field) + (FieldIdKey -> f.id.toString),
-      field.getChildren.asScala.toSeq)
+      field.getChildren.asScala.toSeq.map(nullableInNullStructs(field, _)))
+  }
+
+  /**
+   * `child` of `parent` as stored: nullable when `parent` is a nullable struct (or a field of one).
+   * A NULL struct's fields hold NULL in Arrow (Spark writes them so), which Lance refuses for a
+   * field marked NOT NULL; Spark keeps the namespace schema's NOT NULL for the struct's non-NULL
+   * values. A list's or map's children exist only for non-NULL values, and keep their nullability
+   * (a map's entries and keys must be NOT NULL).
+   */
+  private def nullableInNullStructs(parent: Field, child: Field): Field = {
+    val nullable = child.isNullable || (parent.isNullable && parent.getType.isInstanceOf[ArrowType.Struct])
+    val stored = new FieldType(nullable, child.getType, child.getDictionary, child.getMetadata)
+    val children = child.getChildren.asScala.toSeq.map(nullableInNullStructs(new Field(child.getName, stored, null), _))
+    new Field(child.getName, stored, children.asJava)
   }
 
   /** The top-level Arrow fields of `ds` as new fragments of it must be written: each field, nested
