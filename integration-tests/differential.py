@@ -52,6 +52,10 @@ KNOWN_DIFFERENCES = {
     "weak-mode-time-travel": (
         "a weak-mode table (the default) refuses VERSION AS OF and TIMESTAMP AS OF: its readers read "
         "every partition table's latest version; strong mode travels.", f"{SQL_DOC}#transaction-modes-and-time-travel"),
+    "plain-required-field-of-null-struct": (
+        "a plain Lance table stores its schema as declared, so an INSERT of a NULL struct with a NOT NULL "
+        "field fails there (Lance refuses the NULLs Arrow holds in the field); partitioned tables take it.",
+        f"{FORMAT_DOC}#namespace-schema-spec-schema"),
     "variant": (
         "CREATE TABLE and ADD COLUMN refuse VARIANT: Lance has no variant type; Iceberg's format 3 stores it.",
         f"{FORMAT_DOC}#types"),

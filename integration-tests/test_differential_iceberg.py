@@ -424,13 +424,7 @@ def assert_same(spark, case: Case, ns: str) -> None:
     assert message is None, message
 
 
-#: Cases that differ from Iceberg where lancepart is still to change, each with its finding: they
-#: fail (xfail) until it changes.
-OPEN: dict[str, str] = {}
-
-
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=OPEN[c.name]))
-                                  if c.name in OPEN else c for c in CASES], ids=[c.name for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_same_as_iceberg(spark, ns, case):
     assert_same(spark, case, ns)
 

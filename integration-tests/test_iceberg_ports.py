@@ -110,8 +110,9 @@ SELECT = [
     *(case(f"TestSelect.testRequiredNestedFieldInOptionalStructFilter{label}", (
         f"CREATE TABLE {{t}} (id INT NOT NULL, address STRUCT<street: STRING NOT NULL>){spec}",
         "INSERT INTO {t} VALUES (0, NULL)", "INSERT INTO {t} VALUES (1, STRUCT('123 Main St'))"),
-        ("SELECT id FROM {t} WHERE address.street IS NULL",))
-      for label, spec in (("", ""), (" [partitioned]", " PARTITIONED BY (bucket(2, id))"))),
+        ("SELECT id FROM {t} WHERE address.street IS NULL",), known=known)
+      for label, spec, known in (("", "", "plain-required-field-of-null-struct"),
+                                 (" [partitioned]", " PARTITIONED BY (bucket(2, id))", None))),
     case("TestSelect.simpleTypesInFilter", (
         "CREATE TABLE IF NOT EXISTS {t} (id bigint, boolean boolean, integer integer, long long, "
         "float float, double double, string string, date date, timestamp timestamp)",
@@ -394,29 +395,12 @@ def assert_cases(spark, ns: str, cases: list[Case]) -> None:
     assert not failures, "\n\n".join(failures)
 
 
-#: Cases that differ from Iceberg where lancepart is still to change (issue 41), each with its
-#: finding: they fail (xfail) until it changes.
-OPEN = {
-    "TestSelect.testRequiredNestedFieldInOptionalStructFilter": (
-        "issue 41: an INSERT of a NULL struct whose field is NOT NULL into a plain table fails: 'Invalid user "
-        "input: The field `street` contained null values even though the field is marked non-null in the schema'"),
-}
 GROUPS = {"select": SELECT, "writes": WRITES, "ctas": CTAS, "alter": ALTER, "timestamps": TIMESTAMPS}
 
 
 @pytest.mark.parametrize("group", GROUPS)
 def test_same_as_iceberg(spark, ns, group):
-    assert_cases(spark, ns, [c for c in GROUPS[group] if c.name not in OPEN])
-
-
-OPEN_CASES = [c for cases in GROUPS.values() for c in cases if c.name in OPEN]
-assert len(OPEN_CASES) == len(OPEN), "an OPEN entry names no case"
-
-
-@pytest.mark.parametrize("c", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=OPEN[c.name]))
-                               for c in OPEN_CASES], ids=[c.name for c in OPEN_CASES])
-def test_open_differences(spark, ns, c):
-    assert_cases(spark, ns, [c])
+    assert_cases(spark, ns, GROUPS[group])
 
 
 def test_partition_pruning(spark, ns):
