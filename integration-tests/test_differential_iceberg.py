@@ -117,6 +117,9 @@ def failing_df_step(label, write):
     return DataFrameStep(label, run)
 
 
+MERGE_ON_READ = ", ".join(f"'write.{c}.mode' = 'merge-on-read'" for c in ("delete", "update", "merge"))
+
+
 CASES = [
     *(typed_table(spec, *groups, "st") for spec, groups in TRANSFORMS.items()),
     typed_table("truncate(10, i)", "i", known="iceberg-truncate-overflow"),
@@ -333,6 +336,12 @@ CASES = [
         "INSERT INTO {t} VALUES (7, 'a', 1), (8, 'e', 2)", "DELETE FROM {t} WHERE p IN ('d', 'e')"),
         ("SELECT operation, summary['added-records'], summary['deleted-records'], summary['total-records'] "
          "FROM {t}.snapshots WHERE operation IN ('append', 'delete')",)),
+    *(Case(f"snapshots of merge-on-read commands{name}", (
+        SIMPLE + f" TBLPROPERTIES ({MERGE_ON_READ}{mode})", SIMPLE_ROWS, "UPDATE {t} SET v = v + 1 WHERE id = 1",
+        "MERGE INTO {t} x USING (SELECT * FROM VALUES (3L, 'b', 33), (8L, 'b', 80) AS s(id, p, v)) s ON x.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *", "DELETE FROM {t} WHERE id = 2"),
+        ("SELECT operation FROM {t}.snapshots WHERE operation <> 'create'",))
+      for name, mode in (("", ""), (", strong mode", ", 'transaction.mode' = 'strong'"))),
     # plain Lance tables (CREATE TABLE without PARTITIONED BY) against Iceberg's unpartitioned tables
     Case("plain table: writes, row-level commands and DDL", (
         PLAIN, PLAIN_ROWS, "INSERT INTO {t} VALUES (6, 'f', 60, named_struct('a', 6, 'b', 'z'))",
@@ -394,7 +403,6 @@ CASES = [
                               "INSERT INTO {t} VALUES (1, 0.5)"), known="bucket-on-double"),
 ]
 
-MERGE_ON_READ = ", ".join(f"'write.{c}.mode' = 'merge-on-read'" for c in ("delete", "update", "merge"))
 
 
 def merge_on_read(case: Case) -> Case:

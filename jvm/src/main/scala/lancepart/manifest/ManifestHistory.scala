@@ -4,12 +4,13 @@
 // `<table>.snapshots` and `<table>.history` show it.
 package lancepart.manifest
 
-import lancepart.lance.Lance
+import lancepart.lance.{Lance, LeafHistory, VersionChange}
 import lancepart.spec.FormatException
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.lance.operation.Restore
 
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 
 /**
  * Manifest `version`, committed at `committedAtMicros`, on top of `parent` (None for the table's
@@ -65,7 +66,7 @@ object ManifestHistory {
       val before = if (i > 0) Some(states(i - 1)._3) else None
       val (operation, summary) = (restored, before) match {
         case (Some(r), _) => ("rollback", Map("restored-version" -> r.toString))
-        case (None, Some(b)) => change(b, state.get, rows)
+        case (None, Some(b)) => change(store, b, state.get, rows)
         // the first version Lance keeps, its predecessor expired: nothing to compare with
         case (None, None) => (if (id == 1) "create" else "unknown", Map.empty[String, String])
       }
@@ -91,9 +92,27 @@ object ManifestHistory {
       (if (counts.forall(_.isDefined)) Some("total-records" -> counts.flatten.sum.toString) else None)
   }
 
+  /** Whether the partition table of `was` changed rows in place on its way to `now` (same
+   * location): a commit between the versions they record (read_version, or a weak write's
+   * written version) that rewrote rows, or both deleted and appended some, as a merge-on-read
+   * UPDATE or MERGE does. False when the versions are not recorded or cannot be followed. */
+  private def rewrites(store: ManifestStore, was: ManifestRow, now: ManifestRow): Boolean =
+    was.location == now.location && ((
+      was.readVersion.orElse(was.writtenVersion),
+      now.readVersion.orElse(now.writtenVersion)) match {
+      case (Some(from), Some(to)) if from != to =>
+        Try(LeafHistory.changes(store.lance, store.leafUri(now), from, to)).toOption.exists { commits =>
+          commits.exists(_.isInstanceOf[VersionChange.Rewrote]) ||
+          (commits.exists(_.isInstanceOf[VersionChange.Deleted]) && commits.exists(
+            _.isInstanceOf[VersionChange.Appended]))
+        }
+      case _ => false
+    })
+
   /** The operation from `before` (None: no table yet) to `a` and its summary. A partition table at a new location
    * replaced the old one: its rows count as deleted and the new ones as added. */
   private def change(
+      store: ManifestStore,
       before: Option[State],
       a: State,
       rows: ManifestRow => Option[Long]): (String, Map[String, String]) = before match {
@@ -113,10 +132,13 @@ object ManifestHistory {
         }
       val records =
         if (deltas.forall(_.isDefined)) Some((deltas.flatten.map(_._1).sum, deltas.flatten.map(_._2).sum)) else None
+      // rows deleted and added in one partition table cancel out in its counts: its commits tell
+      val rewrote = changed.exists(id => rewrites(store, b.tables(id), a.tables(id)))
       val operation =
         if (added.isEmpty && deleted.isEmpty && changed.isEmpty) {
           if (a.properties != b.properties) "alter" else "replace"
         } else records match {
+          case _ if rewrote => "overwrite"
           case Some((0L, 0L)) if deleted.isEmpty && added.isEmpty => "replace"
           case Some((_, 0L)) if deleted.isEmpty => "append"
           case Some((0L, _)) if added.isEmpty => "delete"
