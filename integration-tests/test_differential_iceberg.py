@@ -424,7 +424,9 @@ CASES += [merge_on_read(c) for c in CASES if c.name in (
     "merge upsert, then insert-only and delete-only merges", "merge where two source rows match one target row",
     "merge a table with itself, partitioned by days and bucket", "merge into an empty table",
     "update and merge, strong mode", "update after add column, old partitions lack it",
-    "conditions Spark folds to false or NULL", "conditions Spark folds to false or NULL, strong mode")]
+    "conditions Spark folds to false or NULL", "conditions Spark folds to false or NULL, strong mode",
+    "conditions Spark folds to false or NULL, plain table", "plain table: writes, row-level commands and DDL",
+    "plain table made partitioned by ADD PARTITION FIELD, then written and changed")]
 
 
 def assert_same(spark, case: Case, ns: str) -> None:

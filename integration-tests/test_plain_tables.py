@@ -1,7 +1,7 @@
 """Plain Lance tables (CREATE TABLE without PARTITIONED BY, and tables other tools wrote under the
-catalog root in the Directory Namespace layouts): what Lance holds after each write, tables
-pylance wrote (V1 `<name>.lance` directories and V2 `__manifest` entries), time travel,
-maintenance, races of row-level commands, and the errors. Results of SQL statements against
+catalog root in the Directory Namespace layouts): what Lance holds after each write (merge-on-read
+commands too), tables pylance wrote (V1 `<name>.lance` directories and V2 `__manifest` entries),
+time travel, maintenance, races of row-level commands, and the errors. Results of SQL statements against
 Iceberg's unpartitioned tables are in test_differential_iceberg.py ("plain table" cases)."""
 
 from __future__ import annotations
@@ -99,10 +99,13 @@ def test_writes_into_a_dataset_with_a_gap_in_its_field_ids_name_its_ids(spark, r
     assert rows(spark, f"SELECT id, s, v FROM {t} ORDER BY id") == expected
 
 
+def fragment_files(fragment) -> list[str]:
+    """The paths of ``fragment``'s data files (``DataFile.path`` is a method in pylance 7, later a property)."""
+    return sorted(p() if callable(p) else p for p in (f.path for f in fragment.data_files()))
+
+
 def data_files(ds) -> list[str]:
-    """The paths of ``ds``'s data files (``DataFile.path`` is a method in pylance 7, later a property)."""
-    paths = (f.path for fragment in ds.get_fragments() for f in fragment.data_files())
-    return sorted(p() if callable(p) else p for p in paths)
+    return sorted(p for fragment in ds.get_fragments() for p in fragment_files(fragment))
 
 
 def test_a_partition_field_makes_a_plain_table_partitioned_its_dataset_moved_whole_into_spec_v1(spark, root, ns):
@@ -268,6 +271,96 @@ def test_a_merge_commits_beside_an_append(spark, root, ns, tmp_path):
     assert rows(spark, f"SELECT count(*) FROM {t}") == [(7,)]
 
 
+def merge_on_read(spark, t):
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('write.delete.mode' = 'merge-on-read', "
+              "'write.update.mode' = 'merge-on-read', 'write.merge.mode' = 'merge-on-read')")
+
+
+def fragments(root, ns) -> dict[int, tuple[list[str], int]]:
+    """Per fragment id of the latest version: its data files and how many rows it has left."""
+    return {f.fragment_id: (fragment_files(f), f.count_rows()) for f in dataset(root, ns).get_fragments()}
+
+
+def test_merge_on_read_commands_delete_rows_in_place_and_append_their_new_versions(spark, root, ns):
+    """write.<command>.mode = merge-on-read (docs/format.md, "Plain Lance tables"): each command is
+    one Lance version that gives the fragments holding the rows it deletes deletion files, rewrites
+    no fragment, and adds fragments holding only its new rows."""
+    t = create(spark, ns)
+    merge_on_read(spark, t)
+    addresses = dataset(root, ns).to_table(columns=["id"], with_row_address=True).to_pylist()
+    assert rows(spark, f"SELECT id, _rowaddr FROM {t}") == sorted((r["id"], r["_rowaddr"]) for r in addresses)
+
+    def run(statement, deleted: dict[int, int], new_rows: list[tuple]):
+        """Runs ``statement``; ``deleted``: rows it deletes per original fragment (by the id of a
+        row in it); ``new_rows``: (id, c) of the rows in the fragments it adds."""
+        before, version = fragments(root, ns), dataset(root, ns).version
+        fragment_of = {r["id"]: int(r["_fragment"]) for r in spark.sql(f"SELECT _fragment, id FROM {t}").collect()}
+        spark.sql(statement)
+        after = dataset(root, ns)
+        assert after.version == version + 1, "one Lance version"
+        now = fragments(root, ns)
+        left = {f: (files, n - sum(k for i, k in deleted.items() if fragment_of[i] == f))
+                for f, (files, n) in before.items()}
+        assert {f: now[f] for f in before if f in now} == {f: kept for f, kept in left.items() if kept[1]}, \
+            "the same data files, fewer rows (deletion files); a fragment whose rows all went is dropped"
+        added = [f for f in now if f not in before]
+        assert sorted((r["id"], r["c"]) for f in added for r in after.get_fragment(f).to_table().to_pylist()) == \
+            sorted(new_rows)
+
+    run(f"UPDATE {t} SET c = 'z' WHERE id IN (1, 4)", {1: 1, 4: 1}, [(1, "z"), (4, "z")])
+    run(f"DELETE FROM {t} WHERE upper(c) = 'B'", {2: 1, 5: 1}, [])  # a condition Lance cannot evaluate
+    run(f"MERGE INTO {t} x USING (SELECT * FROM VALUES (3L, 'm'), (7L, 'n') AS s(id, c)) s ON x.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET c = s.c WHEN NOT MATCHED THEN INSERT (id, c, st) VALUES (s.id, s.c, NULL)",
+        {3: 1}, [(3, "m"), (7, "n")])
+    assert rows(spark, f"SELECT id, c, st.b FROM {t}") == \
+        [(1, "z", "x"), (3, "m", None), (4, "z", "y"), (6, "c", None), (7, "n", None)]
+    assert sorted(dataset(root, ns).to_table().column("id").to_pylist()) == [1, 3, 4, 6, 7]
+
+
+def test_a_merge_on_read_update_fails_when_a_delete_changed_its_fragment_meanwhile(spark, root, ns, tmp_path):
+    """The row addresses a merge-on-read command read name the rows of the version it read: a
+    write that changed the fragments holding them since fails it, changing nothing."""
+    t = create(spark, ns)
+    merge_on_read(spark, t)
+    [(fragment,)] = rows(spark, f"SELECT _fragment FROM {t} WHERE id = 1")
+    version = dataset(root, ns).version
+    error = run_while_paused(
+        spark, tmp_path, f"UPDATE {t} SET c = 'z' WHERE id = pause_until_go(1)",
+        lambda: spark.sql(f"DELETE FROM {t} WHERE id = 1"))
+    assert error is not None and "TransactionConflict" in str(error), error
+    assert f"UPDATE conflicts with a write that changed fragments {fragment} after version {version}" in str(error)
+    assert rows(spark, f"SELECT id, c FROM {t} WHERE id <= 3") == [(2, "b"), (3, "c")], "the UPDATE changed nothing"
+    assert dataset(root, ns).version == version + 1, "only the DELETE committed"
+
+
+def test_a_merge_on_read_merge_commits_beside_an_append(spark, root, ns, tmp_path):
+    t = create(spark, ns)
+    merge_on_read(spark, t)
+    version = dataset(root, ns).version
+    error = run_while_paused(
+        spark, tmp_path,
+        f"MERGE INTO {t} x USING (SELECT pause_until_go(1L) AS id) s ON x.id = s.id WHEN MATCHED THEN UPDATE SET c = 'm'",
+        lambda: spark.sql(f"INSERT INTO {t} VALUES (7, 'g', NULL)"))
+    assert error is None
+    assert rows(spark, f"SELECT id, c FROM {t} WHERE id IN (1, 7)") == [(1, "m"), (7, "g")]
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(7,)]
+    assert dataset(root, ns).version == version + 2
+
+
+def test_merge_on_read_refuses_a_table_whose_column_hides_the_row_address(spark, root, ns):
+    """Lance reserves the name `_rowaddr`, but a dataset pylance renamed a column to it has one (which
+    Lance's scans of it then refuse)."""
+    uri = str(root / ns / "hiding.lance")
+    lance.write_dataset(pa.table({"id": [1, 2], "x": [5, 6]}), uri).alter_columns({"path": "x", "name": "_rowaddr"})
+    t = f"lance.{ns}.hiding"
+    merge_on_read(spark, t)
+    version = lance.dataset(uri).version
+    with pytest.raises(Exception, match=f"table {t}: cannot UPDATE rows in merge-on-read mode: its column '_rowaddr' "
+                                        "hides the metadata column of that name"):
+        spark.sql(f"UPDATE {t} SET id = 3 WHERE id = 1")
+    assert lance.dataset(uri).version == version
+
+
 def test_a_dataframe_kept_across_writes_reads_what_they_wrote(spark, ns):
     t = create(spark, ns)
     frame = spark.table(t)
@@ -369,12 +462,13 @@ def test_admin_operations_for_partitioned_tables_refuse_a_plain_one_by_name(spar
             call()
 
 
-def test_concurrent_increments_that_retry_on_conflict_all_count(spark, ns):
+@pytest.mark.parametrize("mode", ["copy-on-write", "merge-on-read"])
+def test_concurrent_increments_that_retry_on_conflict_all_count(spark, ns, mode):
     """Two threads each add 1 to every row four times, running an UPDATE again when it fails with
     TransactionConflict (as the docs advise): every increment that reported success is there
     (regression: an UPDATE planned while another committed rewrote nothing and reported success)."""
     t = f"lance.{ns}.counter"
-    spark.sql(f"CREATE TABLE {t} (id BIGINT, v INT)")
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, v INT) TBLPROPERTIES ('write.update.mode' = '{mode}')")
     spark.sql(f"INSERT INTO {t} SELECT id, 0 FROM range(20)")
     errors = []
 

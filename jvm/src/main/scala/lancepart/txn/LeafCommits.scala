@@ -1,5 +1,6 @@
 // Lance commits on one partition table: create it, delete rows (by predicate or row address) and
-// append fragments in one commit, commit a compaction or indexes.
+// append fragments in one commit, commit a compaction or indexes. A plain table's DELETE and
+// merge-on-read commands commit on its dataset the same way (on the main branch).
 // Strong mode commits detached on top of the manifest's read_version (spec: Multi-Partition
 // Transaction (Strong)); weak mode commits on the main branch (Lance rebases concurrent appends).
 // A streaming write's commits carry its micro-batch in their transaction properties.
@@ -144,7 +145,7 @@ class LeafCommits(lance: LanceAccess, detached: Boolean, stream: Option[StreamEp
       case f if fragments(f.getId) => f.getId -> (f.metadata().getPhysicalRows, f.metadata().getDeletionFile)
     }.toMap
     if (latest.version() != version && lance.withDataset(uri, Some(version))(state) != state(latest)) {
-      throw new TransactionConflict(s"partition table $uri: fragments ${fragments.toSeq.sorted.mkString(", ")} " +
+      throw new TransactionConflict(s"Lance dataset $uri: fragments ${fragments.toSeq.sorted.mkString(", ")} " +
         s"were compacted, updated or had rows deleted after version $version, at which the rows to delete were read")
     }
   }

@@ -28,7 +28,7 @@ object PlainAlter {
       else {
         TableProperties.checkSettable(name, c.property())
         TableProperties.checkValue(name, c.property(), c.value())
-        PlainCopyOnWrite.checkProperty(name, c.property(), c.value())
+        PlainTable.checkProperty(name, c.property(), c.value())
       }
       c.property() -> c.value()
     }.filterNot(_._1 == TableCatalog.PROP_LOCATION).toMap

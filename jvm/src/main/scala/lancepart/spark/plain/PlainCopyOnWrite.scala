@@ -3,7 +3,7 @@
 // Update replaces exactly the fragments read.
 package lancepart.spark.plain
 
-import lancepart.spark.write.{IsolationLevel, RowLevelMode, RowRewrite}
+import lancepart.spark.write.RowRewrite
 import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder}
 import org.apache.spark.sql.connector.write.{
@@ -50,25 +50,6 @@ class PlainCopyOnWrite(table: PlainTable, info: RowLevelOperationInfo) extends R
       val what = if (command() == Command.MERGE) "MERGE INTO" else command().name()
       new PlainWrite(table.tableName, table.uri, table.writtenColumns, table.fileVersion, table.lance)(fragments =>
         PlainWrite.replace(table, what, read.fragmentsRead, fragments))
-    }
-  }
-}
-
-object PlainCopyOnWrite {
-
-  /** Refuses a serializable isolation level (a plain table's commands run at snapshot isolation:
-   * Lance has no conditional commit that would fail on any write since the command read) and
-   * merge-on-read (they rewrite fragments). */
-  def checkProperty(table: String, key: String, value: String): Unit = {
-    if (IsolationLevel.Properties(key) && IsolationLevel.parse(table, key, value) == IsolationLevel.Serializable) {
-      throw new IllegalArgumentException(
-        s"table $table: $key cannot be serializable on a plain Lance table: DELETE, UPDATE and MERGE INTO commit " +
-          "as a Lance Update, which fails only when a fragment it rewrites changed meanwhile (snapshot isolation)")
-    }
-    if (RowLevelMode.Properties(key) && RowLevelMode.parse(table, key, value) == RowLevelMode.MergeOnRead) {
-      throw new IllegalArgumentException(
-        s"table $table: $key cannot be merge-on-read on a plain Lance table: its DELETE, UPDATE and MERGE INTO " +
-          "rewrite the fragments holding changed rows (copy-on-write)")
     }
   }
 }

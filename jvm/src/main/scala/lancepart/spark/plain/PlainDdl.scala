@@ -79,7 +79,7 @@ class PlainDdl(warehouse: Warehouse, tables: PlainTables, table: Identifier => S
       s"table ${table(ident)}: ${TransactionMode.Key} is a property of partitioned tables; a plain Lance table " +
         "(no PARTITIONED BY) commits each write as one Lance transaction")
     val config = TableProperties.atCreate(table(ident), uri, properties.asScala.toMap)
-    config.foreach { case (k, v) => PlainCopyOnWrite.checkProperty(table(ident), k, v) }
+    config.foreach { case (k, v) => PlainTable.checkProperty(table(ident), k, v) }
     config
   }
 }

@@ -3,7 +3,9 @@
 package lancepart.spark.plain
 
 import lancepart.prune.{LanceSql, V2Predicates}
-import lancepart.spark.read.{LeafFilter, LeafPartition, LeafReaderFactory, PackedSplit, PartitionedScan, SplitSizing}
+import lancepart.spark.read.{
+  LeafFilter, LeafPartition, LeafReaderFactory, PackedSplit, PartitionedScan, RowAddressColumn, SplitSizing
+}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.expressions.{Expressions, Literal, NamedReference}
 import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountStar}
@@ -58,7 +60,8 @@ class PlainScanBuilder(table: PlainTable, options: CaseInsensitiveStringMap, who
 }
 
 /**
- * `required`: the columns Spark reads, possibly with [[FragmentColumn]]. `wholeFragments`: the
+ * `required`: the columns Spark reads, possibly with the metadata columns [[FragmentColumn]] and
+ * [[RowAddressColumn]] (a merge-on-read command's row id). `wholeFragments`: the
  * scan of a copy-on-write DELETE, UPDATE or MERGE, which returns every row of the fragments it
  * reads (the command replaces them); Spark may narrow it at run time to the fragments holding
  * rows the command changes.
@@ -70,14 +73,22 @@ class PlainScan(
     sizing: SplitSizing,
     wholeFragments: Boolean)
     extends Scan with Batch with SupportsRuntimeV2Filtering {
-  private val fragmentColumn = required.exists(_.name == FragmentColumn.Name) &&
-    !table.plainColumns.fields.exists(_.name.equalsIgnoreCase(FragmentColumn.Name))
-  private val dataSchema = if (fragmentColumn) StructType(required.filterNot(_.name == FragmentColumn.Name))
-  else required
+
+  /** Whether Spark reads the metadata column `name` (a column of the table by that name hides it). */
+  private def metadata(name: String) =
+    required.exists(_.name == name) && !table.plainColumns.fields.exists(_.name.equalsIgnoreCase(name))
+  private val fragmentColumn = metadata(FragmentColumn.Name)
+  private val rowAddressColumn = metadata(RowAddressColumn.Name)
+  private val dataSchema = StructType(required.filterNot(f =>
+    (fragmentColumn && f.name == FragmentColumn.Name) || (rowAddressColumn && f.name == RowAddressColumn.Name)))
   private val leafFilters = if (wholeFragments) Seq.empty
   else filters.flatMap(f => LanceSql.render(f, table.plainColumns.lanceColumn).map(LeafFilter(_, f.references.toSeq)))
 
-  override def readSchema(): StructType = required
+  /** The columns in the order [[LeafReaderFactory]] returns them: data, `_rowaddr`, `_fragment`. */
+  override def readSchema(): StructType = {
+    val withAddress = if (rowAddressColumn) dataSchema.add(RowAddressColumn.field) else dataSchema
+    if (fragmentColumn) withAddress.add(FragmentColumn.field) else withAddress
+  }
 
   override def toBatch: Batch = this
 
@@ -133,7 +144,8 @@ class PlainScan(
       table.plainColumns.fields,
       leafFilters,
       fragmentColumn,
-      table.lance
+      table.lance,
+      rowAddress = rowAddressColumn
     )
 
   def countScan: Scan = new LocalScan {

@@ -9,6 +9,8 @@ import lancepart.lance.{Lance, LanceAccess, LeafSchema}
 import lancepart.maintenance.PlainMaintenance
 import lancepart.prune.V2Predicates
 import lancepart.spark.{FixedSizeLists, TableProperties}
+import lancepart.spark.read.RowAddressColumn
+import lancepart.spark.write.{IsolationLevel, RowLevelMode}
 import lancepart.txn.{LeafCommits, RowDeletion}
 import org.apache.spark.sql.connector.catalog.{
   MetadataColumn, SupportsDeleteV2, SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite,
@@ -99,13 +101,18 @@ class PlainTable(
    * TRUNCATE replace every row. */
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new PlainWriteBuilder(this, info)
 
-  override def metadataColumns(): Array[MetadataColumn] = Array(FragmentColumn)
+  override def metadataColumns(): Array[MetadataColumn] = Array(FragmentColumn, RowAddressColumn)
 
-  /** UPDATE, MERGE INTO and a DELETE whose condition Lance cannot evaluate ([[PlainCopyOnWrite]]). */
+  /** UPDATE, MERGE INTO and a DELETE whose condition Lance cannot evaluate: the fragments holding
+   * changed rows rewritten ([[PlainCopyOnWrite]]), or, when the command's `write.<command>.mode` is
+   * merge-on-read, the changed rows deleted and their new versions appended ([[PlainMergeOnRead]]). */
   override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = () => {
     val read = commandVersion.getOrElse(latest)
     commandVersion = Some(read)
-    new PlainCopyOnWrite(read, info)
+    RowLevelMode.of(tableName, info.command(), read.config) match {
+      case RowLevelMode.CopyOnWrite => new PlainCopyOnWrite(read, info)
+      case RowLevelMode.MergeOnRead => new PlainMergeOnRead(read, info)
+    }
   }
 
   override def canDeleteWhere(predicates: Array[Predicate]): Boolean =
@@ -121,6 +128,16 @@ class PlainTable(
 }
 
 object PlainTable {
+
+  /** Refuses a serializable isolation level: a plain table's commands run at snapshot isolation
+   * (Lance has no conditional commit that would fail on any write since the command read). */
+  def checkProperty(table: String, key: String, value: String): Unit =
+    if (IsolationLevel.Properties(key) && IsolationLevel.parse(table, key, value) == IsolationLevel.Serializable) {
+      throw new IllegalArgumentException(
+        s"table $table: $key cannot be serializable on a plain Lance table: DELETE, UPDATE and MERGE INTO commit " +
+          "as one Lance transaction, which fails only when a fragment it rewrites or deletes rows from changed " +
+          "meanwhile (snapshot isolation)")
+    }
 
   /** Lance's Arrow schema gives a dictionary-encoded column its index type (and lance-core 7.0.0
    * cannot give its own schema of such a table); the batches a scan reads say what it is. */

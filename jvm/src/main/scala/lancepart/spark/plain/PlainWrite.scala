@@ -1,6 +1,7 @@
 // Writes to a plain Lance table: tasks write fragments in the dataset's column order and Arrow
 // types, the driver commits them in one Lance transaction (Append, or Overwrite for INSERT
-// OVERWRITE, TRUNCATE and a staged CREATE/REPLACE ... AS SELECT).
+// OVERWRITE, TRUNCATE and a staged CREATE/REPLACE ... AS SELECT; the Update of a row-level command,
+// or its rows deleted and appended when it runs merge-on-read).
 package lancepart.spark.plain
 
 import lancepart.lance.{Lance, LanceAccess}
@@ -9,7 +10,7 @@ import org.apache.arrow.vector.types.pojo.Schema
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write._
 import org.lance.{FragmentMetadata, Transaction}
-import lancepart.txn.TransactionConflict
+import lancepart.txn.{LeafCommits, RowDeletion, TransactionConflict}
 import org.lance.operation.{Append, Overwrite, Update}
 
 import scala.collection.mutable
@@ -73,16 +74,34 @@ object PlainWrite {
     if (removed.nonEmpty || added.nonEmpty) {
       val update = Update.builder().removedFragmentIds(removed.map(id => java.lang.Long.valueOf(id.toLong)).asJava)
         .newFragments(added.asJava).build()
-      try commit(table.lance, table.uri, table.lanceVersion, update)
-      catch {
-        case NonFatal(e) if Lance.isConflict(e) =>
-          throw new TransactionConflict(
-            s"table ${table.name()}: $command conflicts with a write that changed fragments " +
-              s"${removed.mkString(", ")} after version ${table.lanceVersion}, which the command read; nothing " +
-              s"was committed, run it again (${e.getMessage})",
-            e
-          )
-      }
+      failingOnConflict(table, command, removed)(commit(table.lance, table.uri, table.lanceVersion, update))
+    }
+
+  /**
+   * Deletes the rows at `addresses` (Lance row addresses at the version `table` was loaded at) and
+   * adds fragments `added`, in one Lance commit: the commit of a merge-on-read `command`, made as a
+   * weak-mode partition table's ([[LeafCommits.update]]): on the latest version, once the fragments
+   * holding deleted rows are found as the command read them (appends since commute).
+   */
+  def delta(table: PlainTable, command: String, addresses: Seq[Long], added: Seq[FragmentMetadata]): Unit = {
+    val deletion = if (addresses.isEmpty) None else Some(RowDeletion.At(table.lanceVersion, addresses))
+    val fragments = addresses.map(a => (a >>> 32).toInt).distinct.sorted
+    failingOnConflict(table, command, fragments)(
+      new LeafCommits(table.lance, detached = false).update(table.uri, None, deletion, added))
+  }
+
+  /** `commit`, a `command`'s commit on `table`, as a [[TransactionConflict]] when a write since the
+   * version the command read changed its `fragments` (Lance refused it, or [[LeafCommits]] did). */
+  private def failingOnConflict(table: PlainTable, command: String, fragments: Seq[Int])(commit: => Unit): Unit =
+    try commit
+    catch {
+      case NonFatal(e) if e.isInstanceOf[TransactionConflict] || Lance.isConflict(e) =>
+        throw new TransactionConflict(
+          s"table ${table.name()}: $command conflicts with a write that changed fragments " +
+            s"${fragments.mkString(", ")} after version ${table.lanceVersion}, which the command read; nothing " +
+            s"was committed, run it again (${e.getMessage})",
+          e
+        )
     }
 
   private def commit(lance: LanceAccess, uri: String, readVersion: Long, op: org.lance.operation.Operation): Unit =
