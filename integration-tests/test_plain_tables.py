@@ -250,18 +250,36 @@ def test_maintenance_procedures_on_a_plain_table(spark, root, ns):
     assert rows(spark, f"SELECT count(*) FROM {t}") == [(5,)]
 
 
-def test_an_update_fails_when_a_delete_changed_its_fragment_meanwhile(spark, root, ns, tmp_path):
+MODES = ("copy-on-write", "merge-on-read")
+
+
+def with_mode(spark, t, mode):
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('write.delete.mode' = '{mode}', "
+              f"'write.update.mode' = '{mode}', 'write.merge.mode' = '{mode}')")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_update_fails_when_a_delete_changed_its_fragment_meanwhile(spark, root, ns, tmp_path, mode):
+    """The fragments an UPDATE rewrites, or whose rows' addresses it read (merge-on-read), must be
+    as the version it read had them: a write that changed them since fails it, changing nothing."""
     t = create(spark, ns)
+    with_mode(spark, t, mode)
+    [(fragment,)] = rows(spark, f"SELECT _fragment FROM {t} WHERE id = 1")
+    version = dataset(root, ns).version
     error = run_while_paused(
         spark, tmp_path, f"UPDATE {t} SET c = 'z' WHERE id = pause_until_go(1)",
         lambda: spark.sql(f"DELETE FROM {t} WHERE id = 1"))
     assert error is not None and "TransactionConflict" in str(error), error
-    assert "UPDATE conflicts with a write that changed fragments" in str(error)
+    assert f"UPDATE conflicts with a write that changed fragments {fragment} after version {version}" in str(error)
     assert rows(spark, f"SELECT id, c FROM {t} WHERE id <= 3") == [(2, "b"), (3, "c")], "the UPDATE changed nothing"
+    assert dataset(root, ns).version == version + 1, "only the DELETE committed"
 
 
-def test_a_merge_commits_beside_an_append(spark, root, ns, tmp_path):
+@pytest.mark.parametrize("mode", MODES)
+def test_a_merge_commits_beside_an_append(spark, root, ns, tmp_path, mode):
     t = create(spark, ns)
+    with_mode(spark, t, mode)
+    version = dataset(root, ns).version
     error = run_while_paused(
         spark, tmp_path,
         f"MERGE INTO {t} x USING (SELECT pause_until_go(1L) AS id) s ON x.id = s.id WHEN MATCHED THEN UPDATE SET c = 'm'",
@@ -269,11 +287,7 @@ def test_a_merge_commits_beside_an_append(spark, root, ns, tmp_path):
     assert error is None
     assert rows(spark, f"SELECT id, c FROM {t} WHERE id IN (1, 7)") == [(1, "m"), (7, "g")]
     assert rows(spark, f"SELECT count(*) FROM {t}") == [(7,)]
-
-
-def merge_on_read(spark, t):
-    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('write.delete.mode' = 'merge-on-read', "
-              "'write.update.mode' = 'merge-on-read', 'write.merge.mode' = 'merge-on-read')")
+    assert dataset(root, ns).version == version + 2
 
 
 def fragments(root, ns) -> dict[int, tuple[list[str], int]]:
@@ -286,7 +300,7 @@ def test_merge_on_read_commands_delete_rows_in_place_and_append_their_new_versio
     one Lance version that gives the fragments holding the rows it deletes deletion files, rewrites
     no fragment, and adds fragments holding only its new rows."""
     t = create(spark, ns)
-    merge_on_read(spark, t)
+    with_mode(spark, t, "merge-on-read")
     addresses = dataset(root, ns).to_table(columns=["id"], with_row_address=True).to_pylist()
     assert rows(spark, f"SELECT id, _rowaddr FROM {t}") == sorted((r["id"], r["_rowaddr"]) for r in addresses)
 
@@ -317,43 +331,13 @@ def test_merge_on_read_commands_delete_rows_in_place_and_append_their_new_versio
     assert sorted(dataset(root, ns).to_table().column("id").to_pylist()) == [1, 3, 4, 6, 7]
 
 
-def test_a_merge_on_read_update_fails_when_a_delete_changed_its_fragment_meanwhile(spark, root, ns, tmp_path):
-    """The row addresses a merge-on-read command read name the rows of the version it read: a
-    write that changed the fragments holding them since fails it, changing nothing."""
-    t = create(spark, ns)
-    merge_on_read(spark, t)
-    [(fragment,)] = rows(spark, f"SELECT _fragment FROM {t} WHERE id = 1")
-    version = dataset(root, ns).version
-    error = run_while_paused(
-        spark, tmp_path, f"UPDATE {t} SET c = 'z' WHERE id = pause_until_go(1)",
-        lambda: spark.sql(f"DELETE FROM {t} WHERE id = 1"))
-    assert error is not None and "TransactionConflict" in str(error), error
-    assert f"UPDATE conflicts with a write that changed fragments {fragment} after version {version}" in str(error)
-    assert rows(spark, f"SELECT id, c FROM {t} WHERE id <= 3") == [(2, "b"), (3, "c")], "the UPDATE changed nothing"
-    assert dataset(root, ns).version == version + 1, "only the DELETE committed"
-
-
-def test_a_merge_on_read_merge_commits_beside_an_append(spark, root, ns, tmp_path):
-    t = create(spark, ns)
-    merge_on_read(spark, t)
-    version = dataset(root, ns).version
-    error = run_while_paused(
-        spark, tmp_path,
-        f"MERGE INTO {t} x USING (SELECT pause_until_go(1L) AS id) s ON x.id = s.id WHEN MATCHED THEN UPDATE SET c = 'm'",
-        lambda: spark.sql(f"INSERT INTO {t} VALUES (7, 'g', NULL)"))
-    assert error is None
-    assert rows(spark, f"SELECT id, c FROM {t} WHERE id IN (1, 7)") == [(1, "m"), (7, "g")]
-    assert rows(spark, f"SELECT count(*) FROM {t}") == [(7,)]
-    assert dataset(root, ns).version == version + 2
-
-
 def test_merge_on_read_refuses_a_table_whose_column_hides_the_row_address(spark, root, ns):
     """Lance reserves the name `_rowaddr`, but a dataset pylance renamed a column to it has one (which
     Lance's scans of it then refuse)."""
     uri = str(root / ns / "hiding.lance")
     lance.write_dataset(pa.table({"id": [1, 2], "x": [5, 6]}), uri).alter_columns({"path": "x", "name": "_rowaddr"})
     t = f"lance.{ns}.hiding"
-    merge_on_read(spark, t)
+    with_mode(spark, t, "merge-on-read")
     version = lance.dataset(uri).version
     with pytest.raises(Exception, match=f"table {t}: cannot UPDATE rows in merge-on-read mode: its column '_rowaddr' "
                                         "hides the metadata column of that name"):
@@ -462,7 +446,7 @@ def test_admin_operations_for_partitioned_tables_refuse_a_plain_one_by_name(spar
             call()
 
 
-@pytest.mark.parametrize("mode", ["copy-on-write", "merge-on-read"])
+@pytest.mark.parametrize("mode", MODES)
 def test_concurrent_increments_that_retry_on_conflict_all_count(spark, ns, mode):
     """Two threads each add 1 to every row four times, running an UPDATE again when it fails with
     TransactionConflict (as the docs advise): every increment that reported success is there
