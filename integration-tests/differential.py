@@ -56,6 +56,10 @@ KNOWN_DIFFERENCES = {
         "a plain Lance table stores its schema as declared, so an INSERT of a NULL struct with a NOT NULL "
         "field fails there (Lance refuses the NULLs Arrow holds in the field); partitioned tables take it.",
         f"{FORMAT_DOC}#namespace-schema-spec-schema"),
+    "plain-add-map-column": (
+        "ALTER TABLE ... ADD COLUMN of a MAP is refused on a plain Lance table: Lance adds a column to existing "
+        "rows only when every field in it can be NULL, and a map's keys cannot (partitioned tables rewrite the "
+        "partition at its next write).", f"{SQL_DOC}#plain-lance-tables"),
     "variant": (
         "CREATE TABLE and ADD COLUMN refuse VARIANT: Lance has no variant type; Iceberg's format 3 stores it.",
         f"{FORMAT_DOC}#types"),

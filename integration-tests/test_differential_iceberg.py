@@ -172,10 +172,13 @@ CASES = [
         "CREATE TABLE {t} (`c-1` STRING, `my c` INT, v INT) PARTITIONED BY (`c-1`, `my c`)",
         "INSERT INTO {t} VALUES ('a', 1, 10), ('b-2', 2, 20)"),
         ("SELECT v FROM {t} WHERE `c-1` = 'b-2'", "SELECT v FROM {t} WHERE `my c` = 1")),
-    Case("map columns", (
-        "CREATE TABLE {t} (id BIGINT, p STRING, m MAP<STRING, INT>, ms MAP<STRING, STRUCT<x: INT, y: STRING>>) PARTITIONED BY (p)",
-        "INSERT INTO {t} VALUES (1, 'a', map('k', 1), map('k', named_struct('x', 1, 'y', 'one'))), (2, 'b', NULL, NULL)"),
-        ("SELECT id, m['k'], ms['k'].y FROM {t}", "SELECT * FROM {t} WHERE m['k'] = 1")),
+    *(Case(f"map columns{name}", (
+        f"CREATE TABLE {{t}} (id BIGINT, p STRING, m MAP<STRING, INT>, ms MAP<STRING, STRUCT<x: INT, y: STRING>>){spec}",
+        "INSERT INTO {t} VALUES (1, 'a', map('k', 1), map('k', named_struct('x', 1, 'y', 'one'))), (2, 'b', NULL, NULL)",
+        "UPDATE {t} SET m = map('k', 2, 'l', 3) WHERE id = 2", "ALTER TABLE {t} ADD COLUMN mm MAP<INT, INT>",
+        "INSERT INTO {t} VALUES (3, 'a', NULL, NULL, map(1, 10))"),
+        ("SELECT id, m['k'], ms['k'].y, mm[1] FROM {t}", "SELECT * FROM {t} WHERE m['k'] = 1"), known=known)
+      for name, spec, known in (("", " PARTITIONED BY (p)", None), (", plain table", "", "plain-add-map-column"))),
     Case("nested: struct in struct, array of structs", (
         "CREATE TABLE {t} (id BIGINT, p STRING, st STRUCT<a: INT, b: INT, d: DATE, in: STRUCT<x: STRING, y: DOUBLE>>, "
         "arr ARRAY<STRUCT<x: INT, y: STRING>>) PARTITIONED BY (p)",

@@ -383,6 +383,21 @@ def test_bad_statements_are_refused_naming_the_problem(spark, ns, statement, mes
         "a refused CREATE leaves no table (regression: it left an empty one)"
 
 
+def test_a_map_column_is_added_by_replacing_the_table(spark, ns):
+    """Regression: ADD COLUMN of a MAP failed in Lance ('All-null columns must be nullable')."""
+    t = f"lance.{ns}.maps"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, m MAP<STRING, INT>)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, map('a', 1))")
+    with pytest.raises(Exception, match=f"table {t}: column 'n' of type MAP<INT, INT> cannot be added to a plain Lance "
+                                        "table: Lance adds a column to existing rows only when every field in it can "
+                                        f"be NULL, and a map's keys cannot; write the table anew with CREATE OR "
+                                        f"REPLACE TABLE {t} AS SELECT \\*, CAST\\(NULL AS MAP<INT, INT>\\) AS n"):
+        spark.sql(f"ALTER TABLE {t} ADD COLUMN n MAP<INT, INT>")
+    spark.sql(f"CREATE OR REPLACE TABLE {t} AS SELECT *, CAST(NULL AS MAP<INT, INT>) AS n FROM {t}")
+    spark.sql(f"INSERT INTO {t} VALUES (2, NULL, map(7, 70))")
+    assert rows(spark, f"SELECT id, m, n FROM {t}") == [(1, {"a": 1}, None), (2, None, {7: 70})]
+
+
 def test_a_dictionary_column_pylance_wrote_refuses_the_table_naming_it(spark, root, ns):
     """Regression: the dictionary's indices were read as the column's values."""
     categories = pa.array(["x", "y", "x"]).dictionary_encode()

@@ -138,6 +138,10 @@ object ArrowTypes {
    * fields included (names and nullability aside): Spark's Arrow vectors serve it directly. */
   def isSparkOwn(f: Field, what: String): Boolean = sameType(f, sparkOwn(f.getName, toSpark(f, what), f.isNullable))
 
+  /** Whether Lance can add column `f` to existing rows as NULL: every field in it is nullable (a
+   * map's entries and keys are not, so a MAP column is added only by writing rows). */
+  def addableAsNull(f: Field): Boolean = f.isNullable && f.getChildren.asScala.forall(addableAsNull)
+
   /** Equal Arrow types, nested fields included (names and nullability aside). */
   def sameType(a: Field, b: Field): Boolean =
     a.getType == b.getType && a.getChildren.size == b.getChildren.size &&

@@ -16,8 +16,6 @@ import lancepart.spec.{NamespaceSchema, SchemaEvolution, SchemaField}
 import org.apache.arrow.vector.types.pojo.Field
 import org.lance.Dataset
 
-import scala.jdk.CollectionConverters._
-
 /** A leaf's fields after alignment, in order, each with the namespace column it stores (None for a
  * leaf-only column, which new rows leave NULL), and the Lance file format its data files have. */
 case class LeafLayout(fields: Seq[(Field, Option[SchemaField])], fileVersion: String)
@@ -51,7 +49,7 @@ object LeafAlignment {
       }
       val missing = missingFields(leaf, schema)
       val unchanged = LeafSchema.aligned(leaf, schema.fields).isEmpty && missing.isEmpty
-      if (narrower || !missing.forall(addable) || (pinned.isDefined && !unchanged)) None
+      if (narrower || !missing.forall(ArrowTypes.addableAsNull) || (pinned.isDefined && !unchanged)) None
       else if (unchanged) Some(layout(ds, schema))
       else {
         // planned again when another commit lands first (another writer may have added them)
@@ -66,9 +64,6 @@ object LeafAlignment {
    * namespace's field ids, which the leaf then has where they are free ([[LeafProject]]). */
   private def missingFields(leaf: Seq[LeafColumn], schema: NamespaceSchema): Seq[Field] =
     schema.fields.filter(c => LeafSchema.find(leaf, c, schema.fields).isEmpty).map(LeafSchema.created(schema, _))
-
-  /** Whether Lance can add `f` to existing rows, as NULL: every field in it is nullable. */
-  private def addable(f: Field): Boolean = f.isNullable && f.getChildren.asScala.forall(addable)
 
   private def layout(ds: Dataset, schema: NamespaceSchema): LeafLayout = {
     val leaf = LeafSchema.columns(ds)

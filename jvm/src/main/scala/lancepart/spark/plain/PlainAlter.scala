@@ -2,6 +2,7 @@
 // COLUMN and DROP NOT NULL of top-level columns as Lance schema changes.
 package lancepart.spark.plain
 
+import lancepart.arrow.ArrowTypes
 import lancepart.spark.TableProperties
 import lancepart.spec.{ArrowJsonType, NamespaceSchema, TransactionMode}
 import org.apache.spark.sql.connector.catalog.{TableCatalog, TableChange}
@@ -46,7 +47,13 @@ object PlainAlter {
             s"table $name: ADD COLUMN with a position or a default is not supported")
           NamespaceSchema.checkColumnName(name, path.head)
           ArrowJsonType.requireWritable(name, path.head, c.dataType(), table.fileVersion)
-          ds.addColumns(Seq(NamespaceSchema.stored(name, StructField(path.head, c.dataType(), nullable = true))).asJava)
+          val added = NamespaceSchema.stored(name, StructField(path.head, c.dataType(), nullable = true))
+          if (!ArrowTypes.addableAsNull(added)) throw new UnsupportedOperationException(
+            s"table $name: column '${path.head}' of type ${c.dataType().sql} cannot be added to a plain Lance table: " +
+              "Lance adds a column to existing rows only when every field in it can be NULL, and a map's keys " +
+              s"cannot; write the table anew with CREATE OR REPLACE TABLE $name AS SELECT *, " +
+              s"CAST(NULL AS ${c.dataType().sql}) AS ${path.head} FROM $name")
+          ds.addColumns(Seq(added).asJava)
         case c: TableChange.RenameColumn =>
           NamespaceSchema.checkColumnName(name, c.newName())
           ds.alterColumns(Seq(new org.lance.schema.ColumnAlteration.Builder(column(c.fieldNames())).rename(
