@@ -136,6 +136,23 @@ def test_a_partition_field_makes_a_plain_table_partitioned_its_dataset_moved_who
     assert lancepart.Admin(spark).describe(t.removeprefix("lance."))["partitioned"] is True
 
 
+def test_a_plain_table_made_partitioned_keeps_its_dataset_s_field_ids(spark, root, ns):
+    """Regression: the namespace schema numbered the columns 0, 1, ... while the dataset, which
+    had dropped a column, kept ids 0 and 2, so a column added later took id 2 too: a reader that
+    finds columns by field id (the spec's rule) read the old column as the new one."""
+    uri = str(root / ns / "gap.lance")
+    lance.write_dataset(pa.table({"a": ["x", "y"], "b": [1, 2], "c": [10, 20]}), uri).drop_columns(["b"])
+    t = f"lance.{ns}.gap"
+    spark.sql(f"ALTER TABLE {t} ADD PARTITION FIELD a")
+    spark.sql(f"ALTER TABLE {t} ADD COLUMN d BIGINT")
+    spark.sql(f"INSERT INTO {t} VALUES ('x', 30, 3), ('z', 40, 4)")
+    manifest = lance.dataset(str(root / ns / "gap" / "__manifest"))
+    ids = {f["name"]: int(f["metadata"]["lance:field_id"]) for f in json.loads(manifest.metadata["schema"])["fields"]}
+    assert ids == {"a": 0, "c": 2, "d": 3}
+    assert rows(spark, f"SELECT a, c, d FROM {t}") == [("x", 10, None), ("x", 30, 3), ("y", 20, None), ("z", 40, 4)]
+    assert lancepart.crosscheck(spark, t) == {"rows": 4, "tables": 3}
+
+
 def test_a_plain_table_stays_plain_where_its_partitioned_table_s_directory_is_taken(spark, root, ns):
     t = create(spark, ns)
     spark.sql(f"CREATE NAMESPACE lance.{ns}.t")

@@ -3,6 +3,7 @@ package lancepart.lance
 
 import lancepart.arrow.FieldIds
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field}
+import org.lance.Dataset
 import org.lance.schema.LanceField
 
 import scala.jdk.CollectionConverters._
@@ -13,6 +14,14 @@ case class LeafField(id: Int, name: String, arrowType: ArrowType, nullable: Bool
 object LeafField {
   def all(fields: java.util.List[LanceField]): Seq[LeafField] =
     fields.asScala.toSeq.map(f => LeafField(f.getId, f.getName, f.getType, f.isNullable, all(f.getChildren)))
+
+  /** Every field id `ds` uses: in its schema, nested fields included, or in a data file (a dropped
+   * column's). */
+  def idsInUse(ds: Dataset): Set[Int] = {
+    def ids(f: LanceField): Seq[Int] = f.getId +: f.getChildren.asScala.toSeq.flatMap(ids)
+    ds.getLanceSchema.fields().asScala.flatMap(ids).toSet ++
+      ds.getFragments.asScala.flatMap(_.metadata().getFiles.asScala.flatMap(_.getFields.toSeq))
+  }
 
   /** The field id of every field of `fields` (nested ones included) by its dotted path. */
   def idsByPath(fields: Seq[LeafField], prefix: String = ""): Map[String, Int] =

@@ -67,9 +67,7 @@ object LeafProject {
    * file (a dropped column's), is numbered above every id in use or asked for. */
   private def added(ds: Dataset, fields: Seq[Field]): Seq[Field] = if (fields.isEmpty) Seq.empty
   else {
-    def ids(f: LanceField): Seq[Int] = f.getId +: f.getChildren.asScala.toSeq.flatMap(ids)
-    val taken = ds.getLanceSchema.fields().asScala.flatMap(ids).toSet ++
-      ds.getFragments.asScala.flatMap(_.metadata().getFiles.asScala.flatMap(_.getFields.toSeq))
+    val taken = LeafField.idsInUse(ds)
     var next = (taken ++ fields.flatMap(FieldIds.of)).max + 1
     val fresh = () => { next += 1; next - 1 }
     fields.map(f => if (FieldIds.of(f).exists(taken)) FieldIds.renumbered(f, fresh) else f)

@@ -73,7 +73,8 @@ object DdlPartitioning {
       case Right(node) => Seq(SpecEvolution.Requested(expressionField(table, schema, node), explicitId = true))
     }
     if (fields.isEmpty) {
-      throw new IllegalArgumentException(s"table $table: a partitioned namespace needs PARTITIONED BY (column, ...)")
+      throw new IllegalArgumentException(s"table $table: no partition field given (an empty list of fields, or an " +
+        s"empty '$ExpressionsProperty' property); a spec without fields is made by DROP PARTITION FIELD of the last one")
     }
     fields.groupBy(_.field.fieldId).collectFirst { case (fid, fs) if fs.size > 1 => fid }.foreach { fid =>
       throw new IllegalArgumentException(s"table $table: partition field '$fid' appears twice (years, months, days " +

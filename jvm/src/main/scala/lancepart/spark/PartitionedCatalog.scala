@@ -5,7 +5,7 @@ package lancepart.spark
 
 import java.util
 
-import lancepart.lance.{LanceAccess, PartitionValues}
+import lancepart.lance.{LanceAccess, LeafField, PartitionValues}
 import lancepart.manifest.{ManifestConflict, ManifestRow, ManifestStore, Naming, TableFiles}
 import lancepart.spark.functions.PartitionFunctions
 import lancepart.spark.read.SpjPolicy
@@ -115,7 +115,8 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
 
   /** Refuses `clause` on a version named as Iceberg names them (`<table>.snapshot_id_<id>`), as Iceberg does. */
   private def requireNoVersionName(ident: Identifier, clause: String): Unit = ident.name() match {
-    case PartitionedCatalog.SnapshotSuffix(_) | PartitionedCatalog.TimestampSuffix(_) =>
+    case PartitionedCatalog.SnapshotSuffix(_) | PartitionedCatalog.TimestampSuffix(_)
+        if !warehouse.isTable(warehouse.tableUri(ident)) && plainTables.find(ident).isEmpty =>
       throw new IllegalArgumentException(
         s"table ${qualified(ident)}: $clause cannot read a version of a table named as a version already")
     case _ =>
@@ -139,8 +140,11 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     // metadata breaks the spec fails with the FormatException that says how.
     val manifest = if (!warehouse.exists(store.uri)) None
     else {
-      try store.loadIfPartitioned()
-      catch { case e: FormatException => throw e; case NonFatal(_) => None }
+      def partitioned() =
+        try store.loadIfPartitioned()
+        catch { case e: FormatException => throw e; case NonFatal(_) => None }
+      // a plain table's conversion that ended between moving its dataset and its metadata commit is finished
+      partitioned().orElse(if (PlainToPartitioned.finish(warehouse, store)) partitioned() else None)
     }
     manifest match {
       case Some(m) => new PartitionedTable(
@@ -285,7 +289,7 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     case current: PlainTable if plain(partitions, properties) =>
       plainDdl.stageReplace(ident, current, columns, properties)
     case current: PlainTable =>
-      requireFreeTableDirectory(ident, "replace the plain Lance table by a partitioned one")
+      requireFreeTableDirectory(ident, current, "replace the plain Lance table by a partitioned one")
       // properties the statement does not restate stay, as Iceberg's REPLACE keeps them
       val kept = (current.config ++ properties.asScala).asJava
       val fileVersion = newFileVersion(ident, columns, kept)
@@ -297,9 +301,12 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     case _ => replacing(loadPartitioned(ident), ident, columns, partitions, properties, commitAttempts)
   }
 
-  /** Refuses to `what` when the directory a partitioned table `ident` would have exists (a namespace). */
-  private def requireFreeTableDirectory(ident: Identifier, what: String): Unit = {
+  /** Refuses to `what` for plain table `plain` when the directory its partitioned table would have
+   * exists (a namespace); a conversion of it that did not finish there (the plain table is whole:
+   * it did not move) is taken back first. */
+  private def requireFreeTableDirectory(ident: Identifier, plain: PlainTable, what: String): Unit = {
     val tableUri = warehouse.tableUri(ident)
+    if (PlainToPartitioned.pending(warehouse.store(ident, qualified(ident)), plain.uri)) warehouse.delete(tableUri)
     if (warehouse.exists(tableUri)) throw new IllegalStateException(
       s"table ${qualified(ident)}: cannot $what: $tableUri, where the partitioned table would be, already exists")
   }
@@ -423,8 +430,8 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
         s"table ${qualified(ident)} is a plain Lance table that the directory namespace __manifest in " +
           s"${entry.root} lists; only a <name>.lance table can be made partitioned")
     }
-    requireFreeTableDirectory(ident, "make the plain Lance table partitioned")
-    val unpartitioned = tableMetadata(
+    requireFreeTableDirectory(ident, plain, "make the plain Lance table partitioned")
+    val created = tableMetadata(
       ident,
       plain.columns(),
       Array.empty,
@@ -433,6 +440,16 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
       TransactionMode.Weak,
       Map.empty,
       plain.fileVersion)
+    // the dataset's field ids are the namespace's
+    val schema = plain.lance.withDataset(plain.uri) { ds =>
+      NamespaceSchema.withIds(
+        created.schema,
+        LeafField.idsByPath(LeafField.all(ds.getLanceSchema.fields())),
+        LeafField.idsInUse(ds).max,
+        qualified(ident))
+    }
+    val unpartitioned =
+      TableMetadata.fromProperties(created.properties + (TableMetadata.SchemaKey -> schema.json), qualified(ident))
     val meta = nextSpec(ident, unpartitioned, request)
     PlainToPartitioned.convert(warehouse, plain, warehouse.store(ident, qualified(ident)), meta)
   }
@@ -553,9 +570,12 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     table.store.updateMetadata(Map(TransactionMode.Key -> mode.name))
   }
 
+  /** Drops the partitioned table `ident` and a plain table of its name it hides (left by a REPLACE
+   * or a conversion that could not delete it), or else the plain table `ident`. */
   override def dropTable(ident: Identifier): Boolean = {
     val uri = warehouse.tableUri(ident)
-    if (warehouse.isTable(uri)) warehouse.delete(uri) else plainTables.drop(ident)
+    if (warehouse.isTable(uri)) { warehouse.delete(uri); plainTables.drop(ident); true }
+    else plainTables.drop(ident)
   }
 
   override def purgeTable(ident: Identifier): Boolean = dropTable(ident)

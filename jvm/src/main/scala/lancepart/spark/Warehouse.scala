@@ -52,8 +52,8 @@ class Warehouse(val root: String, val lance: LanceAccess, directories: Directori
 
   def delete(uri: String): Boolean = directories.delete(uri)
 
-  /** Moves directory `from` to `to` ([[Directories.moveDirectory]]). */
-  def moveDirectory(from: String, to: String): Unit = directories.moveDirectory(from, to)
+  /** Puts directory `from` at `to`; true when it moved, false when it was copied ([[Directories.transferDirectory]]). */
+  def transferDirectory(from: String, to: String): Boolean = directories.transferDirectory(from, to)
 }
 
 object Warehouse {

@@ -157,6 +157,29 @@ object NamespaceSchema {
     parse(Json.write(root), table)
   }
 
+  /**
+   * `schema` with the field ids a Lance dataset gives its fields (`ids`, by dotted path: `c`,
+   * `c.x`), which a plain table made partitioned keeps, so that its dataset's ids are the
+   * namespace's (spec: field ids "must remain consistent across partition tables"); a field the
+   * dataset has no id for (a fixed-size list's element) gets one above every id in use. `used` is
+   * the largest id the dataset ever used (data files of dropped columns included): new columns
+   * are numbered above it.
+   */
+  def withIds(schema: NamespaceSchema, ids: Map[String, Int], used: Int, table: String): NamespaceSchema = {
+    val root = Json.parse(schema.json, s"table $table: schema").asInstanceOf[ObjectNode]
+    var next = (used +: ids.values.toSeq).max
+    def renumber(node: JsonNode, path: String): Unit = {
+      val id = ids.getOrElse(path, { next += 1; next })
+      node.get("metadata").asInstanceOf[ObjectNode].put(FieldIdKey, id.toString)
+      Option(node.get("type")).flatMap(t => Option(t.get("fields"))).foreach(
+        _.asScala.foreach(c => renumber(c, s"$path.${c.get("name").asText()}")))
+    }
+    root.get("fields").asScala.foreach(c => renumber(c, c.get("name").asText()))
+    Option(root.get("metadata")).collect { case m: ObjectNode => m }.getOrElse(root.putObject("metadata"))
+      .put(MaxFieldIdKey, next.toString)
+    parse(Json.write(root), table)
+  }
+
   /** The Arrow field new column `f` of `table` is stored as (see [[ArrowTypes.stored]]). */
   def stored(table: String, f: StructField): Field =
     try ArrowTypes.stored(f)

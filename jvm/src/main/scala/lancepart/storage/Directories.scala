@@ -39,9 +39,11 @@ trait Directories {
   /** Moves the file `from` to `to`, creating `to`'s parent directories as needed. */
   def move(from: String, to: String): Unit
 
-  /** Moves directory `from`, with everything under it, to `to` (which must not exist): one rename
-   * where the store has them (local disk, HDFS), a copy of every object then their removal on S3. */
-  def moveDirectory(from: String, to: String): Unit
+  /** Puts directory `from`, with everything under it, at `to` (which must not exist): true when it
+   * moved (one rename, where the store has them: local disk, HDFS), false when it was copied (S3,
+   * which has no rename: every object `from` held when listed; `from` stays, for the caller to
+   * delete once nothing needs it). */
+  def transferDirectory(from: String, to: String): Boolean
 }
 
 object Directories {

@@ -47,9 +47,10 @@ class HadoopDirectories(hadoopConf: Configuration) extends Directories {
     if (!fs(from).rename(new Path(from), target)) throw new IllegalStateException(s"could not move $from to $to")
   }
 
-  override def moveDirectory(from: String, to: String): Unit = {
+  override def transferDirectory(from: String, to: String): Boolean = {
     if (exists(to)) throw new IllegalStateException(s"could not move $from to $to: $to already exists")
     move(from, to)
+    true
   }
 
   /** The file system of each scheme and authority, looked up once: Hadoop's lookup (its cache

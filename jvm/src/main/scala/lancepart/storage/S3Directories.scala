@@ -85,8 +85,8 @@ class S3Directories(client: S3Client) extends Directories {
     deleteFile(from)
   }
 
-  override def moveDirectory(from: String, to: String): Unit = {
-    if (exists(to)) throw new IllegalStateException(s"could not move $from to $to: $to already exists")
+  override def transferDirectory(from: String, to: String): Boolean = {
+    if (exists(to)) throw new IllegalStateException(s"could not copy $from to $to: $to already exists")
     val (fromBucket, fromKey) = S3Directories.split(from)
     val (toBucket, toKey) = S3Directories.split(to)
     val (source, target) = (S3Directories.prefix(fromKey), S3Directories.prefix(toKey))
@@ -94,7 +94,7 @@ class S3Directories(client: S3Client) extends Directories {
       client.copyObject(CopyObjectRequest.builder().sourceBucket(fromBucket).sourceKey(o.key())
         .destinationBucket(toBucket).destinationKey(target + o.key().stripPrefix(source)).build())
     }
-    delete(from)
+    false
   }
 
   private def listing(bucket: String, prefix: String, delimited: Boolean) = {

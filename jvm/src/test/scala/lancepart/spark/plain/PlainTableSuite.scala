@@ -5,8 +5,8 @@ package lancepart.spark.plain
 import java.nio.file.{Files, Path}
 
 import lancepart.manifest.ManifestStore
-import lancepart.spark.{DdlPartitioning, PartitionedCatalog, Warehouse}
-import lancepart.spec.{NamespaceSchema, SpecEvolution}
+import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable, Warehouse}
+import lancepart.spec.{NamespaceSchema, SpecEvolution, TableMetadata}
 import lancepart.storage.HadoopDirectories
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.Identifier
@@ -33,7 +33,6 @@ class PlainTableSuite extends AnyFunSuite with BeforeAndAfterAll {
     spark.sql("CREATE NAMESPACE IF NOT EXISTS lance.suite")
     spark.sql("CREATE TABLE lance.suite.counter (id BIGINT, v INT)")
     spark.sql("INSERT INTO lance.suite.counter VALUES (1, 0)")
-    val catalog = spark.sessionState.catalogManager.catalog("lance").asInstanceOf[PartitionedCatalog]
     val table = catalog.loadTable(Identifier.of(Array("suite"), "counter")).asInstanceOf[PlainTable]
     val info = new RowLevelOperationInfo {
       override def options(): CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty()
@@ -45,14 +44,32 @@ class PlainTableSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(read.contains(s"version=${table.lanceVersion}"), read)
   }
 
-  test("a conversion to a partitioned table that fails after the move puts the dataset back") {
+  private lazy val catalog = spark.sessionState.catalogManager.catalog("lance").asInstanceOf[PartitionedCatalog]
+
+  /** Plain table `suite.<name>` of rows (1, a), (2, b), and the metadata converting it to a table
+   * partitioned by `p` (spec v1 without fields, v2 by p). */
+  private def plainToConvert(name: String): (PlainTable, TableMetadata) = {
     spark.sql("CREATE NAMESPACE IF NOT EXISTS lance.suite")
-    spark.sql("CREATE TABLE lance.suite.moving (id BIGINT, p STRING)")
-    spark.sql("INSERT INTO lance.suite.moving VALUES (1, 'a'), (2, 'b')")
-    val catalog = spark.sessionState.catalogManager.catalog("lance").asInstanceOf[PartitionedCatalog]
-    val plain = catalog.loadTable(Identifier.of(Array("suite"), "moving")).asInstanceOf[PlainTable]
-    val warehouse =
-      new Warehouse(root.toString, plain.lance, new HadoopDirectories(spark.sparkContext.hadoopConfiguration))
+    spark.sql(s"CREATE TABLE lance.suite.$name (id BIGINT, p STRING)")
+    spark.sql(s"INSERT INTO lance.suite.$name VALUES (1, 'a'), (2, 'b')")
+    val plain = catalog.loadTable(Identifier.of(Array("suite"), name)).asInstanceOf[PlainTable]
+    val unpartitioned = PartitionedCatalog.newTable(
+      plain.name(),
+      NamespaceSchema.fromSpark(plain.schema(), plain.name()),
+      Array.empty,
+      CaseInsensitiveStringMap.empty())
+    val requested = DdlPartitioning.fields(plain.name(), unpartitioned.schema, DdlPartitioning.items(Seq("p")))
+    (plain, unpartitioned.withSpec(SpecEvolution.next(unpartitioned, requested)))
+  }
+
+  private def warehouse(plain: PlainTable) =
+    new Warehouse(root.toString, plain.lance, new HadoopDirectories(spark.sparkContext.hadoopConfiguration))
+
+  private def rowsOf(name: String): Seq[String] =
+    spark.sql(s"SELECT id, p FROM lance.suite.$name ORDER BY id").collect().map(_.toString).toSeq
+
+  test("a conversion to a partitioned table that fails after the move puts the dataset back") {
+    val (plain, meta) = plainToConvert("moving")
     val tableUri = s"$root/suite/moving"
     val store = new ManifestStore(tableUri, plain.name(), plain.lance) {
       override def publish(expected: Map[String, String], next: Map[String, String]): Unit = {
@@ -60,18 +77,41 @@ class PlainTableSuite extends AnyFunSuite with BeforeAndAfterAll {
         throw new IllegalStateException("injected: the metadata commit failed")
       }
     }
-    val unpartitioned = PartitionedCatalog.newTable(
-      plain.name(),
-      NamespaceSchema.fromSpark(plain.schema(), plain.name()),
-      Array.empty,
-      CaseInsensitiveStringMap.empty())
-    val requested = DdlPartitioning.fields(plain.name(), unpartitioned.schema, DdlPartitioning.items(Seq("p")))
-    val meta = unpartitioned.withSpec(SpecEvolution.next(unpartitioned, requested))
-    val e = intercept[IllegalStateException](PlainToPartitioned.convert(warehouse, plain, store, meta))
+    val e = intercept[IllegalStateException](PlainToPartitioned.convert(warehouse(plain), plain, store, meta))
     assert(e.getMessage == s"table ${plain.name()}: could not make the plain Lance table partitioned: injected: the " +
       "metadata commit failed")
     assert(!Files.exists(Path.of(tableUri)), "the partitioned table's directory is removed")
-    assert(spark.sql("SELECT id, p FROM lance.suite.moving ORDER BY id").collect().map(_.toString).toSeq ==
-      Seq("[1,a]", "[2,b]"))
+    assert(rowsOf("moving") == Seq("[1,a]", "[2,b]"))
+  }
+
+  test("a conversion that ended between the move and the metadata commit is finished by the next load") {
+    val (plain, meta) = plainToConvert("ended")
+    val store = new ManifestStore(s"$root/suite/ended", plain.name(), plain.lance) {
+      override def publish(expected: Map[String, String], next: Map[String, String]): Unit =
+        throw new InterruptedException("injected: the process ends") // no NonFatal: nothing is taken back
+    }
+    intercept[InterruptedException](PlainToPartitioned.convert(warehouse(plain), plain, store, meta))
+    assert(!Files.exists(Path.of(plain.uri)), "moved")
+    assert(catalog.loadTable(Identifier.of(Array("suite"), "ended")).isInstanceOf[PartitionedTable])
+    assert(rowsOf("ended") == Seq("[1,a]", "[2,b]"))
+    assert(spark.sql("SELECT count(*) FROM lance.suite.ended.partitions").first().getLong(0) == 1)
+  }
+
+  test("a conversion that ended before the move is taken back by the next one") {
+    val (plain, meta) = plainToConvert("restarted")
+    val ending = new Warehouse(
+      root.toString,
+      plain.lance,
+      new HadoopDirectories(spark.sparkContext.hadoopConfiguration) {
+        override def transferDirectory(from: String, to: String): Boolean =
+          throw new InterruptedException("injected: the process ends")
+      }
+    )
+    val store = new ManifestStore(s"$root/suite/restarted", plain.name(), plain.lance)
+    intercept[InterruptedException](PlainToPartitioned.convert(ending, plain, store, meta))
+    assert(rowsOf("restarted") == Seq("[1,a]", "[2,b]"), "the plain table is read meanwhile")
+    spark.sql("ALTER TABLE lance.suite.restarted ADD PARTITION FIELD p")
+    assert(rowsOf("restarted") == Seq("[1,a]", "[2,b]"))
+    assert(catalog.loadTable(Identifier.of(Array("suite"), "restarted")).isInstanceOf[PartitionedTable])
   }
 }
