@@ -270,6 +270,11 @@ CTAS = [
         *CTAS_SOURCE, f"CREATE OR REPLACE TABLE {{t}} PARTITIONED BY (part) AS {PARTS}",
         "ALTER TABLE {t} DROP PARTITION FIELD part",
         f"CREATE OR REPLACE TABLE {{t}} PARTITIONED BY (part, id) AS {DOUBLED}"), (schema(),)),
+    case("TestCreateTableAsSelect.testRTAS [partitioned]", (
+        *CTAS_SOURCE, "CREATE TABLE {t} PARTITIONED BY (part) TBLPROPERTIES ('prop1'='val1', 'prop2'='val2') "
+        f"AS {PARTS}",
+        f"REPLACE TABLE {{t}} PARTITIONED BY (part) TBLPROPERTIES ('prop1'='newval1', 'prop3'='val3') AS {PARTS}"),
+        (schema(), properties("prop1", "prop2", "prop3"))),
     # a CTAS without PARTITIONED BY makes a plain table on lancepart, which REPLACE makes partitioned
     case("TestCreateTableAsSelect.testRTAS", (
         *CTAS_SOURCE, "CREATE TABLE {t} TBLPROPERTIES ('prop1'='val1', 'prop2'='val2') AS SELECT * FROM {u}",

@@ -153,6 +153,19 @@ def test_a_plain_table_made_partitioned_keeps_its_dataset_s_field_ids(spark, roo
     assert lancepart.crosscheck(spark, t) == {"rows": 4, "tables": 3}
 
 
+def test_drop_table_removes_a_plain_dataset_its_partitioned_table_hides(spark, root, ns):
+    """A commit that reached the plain dataset after it moved (or a REPLACE that could not delete
+    it) leaves `<name>.lance` hidden by the partitioned table: DROP TABLE removes it too
+    (regression: the old plain table came back)."""
+    t = create(spark, ns)
+    spark.sql(f"ALTER TABLE {t} ADD PARTITION FIELD c")
+    lance.write_dataset(pa.table({"id": [99]}), str(root / ns / "t.lance"))  # a late writer
+    assert rows(spark, f"SELECT count(*) FROM {t}") == [(6,)]
+    spark.sql(f"DROP TABLE {t}")
+    assert not (root / ns / "t.lance").exists() and not (root / ns / "t").exists()
+    assert spark.sql(f"SHOW TABLES IN lance.{ns}").collect() == []
+
+
 def test_a_plain_table_stays_plain_where_its_partitioned_table_s_directory_is_taken(spark, root, ns):
     t = create(spark, ns)
     spark.sql(f"CREATE NAMESPACE lance.{ns}.t")

@@ -41,9 +41,9 @@ object LeafHistory {
    * first. The walk goes back from `to`: from a detached version to the version its commit read
    * (strong mode chains detached commits), from a main-branch version to the one before. Refused
    * when it does not reach `from`, or a version on the way is gone (a cleanup) or records no
-   * transaction.
+   * transaction. Without `listAdded`, an Append's fragments are not listed (one open less each).
    */
-  def changes(lance: LanceAccess, uri: String, from: Long, to: Long): Seq[VersionChange] = {
+  def changes(lance: LanceAccess, uri: String, from: Long, to: Long, listAdded: Boolean = true): Seq[VersionChange] = {
     def fail(problem: String): Nothing = throw new IllegalStateException(
       s"partition table $uri: cannot follow its versions from ${java.lang.Long.toUnsignedString(from)} to " +
         s"${java.lang.Long.toUnsignedString(to)}: $problem")
@@ -53,7 +53,7 @@ object LeafHistory {
         if (!isDetached(version) && (version <= 0 || (!isDetached(from) && version < from)))
           fail(s"the versions before ${java.lang.Long.toUnsignedString(version)} on the way do not lead there")
         val (change, previous) =
-          try commitOf(lance, uri, version, listAdded = true)
+          try commitOf(lance, uri, version, listAdded)
           catch { case e: RuntimeException => fail(e.getMessage) }
         walk(previous, change :: later)
       }

@@ -101,10 +101,11 @@ object ManifestHistory {
       was.readVersion.orElse(was.writtenVersion),
       now.readVersion.orElse(now.writtenVersion)) match {
       case (Some(from), Some(to)) if from != to =>
-        Try(LeafHistory.changes(store.lance, store.leafUri(now), from, to)).toOption.exists { commits =>
-          commits.exists(_.isInstanceOf[VersionChange.Rewrote]) ||
-          (commits.exists(_.isInstanceOf[VersionChange.Deleted]) && commits.exists(
-            _.isInstanceOf[VersionChange.Appended]))
+        Try(LeafHistory.changes(store.lance, store.leafUri(now), from, to, listAdded = false)).toOption.exists {
+          commits =>
+            commits.exists(_.isInstanceOf[VersionChange.Rewrote]) ||
+            (commits.exists(_.isInstanceOf[VersionChange.Deleted]) && commits.exists(
+              _.isInstanceOf[VersionChange.Appended]))
         }
       case _ => false
     })
@@ -133,14 +134,13 @@ object ManifestHistory {
       val records =
         if (deltas.forall(_.isDefined)) Some((deltas.flatten.map(_._1).sum, deltas.flatten.map(_._2).sum)) else None
       // rows deleted and added in one partition table cancel out in its counts: its commits tell
-      val rewrote = changed.exists(id => rewrites(store, b.tables(id), a.tables(id)))
+      lazy val rewrote = changed.exists(id => rewrites(store, b.tables(id), a.tables(id)))
       val operation =
         if (added.isEmpty && deleted.isEmpty && changed.isEmpty) {
           if (a.properties != b.properties) "alter" else "replace"
         } else records match {
-          case _ if rewrote => "overwrite"
-          case Some((0L, 0L)) if deleted.isEmpty && added.isEmpty => "replace"
-          case Some((_, 0L)) if deleted.isEmpty => "append"
+          case Some((0L, 0L)) if deleted.isEmpty && added.isEmpty => if (rewrote) "overwrite" else "replace"
+          case Some((_, 0L)) if deleted.isEmpty => if (rewrote) "overwrite" else "append"
           case Some((0L, _)) if added.isEmpty => "delete"
           case _ => "overwrite"
         }

@@ -345,11 +345,12 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
       ident,
       columns,
       partitions,
-      properties,
+      (old.tableProperties ++ properties.asScala).asJava, // unrestated properties stay, as Iceberg's REPLACE keeps them
       specId,
       old.mode,
       store.partitionColumnTypes(),
-      current.manifest.fileVersion)
+      current.manifest.fileVersion
+    )
     store.addColumns(meta.allFields.map(_.arrowField))
     val version = store.latestVersion()
     // a spec version another statement reserved since specId was chosen is taken: choose again
