@@ -18,7 +18,8 @@ import scala.util.Try
  * `create` (the versions that make the table, up to its first rows in `__manifest`), `unknown`
  * (the oldest version an expiry kept: nothing to compare it with), `append`, `delete`,
  * `overwrite`, `replace` (rows rewritten, none added or removed, as by compaction, or nothing
- * visible changed), `alter` (table metadata only) or `rollback` (restoring `restored`).
+ * visible changed), `alter` (table metadata or partition specs only: a spec evolution's commits
+ * add `__manifest` columns and a `v<N>` row) or `rollback` (restoring `restored`).
  * `summary` counts, as Iceberg's snapshot summaries do, what changed (counts of zero left out)
  * and the totals after it.
  */
@@ -33,8 +34,15 @@ case class ManifestCommit(
 object ManifestHistory {
 
   /** The table at one manifest version: its table metadata, partition tables by object id, and
-   * whether `__manifest` has no rows at all (a table being created). */
-  private case class State(properties: Map[String, String], tables: Map[String, ManifestRow], empty: Boolean)
+   * `__manifest`'s row and column counts (no rows: a table being created; a spec evolution adds
+   * columns and a `v<N>` row). */
+  private case class State(
+      properties: Map[String, String],
+      tables: Map[String, ManifestRow],
+      manifestRows: Long,
+      manifestColumns: Int) {
+    def empty: Boolean = manifestRows == 0
+  }
 
   /** Every manifest version `store` holds from the table's partition spec on, oldest first. */
   def read(store: ManifestStore): Seq[ManifestCommit] = {
@@ -46,16 +54,18 @@ object ManifestHistory {
           (row.location.get, v),
           store.lance.withDataset(store.leafUri(row), Some(v))(_.countRows()))))
     val states = versions.map { v =>
-      val (restored, empty, properties) = store.lance.withDataset(store.uri, Some(v.version)) { ds =>
-        // A version without a transaction file (or of an operation lance-core cannot describe) restored nothing.
-        val restore = Lance.operation(ds).collect { case r: Restore => r.version() }
-        (restore, ds.countRows() == 0, ds.getTableMetadata.asScala.toMap)
-      }
+      val (restored, manifestRows, manifestColumns, properties) =
+        store.lance.withDataset(store.uri, Some(v.version)) { ds =>
+          // A version without a transaction file (or of an operation lance-core cannot describe) restored nothing.
+          val restore = Lance.operation(ds).collect { case r: Restore => r.version() }
+          (restore, ds.countRows(), ds.getSchema.getFields.size, ds.getTableMetadata.asScala.toMap)
+        }
       val state = partitioned(store, v.version).map { manifest =>
         State(
           properties,
           store.rows(manifest, ManifestQuery.tables(manifest.meta)).map(r => r.objectId -> r).toMap,
-          empty)
+          manifestRows,
+          manifestColumns)
       }
       (v, restored, state)
     }
@@ -122,7 +132,9 @@ object ManifestHistory {
     case Some(b) =>
       val added = a.tables.keySet -- b.tables.keySet
       val deleted = b.tables.keySet -- a.tables.keySet
-      val changed = (a.tables.keySet & b.tables.keySet).filter(id => a.tables(id) != b.tables(id)).toSeq
+      // a partition table's values read anew when a spec evolution adds columns: they are no change of it
+      val changed = (a.tables.keySet & b.tables.keySet)
+        .filter(id => a.tables(id).copy(values = Map.empty) != b.tables(id).copy(values = Map.empty)).toSeq
       val deltas: Seq[Option[(Long, Long)]] = added.toSeq.map(id => rows(a.tables(id)).map(n => (n, 0L))) ++
         deleted.toSeq.map(id => rows(b.tables(id)).map(n => (0L, n))) ++
         changed.map { id =>
@@ -137,7 +149,9 @@ object ManifestHistory {
       lazy val rewrote = changed.exists(id => rewrites(store, b.tables(id), a.tables(id)))
       val operation =
         if (added.isEmpty && deleted.isEmpty && changed.isEmpty) {
-          if (a.properties != b.properties) "alter" else "replace"
+          val altered = a.properties != b.properties || a.manifestColumns != b.manifestColumns ||
+            a.manifestRows != b.manifestRows
+          if (altered) "alter" else "replace"
         } else records match {
           case Some((0L, 0L)) if deleted.isEmpty && added.isEmpty => if (rewrote) "overwrite" else "replace"
           case Some((_, 0L)) if deleted.isEmpty => if (rewrote) "overwrite" else "append"
