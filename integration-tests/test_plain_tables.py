@@ -450,6 +450,8 @@ def test_snapshots_and_history_list_the_lance_versions(spark, root, ns):
     assert snapshots[2].summary == {"added-records": "3", "total-records": "3",
                                     "total-data-files": snapshots[2].summary["total-data-files"]}
     assert snapshots[5].summary["deleted-records"] == "1" and snapshots[5].summary["total-records"] == "5"
+    assert (snapshots[4].summary["added-records"], snapshots[4].summary["deleted-records"]) == ("1", "1"), \
+        "the UPDATE of one row: the rows of the fragments its commit added, and as many deleted"
     history = {r.snapshot_id: r.is_current_ancestor for r in spark.sql(f"SELECT * FROM {t}.history").collect()}
     assert [v for v, ancestor in sorted(history.items()) if not ancestor] == [4, 5, 6, 7], \
         "the versions the rollback to version 3 undid"

@@ -45,9 +45,13 @@ object PlainHistory {
         case _: Project | _: UpdateConfig | _: Merge => "alter"
         case _ => "unknown"
       }
-      val counts = name match {
-        case "append" => Map("added-records" -> change)
-        case "delete" => Map("deleted-records" -> -change)
+      val counts = (name, operation) match {
+        case ("append", _) => Map("added-records" -> change)
+        case ("delete", _) => Map("deleted-records" -> -change)
+        // an UPDATE or MERGE: the rows of its new fragments are added, and as many as it changed deleted
+        case ("overwrite", Some(u: Update)) =>
+          val added = u.newFragments().asScala.map(_.getPhysicalRows).sum
+          Map("added-records" -> added, "deleted-records" -> (added - change))
         case _ => Map.empty[String, Long]
       }
       ManifestCommit(
