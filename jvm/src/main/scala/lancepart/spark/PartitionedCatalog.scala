@@ -115,8 +115,7 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
 
   /** Refuses `clause` on a version named as Iceberg names them (`<table>.snapshot_id_<id>`), as Iceberg does. */
   private def requireNoVersionName(ident: Identifier, clause: String): Unit = ident.name() match {
-    case PartitionedCatalog.SnapshotSuffix(_) | PartitionedCatalog.TimestampSuffix(_)
-        if !warehouse.isTable(warehouse.tableUri(ident)) && plainTables.find(ident).isEmpty =>
+    case PartitionedCatalog.SnapshotSuffix(_) | PartitionedCatalog.TimestampSuffix(_) if !holdsTable(ident) =>
       throw new IllegalArgumentException(
         s"table ${qualified(ident)}: $clause cannot read a version of a table named as a version already")
     case _ =>
@@ -207,10 +206,15 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
   private def newFileVersion(ident: Identifier, columns: Array[Column], properties: util.Map[String, String]): String =
     TableProperties.fileVersion(qualified(ident), properties.asScala.toMap, columns.map(_.dataType()).toSeq)
 
+  /** True when a partitioned or a plain table is stored under the name `ident` itself (not a
+   * metadata table or a version it names). */
+  private def holdsTable(ident: Identifier): Boolean =
+    warehouse.isTable(warehouse.tableUri(ident)) || plainTables.find(ident).isDefined
+
   private def requireCreatable(ident: Identifier): Unit = {
     val uri = warehouse.tableUri(ident)
     if (ident.namespace().nonEmpty) requireNamespace(ident.namespace())
-    if (warehouse.isTable(uri) || plainTables.find(ident).isDefined) throw new TableAlreadyExistsException(ident)
+    if (holdsTable(ident)) throw new TableAlreadyExistsException(ident)
     if (warehouse.exists(s"$uri/${ManifestStore.DirName}")) {
       throw new IllegalStateException(
         s"table ${qualified(ident)}: $uri already holds a __manifest that is not a partitioned namespace")

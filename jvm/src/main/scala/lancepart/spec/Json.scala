@@ -45,6 +45,13 @@ object Json {
     v.elements().asScala.toList
   }
 
+  /** `map` as a JSON object of strings, as [[stringMap]] reads it back. */
+  def writeStringMap(map: Map[String, String]): String = {
+    val node = obj()
+    map.foreach { case (k, v) => node.put(k, v) }
+    write(node)
+  }
+
   def stringMap(node: JsonNode): Map[String, String] =
     if (node == null || node.isNull) Map.empty
     else node.properties().asScala.map(e => e.getKey -> e.getValue.asText()).toMap

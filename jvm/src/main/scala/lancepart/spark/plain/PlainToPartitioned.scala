@@ -40,7 +40,7 @@ object PlainToPartitioned {
       ManifestRow(leaf, Naming.TableType, Some(location), None, Map.empty),
       ManifestRow(meta.currentSpec.namespace, Naming.NamespaceType, None, None, Map.empty)
     )
-    val record = Map(FromKey -> plain.uri, ToKey -> leafUri, MetadataKey -> json(meta.stored))
+    val record = Map(FromKey -> plain.uri, ToKey -> leafUri, MetadataKey -> Json.writeStringMap(meta.stored))
     store.createEmpty(meta.allFields, Some(plain.fileVersion))
     var renamed: Option[Boolean] = None // whether the dataset was renamed or copied to leafUri
     try {
@@ -105,10 +105,4 @@ object PlainToPartitioned {
   private def latest(plain: PlainTable): Long = plain.lance.withDataset(plain.uri)(_.version())
 
   private def published(store: ManifestStore): Boolean = Try(store.loadIfPartitioned().isDefined).getOrElse(false)
-
-  private def json(map: Map[String, String]): String = {
-    val node = Json.obj()
-    map.foreach { case (k, v) => node.put(k, v) }
-    Json.write(node)
-  }
 }
