@@ -46,18 +46,20 @@ def _arrow_table(df: DataFrame) -> pa.Table:
 
 
 def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: int = 10,
-               progress: bool | None = None) -> dict:
-    """Compares ``SELECT * FROM table [WHERE where]`` in Spark with a pylance read of the same
-    table (``where`` must be valid in both Spark SQL and Lance SQL, e.g. ``country = 'US'``).
+               progress: bool | None = None, version: int | str | None = None) -> dict:
+    """Compares ``SELECT * FROM table [VERSION AS OF version] [WHERE where]`` in Spark with a
+    pylance read of the same table (``where`` must be valid in both Spark SQL and Lance SQL, e.g.
+    ``country = 'US'``); ``version`` is a version number or a tag, read by pylance through
+    ``lance.dataset(..., version=version)`` of ``__manifest`` (a plain table: of its dataset).
     Returns ``{"rows": n, "tables": k}``; raises CrosscheckError with a readable diff.
     ``progress`` (a bar over the partition tables pylance reads): see ``lancepart.progress``.
     ``table`` is named as ``Admin`` takes names (``resolve_table``: ``ns.t`` is ``lance.ns.t``)."""
     table = qualified_table(spark, table)
-    df = spark.table(table)
+    df = spark.table(table) if version is None else spark.read.option("versionAsOf", str(version)).table(table)
     if where:
         df = df.where(where)
     spark_rows = _arrow_table(df)
-    lance_rows, tables = read_with_pylance(spark, table, where, progress, spark_rows.schema)
+    lance_rows, tables = read_with_pylance(spark, table, where, progress, spark_rows.schema, version=version)
     if not _same_rows(spark_rows, lance_rows):
         only_spark, only_lance = _diff(spark_rows.to_pylist(), lance_rows.to_pylist())
         lines = [f"crosscheck of {table}{' WHERE ' + where if where else ''} failed: "
@@ -113,8 +115,9 @@ def crosscheck_search(spark: SparkSession, table: str, column: str, vector: Sequ
 def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
                       progress: bool | None = None, as_read: pa.Schema | None = None,
                       scan: Callable[[Any, dict[str, str | None]], pa.Table | None] | None = None,
-                      added: tuple[str, ...] = ()) -> tuple[pa.Table, int]:
-    """Rows of every partition table of ``table`` (``catalog.ns...name``) and the leaf count;
+                      added: tuple[str, ...] = (), version: int | str | None = None) -> tuple[pa.Table, int]:
+    """Rows of every partition table of ``table`` (``catalog.ns...name``) at ``version`` (a
+    version number or a tag of ``__manifest``, of a plain table's dataset; None: the latest) and the leaf count;
     ``progress`` (a bar over partition tables): see ``lancepart.progress``. With ``as_read`` (the
     Arrow schema of Spark's columns), each partition table's columns as Spark reads them (its
     stored types may differ from another's: see ``_as_read``), else as stored. ``scan`` reads a
@@ -126,12 +129,12 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
     table = qualified_table(spark, table)
     table_dir, storage = table_uri(spark, table)
     if not _partitioned(spark, table):
-        ds = lance.dataset(table_dir, storage_options=storage)  # a plain Lance table
+        ds = lance.dataset(table_dir, version=version, storage_options=storage)  # a plain Lance table
         data = ds.to_table(filter=where) if where else ds.to_table()
         if as_read is not None:
             data = pa.Table.from_arrays([_as_read(data.column(f.name), f.type) for f in as_read], schema=as_read)
         return data, 1
-    manifest = lance.dataset(f"{table_dir}/__manifest", storage_options=storage)
+    manifest = lance.dataset(f"{table_dir}/__manifest", version=version, storage_options=storage)
     meta = manifest.metadata
     schema_fields = json.loads(meta["schema"])["fields"]
     names_by_id = {int(f["metadata"]["lance:field_id"]): f["name"] for f in schema_fields}

@@ -1,5 +1,6 @@
 // Expiry of old manifest versions (CALL <catalog>.system.expire_snapshots): removes the manifest
-// versions committed before a time, keeping the newest `retainLast`, and then what only they used:
+// versions committed before a time, keeping the newest `retainLast` and those tags name (after
+// removing the tags whose RETAIN has passed), and then what only they used:
 // partition tables no kept version refers to, and inside the others the files of table versions
 // only expired manifest versions pinned (and the `table_version` records of those versions).
 // Files that a kept version, a main-branch version or a write still running (its files belong to
@@ -8,7 +9,7 @@
 // begun appends to it (a replay reads its versions since: manifest.StreamMarks).
 package lancepart.maintenance
 
-import lancepart.lance.{Lance, LeafFiles}
+import lancepart.lance.{DatasetTags, Lance, LanceAccess, LeafFiles}
 import lancepart.manifest.{ManifestQuery, ManifestStore, StreamMarks, TableFiles}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.lance.cleanup.CleanupPolicy
@@ -26,9 +27,9 @@ object ExpireSnapshots {
     // Loaded before the versions are listed: every version that pins a record it holds is listed.
     val latest = store.load()
     val versions = store.committed()
-    val expired =
-      versions.dropRight(
-        retainLast).takeWhile(v => DateTimeUtils.instantToMicros(v.at) < olderThanMicros).map(_.version)
+    val tagged = ExpireSnapshots.keptTags(store.lance, store.uri, versions.map(v => v.version -> v.at).toMap)
+    val old = versions.dropRight(retainLast).takeWhile(v => DateTimeUtils.instantToMicros(v.at) < olderThanMicros)
+    val expired = old.map(_.version).filterNot(tagged)
     if (expired.isEmpty) ExpireResult(0, 0, 0)
     else {
       val kept = versions.map(_.version).filterNot(expired.toSet)
@@ -38,7 +39,9 @@ object ExpireSnapshots {
       val stale = store.rows(latest, ManifestQuery.versionRecords).filterNot(r =>
         r.readVersion.exists(v => after.get(r.location.get).exists(_(v))))
       store.deleteRows(stale.map(_.objectId))
-      val policy = CleanupPolicy.builder().withBeforeVersion(kept.head).build()
+      // Lance's cleanup keeps the tagged versions before the first version kept untagged
+      val policy = CleanupPolicy.builder().withBeforeVersion(versions(old.size).version)
+        .withErrorIfTaggedOldVersions(false).build()
       store.lance.withDataset(store.uri)(_.cleanupWithPolicy(policy))
       val gone = before.keySet -- after.keySet
       gone.foreach(files.deleteLeafDirectory)
@@ -63,5 +66,15 @@ object ExpireSnapshots {
       }.sum
       ExpireResult(expired.size, gone.size, deleted)
     }
+  }
+
+  /** The versions tags of the dataset at `uri` name, after removing the tags whose retention
+   * (RETAIN) has passed since their version was committed (`committed`), as Iceberg's expiry
+   * removes such references. */
+  def keptTags(lance: LanceAccess, uri: String, committed: Map[Long, java.time.Instant]): Set[Long] = {
+    val tags = DatasetTags.list(lance, uri)
+    val aged = DatasetTags.aged(tags, v => committed.get(v).map(_.toEpochMilli), System.currentTimeMillis())
+    aged.foreach(t => DatasetTags.drop(lance, uri, uri, t.name, ifExists = true))
+    tags.filterNot(aged.contains).map(_.version).toSet
   }
 }

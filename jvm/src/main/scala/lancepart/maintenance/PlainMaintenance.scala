@@ -56,18 +56,20 @@ object PlainMaintenance {
         s"${versions.head.getDataTime.toInstant}"))
   }
 
-  /** Removes the versions committed before `olderThanMicros` but the newest `retainLast`, and the
-   * files only they used (Lance cleanup). */
+  /** Removes the versions committed before `olderThanMicros` but the newest `retainLast` and those
+   * tags name, and the files only they used (Lance cleanup). */
   def expire(lance: LanceAccess, uri: String, olderThanMicros: Long, retainLast: Int): ExpireResult = {
     val versions = lance.withDataset(uri)(_.listVersions().asScala.toSeq)
     val cutoff = DateTimeUtils.microsToInstant(olderThanMicros)
-    val kept = versions.takeRight(retainLast).map(_.getId).toSet
-    val expired = versions.filter(v => v.getDataTime.toInstant.isBefore(cutoff) && !kept(v.getId))
+    val tagged = ExpireSnapshots.keptTags(lance, uri, versions.map(v => v.getId -> v.getDataTime.toInstant).toMap)
+    val old = versions.dropRight(retainLast).takeWhile(_.getDataTime.toInstant.isBefore(cutoff))
+    val expired = old.filterNot(v => tagged(v.getId))
     if (expired.isEmpty) ExpireResult(0, 0, 0)
     else {
-      val firstKept = versions.map(_.getId).find(id => !expired.exists(_.getId == id)).get
-      val stats =
-        lance.withDataset(uri)(_.cleanupWithPolicy(CleanupPolicy.builder().withBeforeVersion(firstKept).build()))
+      // Lance's cleanup keeps the tagged versions before the first version kept untagged
+      val policy = CleanupPolicy.builder().withBeforeVersion(versions(old.size).getId)
+        .withErrorIfTaggedOldVersions(false).build()
+      val stats = lance.withDataset(uri)(_.cleanupWithPolicy(policy))
       ExpireResult(expired.size, 0, stats.getDataFilesRemoved + stats.getDeletionFilesRemoved)
     }
   }

@@ -8,7 +8,7 @@ package lancepart.spark
 import java.util.{Collections, WeakHashMap}
 
 import lancepart.spark.extensions.{
-  ForeignPartitionField, LineExtensions, PartitionFieldParser, SessionTableNames, ShowSessionTables
+  ForeignPartitionField, LineExtensions, AlterTableParser, SessionTableNames, ShowSessionTables
 }
 import lancepart.spark.search.{FilterIntoSearch, SearchConditions, TextSearch, VectorSearch}
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
@@ -24,7 +24,7 @@ import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvi
 class LancepartSparkSessionExtensions extends SparkSessionExtensionsProvider {
 
   override def apply(extensions: SparkSessionExtensions): Unit = {
-    extensions.injectParser((session, parser) => new PartitionFieldParser(session, parser))
+    extensions.injectParser((session, parser) => new AlterTableParser(session, parser))
     if (LancepartSparkSessionExtensions.applied.add(extensions)) {
       extensions.injectTableFunction(VectorSearch.description)
       extensions.injectTableFunction(TextSearch.description)

@@ -1,4 +1,4 @@
-// What the catalog's metadata tables (`<table>.partitions`, `.snapshots`, `.history`) share: a
+// What the catalog's metadata tables (`<table>.partitions`, `.snapshots`, `.history`, `.refs`) share: a
 // read-only table of rows computed on the driver from the table's metadata, and their registry.
 package lancepart.spark
 
@@ -41,7 +41,8 @@ object MetadataTable {
           s"table ${t.name()} is a plain Lance table (created without PARTITIONED BY): it has no partitions")
     },
     SnapshotsTable.Name -> (new SnapshotsTable(_)),
-    HistoryTable.Name -> (new HistoryTable(_))
+    HistoryTable.Name -> (new HistoryTable(_)),
+    RefsTable.Name -> (new RefsTable(_))
   )
 
   /** Whether `suffix` names a metadata table (`<table>.<suffix>`). */

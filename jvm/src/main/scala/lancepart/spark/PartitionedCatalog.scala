@@ -89,16 +89,23 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
   }
 
   /** The table as manifest version `version` recorded it (`VERSION AS OF`; strong mode only), or
-   * a plain table at its Lance version `version`. */
+   * a plain table at its Lance version `version`; `version` may also name a tag (as Iceberg, a tag
+   * of that name first, then a version number). */
   override def loadTable(ident: Identifier, version: String): Table = {
-    def number(what: String) = Try(version.toLong).getOrElse(throw new IllegalArgumentException(
-      s"table ${qualified(ident)}: VERSION AS OF takes a $what version number, not '$version'"))
     requireNoVersionName(ident, s"VERSION AS OF $version")
-    loadTable(ident) match {
-      case plain: PlainTable => plain.at(number("Lance"))
+    val current = loadTable(ident)
+    val tagged = current match {
+      case _: PartitionedTable | _: PlainTable => TableTags.list(current).find(_.name == version).map(_.version)
+      case _ => None
+    }
+    def number = tagged.orElse(Try(version.toLong).toOption).getOrElse(throw new IllegalArgumentException(
+      s"table ${qualified(ident)}: VERSION AS OF takes a version number or a tag, and '$version' is neither " +
+        s"(tags: ${TableTags.list(current).map(_.name).mkString(", ")})"))
+    current match {
+      case plain: PlainTable => plain.at(number)
       case _ =>
-        val current = travelling(ident, s"VERSION AS OF $version")
-        current.at(current.store.loadAt(number("manifest")))
+        val travelled = travelling(ident, s"VERSION AS OF $version")
+        travelled.at(travelled.store.loadAt(number))
     }
   }
 
@@ -115,7 +122,8 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
 
   /** Refuses `clause` on a version named as Iceberg names them (`<table>.snapshot_id_<id>`), as Iceberg does. */
   private def requireNoVersionName(ident: Identifier, clause: String): Unit = ident.name() match {
-    case PartitionedCatalog.SnapshotSuffix(_) | PartitionedCatalog.TimestampSuffix(_) if !holdsTable(ident) =>
+    case PartitionedCatalog.SnapshotSuffix(_) | PartitionedCatalog.TimestampSuffix(_) | PartitionedCatalog.TagSuffix(_)
+        if !holdsTable(ident) =>
       throw new IllegalArgumentException(
         s"table ${qualified(ident)}: $clause cannot read a version of a table named as a version already")
     case _ =>
@@ -161,6 +169,7 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
             ident.name() match {
               case PartitionedCatalog.SnapshotSuffix(version) => loadTable(parent(ident), version)
               case PartitionedCatalog.TimestampSuffix(millis) => loadTable(parent(ident), millis.toLong * 1000)
+              case PartitionedCatalog.TagSuffix(tag) => loadTable(parent(ident), tag)
               case _ => throw new NoSuchTableException(ident)
             }
           case None => throw new NoSuchTableException(ident)
@@ -685,9 +694,11 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
 object PartitionedCatalog {
   val StoragePrefix = "storage."
 
-  /** Iceberg's names of a table's versions: `<table>.snapshot_id_<id>`, `<table>.at_timestamp_<millis>`. */
+  /** Iceberg's names of a table's versions: `<table>.snapshot_id_<id>`, `<table>.at_timestamp_<millis>`,
+   * `<table>.tag_<tag>`. */
   private val SnapshotSuffix = "snapshot_id_(\\d+)".r
   private val TimestampSuffix = "at_timestamp_(\\d+)".r
+  private val TagSuffix = "tag_(.+)".r
 
   /** `spark.sql.catalog.<name>.spj.enabled` (default true): scans report their partitioning so
    * that Spark can join and aggregate without a shuffle (storage-partitioned joins). */

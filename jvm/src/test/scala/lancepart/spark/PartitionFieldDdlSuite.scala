@@ -5,7 +5,7 @@ package lancepart.spark
 
 import java.nio.file.{Files, Path}
 
-import lancepart.spark.extensions.PartitionFieldParser
+import lancepart.spark.extensions.AlterTableParser
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.connector.catalog.Identifier
 import org.scalatest.BeforeAndAfterAll
@@ -227,7 +227,7 @@ class PartitionFieldDdlSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   test("every other statement goes to Spark's parser unchanged") {
-    assert(spark.sessionState.sqlParser.isInstanceOf[PartitionFieldParser])
+    assert(spark.sessionState.sqlParser.isInstanceOf[AlterTableParser])
     spark.sql("CREATE NAMESPACE IF NOT EXISTS lance.others")
     spark.sql("CREATE TABLE lance.others.t (id BIGINT, region STRING) PARTITIONED BY (region)")
     spark.sql("INSERT INTO lance.others.t VALUES (1, 'eu'), (2, 'us')")

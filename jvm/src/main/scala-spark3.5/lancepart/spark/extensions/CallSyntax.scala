@@ -32,7 +32,7 @@ private[extensions] object CallSyntax {
               s"CALL ${sessionCatalog.name()}.$ident: the session catalog has no procedures; call them in a " +
                 s"lancepart catalog (${classOf[PartitionedCatalog].getName}) over the same root")
           case (other, ident) =>
-            PartitionFieldParser.delegatedOrExplained(parser.parsePlan(sql))(
+            AlterTableParser.delegatedOrExplained(parser.parsePlan(sql))(
               s"CALL ${other.name()}.$ident: on Spark 3.5 lancepart runs CALL for the procedures of its own " +
                 s"catalogs, and catalog ${other.name()} is of class ${other.getClass.getName}")
         })

@@ -1,4 +1,4 @@
-// Spark 3.5's parser has no methods beyond those PartitionFieldParser implements for every line
+// Spark 3.5's parser has no methods beyond those AlterTableParser implements for every line
 // (no parseRoutineParam, no parsePlanWithParameters).
 package lancepart.spark.extensions
 

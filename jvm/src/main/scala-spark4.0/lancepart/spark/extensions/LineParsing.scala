@@ -1,4 +1,4 @@
-// Spark 4.0's parser has no methods beyond those PartitionFieldParser implements for every line
+// Spark 4.0's parser has no methods beyond those AlterTableParser implements for every line
 // (no parsePlanWithParameters: statements with parameters come through parsePlan).
 package lancepart.spark.extensions
 

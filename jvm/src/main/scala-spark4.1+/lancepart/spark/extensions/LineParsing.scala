@@ -1,5 +1,5 @@
 // The parser methods of Spark 4.1 and later that Spark 4.0 lacks: a statement with parameters
-// (spark.sql(text, args)) goes through PartitionFieldParser's recognition too.
+// (spark.sql(text, args)) goes through AlterTableParser's recognition too.
 package lancepart.spark.extensions
 
 import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParserInterface}

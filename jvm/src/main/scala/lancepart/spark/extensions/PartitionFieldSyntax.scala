@@ -4,7 +4,10 @@ package lancepart.spark.extensions
 
 import java.util.Locale
 
-import lancepart.spark.extensions.SqlTokens.{#::, Tokens, Word}
+import lancepart.spark.PartitionedCatalog
+import lancepart.spark.extensions.SqlTokens.{#::, path, Tokens, Word}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.connector.catalog.Identifier
 
 private[extensions] object PartitionFieldSyntax {
 
@@ -14,7 +17,12 @@ private[extensions] object PartitionFieldSyntax {
    * `ALTER TABLE <table> <verb> PARTITION FIELD <rest>`: `table` as written (for Spark's
    * identifier parser), `verb` in upper case.
    */
-  final case class Statement(table: String, verb: String, rest: Tokens) {
+  final case class Statement(table: String, verb: String, rest: Tokens) extends AlterStatement {
+
+    def clause: String = s"$verb PARTITION FIELD"
+
+    def command(catalog: PartitionedCatalog, ident: Identifier): LogicalPlan =
+      AlterPartitionField(catalog, ident, change(s"${catalog.name()}.$ident"))
 
     /** The change `rest` asks for; errors name table `tableName`. */
     def change(tableName: String): PartitionFieldChange = {
@@ -82,14 +90,6 @@ private[extensions] object PartitionFieldSyntax {
             if Verbs.exists(verb.is) && partition.is("PARTITION") && field.is("FIELD") =>
           Statement(name, verb.text.toUpperCase(Locale.ROOT), rest)
       }
-    case _ => None
-  }
-
-  /** `name ('.' name)*` as written. */
-  private def path(ts: Tokens): Option[(String, Tokens)] = ts match {
-    case n #:: dot #:: more if n.isName && dot.text == "." =>
-      path(more).map { case (p, rest) => (s"${n.text}.$p", rest) }
-    case n #:: more if n.isName => Some((n.text, more))
     case _ => None
   }
 }

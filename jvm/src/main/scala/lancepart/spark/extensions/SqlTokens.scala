@@ -55,6 +55,14 @@ private[extensions] object SqlTokens {
     def unapply(ts: Tokens): Option[(Token, Tokens)] = ts.next
   }
 
+  /** `name ('.' name)*` as written. */
+  def path(ts: Tokens): Option[(String, Tokens)] = ts match {
+    case n #:: dot #:: more if n.isName && dot.text == "." =>
+      path(more).map { case (p, rest) => (s"${n.text}.$p", rest) }
+    case n #:: more if n.isName => Some((n.text, more))
+    case _ => None
+  }
+
   private def isWordChar(c: Char): Boolean = Character.isLetterOrDigit(c) || c == '_'
 
   @tailrec

@@ -1,6 +1,6 @@
 // The parser LancepartSparkSessionExtensions injects: ALTER TABLE ... ADD / DROP / REPLACE
-// PARTITION FIELD on tables of lancepart catalogs; every other statement, and these on tables of
-// other catalogs, go to the parser it wraps unchanged, but for the statements LineExtensions reads
+// PARTITION FIELD and CREATE / REPLACE / DROP TAG on tables of lancepart catalogs; every other
+// statement, and these on tables of other catalogs, go to the parser it wraps unchanged, but for the statements LineExtensions reads
 // on lines whose Spark lacks them. LineParsing (a source folder per Spark line) adds the methods
 // only some lines have.
 package lancepart.spark.extensions
@@ -14,7 +14,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.lancepart.CatalogLookup
 import org.apache.spark.sql.types.{DataType, StructType}
 
-class PartitionFieldParser(session: SparkSession, protected val delegate: ParserInterface) extends LineParsing {
+class AlterTableParser(session: SparkSession, protected val delegate: ParserInterface) extends LineParsing {
 
   override def parsePlan(sqlText: String): LogicalPlan =
     LineExtensions.statement(session, sqlText, delegate).getOrElse(parse(sqlText)(delegate.parsePlan(sqlText)))
@@ -37,20 +37,19 @@ class PartitionFieldParser(session: SparkSession, protected val delegate: Parser
   /** The statement's plan: ours for a lancepart table, else the wrapped parser's (`delegated`),
    * such as Iceberg's for an Iceberg table when its extension comes before this one. */
   protected def parse(sqlText: String)(delegated: => LogicalPlan): LogicalPlan =
-    PartitionFieldSyntax.recognize(sqlText).fold(delegated) { statement =>
+    PartitionFieldSyntax.recognize(sqlText).orElse(TagSyntax.recognize(sqlText)).fold(delegated) { statement =>
       CatalogLookup(session, delegate.parseMultipartIdentifier(statement.table)) match {
-        case (catalog: PartitionedCatalog, ident) =>
-          AlterPartitionField(catalog, ident, statement.change(s"${catalog.name()}.$ident"))
+        case (catalog: PartitionedCatalog, ident) => statement.command(catalog, ident)
         case (other, ident) =>
-          PartitionFieldParser.delegatedOrExplained(delegated)(
-            s"table ${other.name()}.$ident: ALTER TABLE ... ${statement.verb} PARTITION FIELD needs a table of a " +
+          AlterTableParser.delegatedOrExplained(delegated)(
+            s"table ${other.name()}.$ident: ALTER TABLE ... ${statement.clause} needs a table of a " +
               s"lancepart catalog (${classOf[PartitionedCatalog].getName}), and catalog ${other.name()} is of class " +
               s"${other.getClass.getName}")
       }
     }
 }
 
-object PartitionFieldParser {
+object AlterTableParser {
 
   /** The wrapped parser's plan `delegated` of a statement lancepart reads for its own catalogs
    * alone; when that parser cannot read it either, an error saying why lancepart did not (`why`),

@@ -1,0 +1,166 @@
+"""Tags (ALTER TABLE ... CREATE / REPLACE / DROP TAG, VERSION AS OF '<tag>', `<table>.tag_<tag>`,
+`<table>.refs`) on partitioned (strong mode) and plain tables: the same statements on Iceberg tables
+in the same session give the same rows and the same failures (differential.py); pylance reads a tag
+at the same rows (Lance's own tags of `__manifest`, of a plain table's dataset); expire_snapshots
+keeps what tags name; a weak-mode table refuses tags, saying why."""
+
+from __future__ import annotations
+
+import datetime
+
+import lance
+import pytest
+
+import lancepart
+from differential import Case, mismatch
+from test_iceberg_ports import remember_snapshot
+
+FUTURE = datetime.datetime(2999, 1, 1)
+STRONG = "TBLPROPERTIES ('transaction.mode' = 'strong')"
+
+# The same life of a table on each catalog: tags made at the current version and at an older one,
+# kept across writes, moved, dropped; reads at each tag, through VERSION AS OF and `<table>.tag_<tag>`.
+TAG_STEPS = (
+    "INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'c', 'x')",
+    remember_snapshot("v1"),
+    "ALTER TABLE {t} CREATE TAG first",
+    "INSERT INTO {t} VALUES (4, 'd', 'y'), (5, 'e', 'z')",
+    "DELETE FROM {t} WHERE category = 'x'",
+    "ALTER TABLE {t} CREATE TAG `second-tag` RETAIN 7 DAYS",
+    "ALTER TABLE {t} CREATE TAG IF NOT EXISTS first",
+    "UPDATE {t} SET data = 'changed' WHERE id = 4",
+    "ALTER TABLE {t} CREATE TAG old AS OF VERSION {v1}",
+    "ALTER TABLE {t} CREATE TAG moved",
+    "INSERT INTO {t} VALUES (6, 'f', 'x')",
+    "ALTER TABLE {t} REPLACE TAG moved",
+    "ALTER TABLE {t} CREATE TAG dropped",
+    "ALTER TABLE {t} DROP TAG dropped",
+    "ALTER TABLE {t} DROP TAG IF EXISTS never",
+)
+TAG_QUERIES = (
+    "SELECT * FROM {t} VERSION AS OF 'first'",
+    "SELECT * FROM {t} VERSION AS OF 'second-tag'",
+    "SELECT * FROM {t} VERSION AS OF 'old'",
+    "SELECT * FROM {t} VERSION AS OF 'moved'",
+    "SELECT * FROM {t}.tag_first WHERE id > 1",
+    "SELECT * FROM {t} VERSION AS OF 'dropped'",
+    "SELECT name, type, max_reference_age_in_ms, min_snapshots_to_keep, max_snapshot_age_in_ms FROM {t}.refs",
+    "SELECT name FROM {t}.refs WHERE snapshot_id = {v1}",
+    "ALTER TABLE {t} CREATE TAG first",
+    "ALTER TABLE {t} REPLACE TAG never",
+    "ALTER TABLE {t} DROP TAG never",
+    "ALTER TABLE {t} CREATE TAG broken AS OF VERSION 987654321",
+    "ALTER TABLE {t} CREATE OR REPLACE TAG first AS OF VERSION {v1}",
+    "SELECT * FROM {t} VERSION AS OF 'first'",
+)
+CASES = [
+    Case("tags of a partitioned table", (
+        f"CREATE TABLE {{t}} (id BIGINT, data STRING, category STRING) PARTITIONED BY (category) {STRONG}",
+        *TAG_STEPS), TAG_QUERIES),
+    Case("tags of a table partitioned by bucket", (
+        f"CREATE TABLE {{t}} (id BIGINT, data STRING, category STRING) PARTITIONED BY (bucket(4, id)) {STRONG}",
+        *TAG_STEPS), TAG_QUERIES),
+    Case("tags of a plain table", (
+        "CREATE TABLE {t} (id BIGINT, data STRING, category STRING)", *TAG_STEPS), TAG_QUERIES),
+]
+
+
+@pytest.mark.usefixtures("iceberg")
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_tags_as_iceberg(spark, ns, case):
+    assert (found := mismatch(spark, case, ns)) is None, found
+
+
+def test_pylance_reads_a_tag_of_a_partitioned_table_at_the_same_rows(spark, root, ns):
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, category STRING) PARTITIONED BY (category) {STRONG}")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'x'), (2, 'y')")
+    spark.sql(f"ALTER TABLE {t} CREATE TAG release")
+    spark.sql(f"INSERT INTO {t} VALUES (3, 'x'), (4, 'z')")
+    spark.sql(f"DELETE FROM {t} WHERE id = 2")
+    manifest = lance.dataset(str(root / ns / "t" / "__manifest"))
+    tagged = manifest.tags.list()["release"]["version"]
+    assert tagged < manifest.version
+    # the tag is Lance's own, of __manifest: pylance reads the version it names, and the leaves at read_version
+    assert lancepart.crosscheck(spark, t, version="release") == {"rows": 2, "tables": 2}
+    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} VERSION AS OF 'release'").collect()) == [1, 2]
+    assert lancepart.crosscheck(spark, t) == {"rows": 3, "tables": 3}
+
+
+def test_pylance_reads_a_tag_of_a_plain_table(spark, root, ns):
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT)")
+    spark.sql(f"INSERT INTO {t} VALUES (1), (2)")
+    spark.sql(f"ALTER TABLE {t} CREATE TAG release RETAIN 3 HOURS")
+    spark.sql(f"INSERT INTO {t} VALUES (3)")
+    ds = lance.dataset(str(root / ns / "t.lance"))
+    assert ds.tags.list()["release"]["version"] == ds.version - 1
+    assert sorted(lance.dataset(str(root / ns / "t.lance"), version="release").to_table()["id"].to_pylist()) == [1, 2]
+    assert lancepart.crosscheck(spark, t, version="release")["rows"] == 2
+    assert spark.sql(f"SELECT max_reference_age_in_ms FROM {t}.refs WHERE name = 'release'").first()[0] == 3 * 3600_000
+
+
+@pytest.mark.parametrize("partitioned", [True, False], ids=["partitioned", "plain"])
+def test_expire_snapshots_keeps_tagged_versions(spark, admin, root, ns, partitioned):
+    t = f"lance.{ns}.t"
+    spec = f"PARTITIONED BY (category) {STRONG}" if partitioned else ""
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, category STRING) {spec}")
+    for i in range(4):
+        spark.sql(f"INSERT INTO {t} VALUES ({i}, '{'xy'[i % 2]}')")
+        if i == 1:
+            spark.sql(f"ALTER TABLE {t} CREATE TAG kept")
+    spark.sql(f"DELETE FROM {t} WHERE id = 0")
+    versions = [r.snapshot_id for r in spark.sql(f"SELECT snapshot_id FROM {t}.snapshots").collect()]
+    uri = str(root / ns / "t" / "__manifest" if partitioned else root / ns / "t.lance")
+    listed = {v["version"] for v in lance.dataset(uri).versions()}
+    tagged = spark.sql(f"SELECT snapshot_id FROM {t}.refs WHERE name = 'kept'").first()[0]
+    result = admin.expire_snapshots(f"{ns}.t", older_than=FUTURE, retain_last=1)
+    def kept():  # of the versions before the expiry (which commits the records it removes: a version more)
+        return [r.snapshot_id for r in spark.sql(f"SELECT snapshot_id FROM {t}.snapshots").collect()
+                if r.snapshot_id <= versions[-1]]
+    assert kept() == [tagged, versions[-1]]
+    assert result["expired_versions_count"] == len(listed - {v["version"] for v in lance.dataset(uri).versions()})
+    assert lance.dataset(uri).tags.list()["kept"]["version"] == tagged
+    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} VERSION AS OF 'kept'").collect()) == [0, 1]
+    assert lancepart.crosscheck(spark, t, version="kept")["rows"] == 2
+    # a version no tag names is gone
+    with pytest.raises(Exception, match=f"no (manifest )?version {versions[-2]}"):
+        spark.sql(f"SELECT * FROM {t} VERSION AS OF {versions[-2]}").collect()
+    # once the tag is dropped, its version expires too
+    spark.sql(f"ALTER TABLE {t} DROP TAG kept")
+    admin.expire_snapshots(f"{ns}.t", older_than=FUTURE, retain_last=1)
+    assert tagged not in kept() and lance.dataset(uri).tags.list() == {}
+    assert sorted(r.id for r in spark.table(t).collect()) == [1, 2, 3]
+
+
+def test_a_weak_mode_table_refuses_tags_saying_why(spark, ns):
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, category STRING) PARTITIONED BY (category)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'x')")
+    with pytest.raises(Exception, match=rf"table lance.{ns}.t: a tag needs transaction.mode=strong; in weak mode"):
+        spark.sql(f"ALTER TABLE {t} CREATE TAG release")
+    # a version committed in weak mode pins nothing, also once the table is strong
+    weak = spark.sql(f"SELECT max(snapshot_id) FROM {t}.snapshots").first()[0]
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('transaction.mode' = 'strong')")
+    spark.sql(f"INSERT INTO {t} VALUES (2, 'y')")
+    with pytest.raises(Exception, match=rf"manifest version {weak} was committed in weak mode"):
+        spark.sql(f"ALTER TABLE {t} CREATE TAG release AS OF VERSION {weak}")
+    spark.sql(f"ALTER TABLE {t} CREATE TAG release")
+    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} VERSION AS OF 'release'").collect()) == [1, 2]
+
+
+@pytest.mark.parametrize("statement, error", [
+    ("CREATE TAG", r"expected a tag name at the end"),
+    ("CREATE TAG a AS OF VERSION x", r"expected a version number at 'x'"),
+    ("CREATE TAG a RETAIN 3 WEEKS", r"expected DAYS, HOURS or MINUTES at 'WEEKS'"),
+    ("CREATE TAG a RETAIN 0 DAYS", r"RETAIN must be a positive time, not 0 DAYS"),
+    ("DROP TAG a b", r"expected the end of the statement at 'b'"),
+    ("CREATE TAG `bad/name`", r"cannot create tag 'bad/name'"),
+])
+def test_errors_name_the_table_and_change_nothing(spark, ns, statement, error):
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT)")
+    spark.sql(f"INSERT INTO {t} VALUES (1)")
+    with pytest.raises(Exception, match=error):
+        spark.sql(f"ALTER TABLE {t} {statement}")
+    assert spark.sql(f"SELECT name FROM {t}.refs").collect() == [("main",)]
