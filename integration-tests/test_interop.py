@@ -159,24 +159,46 @@ def test_a_write_keeps_other_writers_metadata_and_base_objects(spark, root, ns):
 
 
 @pytest.mark.parametrize("column", ["read_tag", "read_branch"])
-def test_a_table_reading_leaves_at_a_tag_or_branch_is_refused_not_read_at_main(spark, root, ns, column):
-    """The spec's earlier edition lets a row read its partition table at a tag or branch; read at
-    main instead, the table would give other rows. Empty columns are harmless."""
+def test_a_table_reading_leaves_at_a_tag_or_branch_reads_them_there_and_refuses_writes(spark, admin, root, ns, column):
+    """The spec's earlier edition lets a row read its partition table at a tag (`read_tag` only)
+    or at a version of a branch (`read_branch` + `read_version`): lancepart reads it there (read at
+    main instead, the table would give other rows), and refuses writes, whose commits go to main.
+    Empty columns are harmless."""
     table_dir = root / ns / "events"
     write_by_hand(table_dir)
     t = f"lance.{ns}.events"
     manifest = lance.dataset(f"{table_dir}/__manifest")
     manifest.add_columns({column: "CAST(NULL AS STRING)"})
     assert spark.table(t).count() == 6
+    spark.sql(f"INSERT INTO {t} VALUES (6, DATE'2025-12-11', 'JP')")
     jp = next(r for r in _manifest_rows(table_dir).values()
               if r["object_type"] == "table" and r["partition_field_country"] == "JP")
     leaf = lance.dataset(f"{table_dir}/{jp['location']}")
-    if column == "read_tag":
+    main_ids = sorted(leaf.to_table()["id"].to_pylist())
+    if column == "read_tag":  # the tag names version 1; main has moved on
         leaf.tags.create("release", 1)
-    lance.dataset(f"{table_dir}/__manifest").update({column: "'release'"}, where=f"object_id = '{jp['object_id']}'")
-    with pytest.raises(Exception, match=rf"table lance.{ns}.events: __manifest rows read partition tables at a "
-                                        rf"{column[5:]} \(column {column}\), which this catalog does not support"):
-        spark.table(t).collect()
+        ref, expected = "'release'", sorted(lance.dataset(f"{table_dir}/{jp['location']}", version=1).to_table()["id"].to_pylist())
+    else:  # a branch from version 1 with a row main does not have
+        branch = leaf.create_branch("audit", 1)
+        branch.insert(pa.Table.from_pylist([{"id": 99, "event_date": dt.date(2025, 12, 11), "country": "JP"}],
+                                           schema=branch.schema))
+        ref, expected = "'audit'", sorted(leaf.checkout_version(("audit", None)).to_table()["id"].to_pylist())
+        lance.dataset(f"{table_dir}/__manifest").update(
+            {"read_version": str(leaf.checkout_version(("audit", None)).version)}, where=f"object_id = '{jp['object_id']}'")
+    assert expected != main_ids
+    lance.dataset(f"{table_dir}/__manifest").update({column: ref}, where=f"object_id = '{jp['object_id']}'")
+    others = sorted(r.id for r in spark.table(t).where("country <> 'JP'").collect())
+    assert sorted(r.id for r in spark.table(t).where("country = 'JP'").collect()) == expected
+    assert sorted(r.id for r in spark.table(t).collect()) == sorted(others + expected)
+    assert lancepart.crosscheck(spark, t)["rows"] == len(others) + len(expected)
+    refused = rf"table lance.{ns}.events: __manifest rows read partition tables at a {column[5:]} \(column {column}\)"
+    for statement in (f"INSERT INTO {t} VALUES (7, DATE'2025-12-11', 'JP')", f"DELETE FROM {t} WHERE id = 1",
+                      f"UPDATE {t} SET id = 8 WHERE id = 1", f"ALTER TABLE {t} ADD COLUMN extra INT"):
+        with pytest.raises(Exception, match=refused + ".*cannot (write|change the columns of)"):
+            spark.sql(statement)
+    with pytest.raises(Exception, match=refused + ".*cannot run rewrite_data_files\\(\\) on"):
+        admin.rewrite_data_files(f"{ns}.events")
+    assert sorted(r.id for r in spark.table(t).collect()) == sorted(others + expected)
 
 
 def test_a_spec_field_whose_source_left_the_schema_reads_as_null_not_a_refused_table(spark, root, ns):
@@ -339,3 +361,32 @@ def test_a_column_added_to_another_writers_partition_table_whose_id_it_uses_take
         [(5, 7, None), (8, None, "w8")]
     assert sorted(tuple(r) for r in spark.sql(f"SELECT id, w FROM {t} WHERE country = 'JP'").collect()) == \
         [(5, None), (8, "w8")]
+
+
+def test_pylance_reads_a_tag_of_a_partitioned_table_at_the_same_rows(spark, root, ns):
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, category STRING) PARTITIONED BY (category) TBLPROPERTIES ('transaction.mode' = 'strong')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'x'), (2, 'y')")
+    spark.sql(f"ALTER TABLE {t} CREATE TAG release")
+    spark.sql(f"INSERT INTO {t} VALUES (3, 'x'), (4, 'z')")
+    spark.sql(f"DELETE FROM {t} WHERE id = 2")
+    manifest = lance.dataset(str(root / ns / "t" / "__manifest"))
+    tagged = manifest.tags.list()["release"]["version"]
+    assert tagged < manifest.version
+    # the tag is Lance's own, of __manifest: pylance reads the version it names, and the leaves at read_version
+    assert lancepart.crosscheck(spark, t, version="release") == {"rows": 2, "tables": 2}
+    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} VERSION AS OF 'release'").collect()) == [1, 2]
+    assert lancepart.crosscheck(spark, t) == {"rows": 3, "tables": 3}
+
+
+def test_pylance_reads_a_tag_of_a_plain_table(spark, root, ns):
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT)")
+    spark.sql(f"INSERT INTO {t} VALUES (1), (2)")
+    spark.sql(f"ALTER TABLE {t} CREATE TAG release RETAIN 3 HOURS")
+    spark.sql(f"INSERT INTO {t} VALUES (3)")
+    ds = lance.dataset(str(root / ns / "t.lance"))
+    assert ds.tags.list()["release"]["version"] == ds.version - 1
+    assert sorted(lance.dataset(str(root / ns / "t.lance"), version="release").to_table()["id"].to_pylist()) == [1, 2]
+    assert lancepart.crosscheck(spark, t, version="release")["rows"] == 2
+    assert spark.sql(f"SELECT max_reference_age_in_ms FROM {t}.refs WHERE name = 'release'").first()[0] == 3 * 3600_000

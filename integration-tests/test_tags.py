@@ -1,8 +1,8 @@
 """Tags (ALTER TABLE ... CREATE / REPLACE / DROP TAG, VERSION AS OF '<tag>', `<table>.tag_<tag>`,
 `<table>.refs`) on partitioned (strong mode) and plain tables: the same statements on Iceberg tables
-in the same session give the same rows and the same failures (differential.py); pylance reads a tag
-at the same rows (Lance's own tags of `__manifest`, of a plain table's dataset); expire_snapshots
-keeps what tags name; a weak-mode table refuses tags, saying why."""
+in the same session give the same rows and the same failures (differential.py); expire_snapshots
+keeps what tags name; a weak-mode table refuses tags, saying why. pylance reading the tags is in
+test_interop.py (which runs under the newest pylance too)."""
 
 from __future__ import annotations
 
@@ -71,35 +71,6 @@ def test_tags_as_iceberg(spark, ns, case):
     assert (found := mismatch(spark, case, ns)) is None, found
 
 
-def test_pylance_reads_a_tag_of_a_partitioned_table_at_the_same_rows(spark, root, ns):
-    t = f"lance.{ns}.t"
-    spark.sql(f"CREATE TABLE {t} (id BIGINT, category STRING) PARTITIONED BY (category) {STRONG}")
-    spark.sql(f"INSERT INTO {t} VALUES (1, 'x'), (2, 'y')")
-    spark.sql(f"ALTER TABLE {t} CREATE TAG release")
-    spark.sql(f"INSERT INTO {t} VALUES (3, 'x'), (4, 'z')")
-    spark.sql(f"DELETE FROM {t} WHERE id = 2")
-    manifest = lance.dataset(str(root / ns / "t" / "__manifest"))
-    tagged = manifest.tags.list()["release"]["version"]
-    assert tagged < manifest.version
-    # the tag is Lance's own, of __manifest: pylance reads the version it names, and the leaves at read_version
-    assert lancepart.crosscheck(spark, t, version="release") == {"rows": 2, "tables": 2}
-    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} VERSION AS OF 'release'").collect()) == [1, 2]
-    assert lancepart.crosscheck(spark, t) == {"rows": 3, "tables": 3}
-
-
-def test_pylance_reads_a_tag_of_a_plain_table(spark, root, ns):
-    t = f"lance.{ns}.t"
-    spark.sql(f"CREATE TABLE {t} (id BIGINT)")
-    spark.sql(f"INSERT INTO {t} VALUES (1), (2)")
-    spark.sql(f"ALTER TABLE {t} CREATE TAG release RETAIN 3 HOURS")
-    spark.sql(f"INSERT INTO {t} VALUES (3)")
-    ds = lance.dataset(str(root / ns / "t.lance"))
-    assert ds.tags.list()["release"]["version"] == ds.version - 1
-    assert sorted(lance.dataset(str(root / ns / "t.lance"), version="release").to_table()["id"].to_pylist()) == [1, 2]
-    assert lancepart.crosscheck(spark, t, version="release")["rows"] == 2
-    assert spark.sql(f"SELECT max_reference_age_in_ms FROM {t}.refs WHERE name = 'release'").first()[0] == 3 * 3600_000
-
-
 @pytest.mark.parametrize("partitioned", [True, False], ids=["partitioned", "plain"])
 def test_expire_snapshots_keeps_tagged_versions(spark, admin, root, ns, partitioned):
     t = f"lance.{ns}.t"
@@ -164,3 +135,19 @@ def test_errors_name_the_table_and_change_nothing(spark, ns, statement, error):
     with pytest.raises(Exception, match=error):
         spark.sql(f"ALTER TABLE {t} {statement}")
     assert spark.sql(f"SELECT name FROM {t}.refs").collect() == [("main",)]
+
+
+def test_another_clients_tag_of_a_branch_version_is_refused_not_read_at_main(spark, root, ns):
+    """Regression (a spike): a tag of version 2 of branch 'b' was read as main's version 2."""
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT)")
+    spark.sql(f"INSERT INTO {t} VALUES (1)")
+    spark.sql(f"INSERT INTO {t} VALUES (2)")
+    ds = lance.dataset(str(root / ns / "t.lance"))
+    branch = ds.create_branch("b", 2)
+    branch.insert(branch.to_table().slice(0, 1))
+    head = ds.checkout_version(("b", None)).version
+    ds.tags.create("on-branch", ("b", head))
+    with pytest.raises(Exception, match=f"tag 'on-branch' names version {head} of branch 'b'"):
+        spark.sql(f"SELECT * FROM {t} VERSION AS OF 'on-branch'").collect()
+    assert [r.name for r in spark.sql(f"SELECT name FROM {t}.refs").collect()] == ["main"]

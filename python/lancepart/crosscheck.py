@@ -144,11 +144,15 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
     leaves = manifest.to_table(filter=f"object_type = 'table' AND ({declared})").to_pylist()
     parts = []
     for leaf in iterate(leaves, f"pylance read of {table}", len(leaves), progress, unit="table"):
-        # NULL (weak mode, or a manifest without the column): the leaf's latest version
-        version = leaf.get("read_version")
-        if version is None and _foreign(leaf) and _declared_only(f"{table_dir}/{leaf['location']}"):
+        # NULL (weak mode, or a manifest without the column): the leaf's latest version; another
+        # writer's row may read at a tag (read_tag) or a branch (read_branch, at read_version)
+        version, branch = leaf.get("read_tag") or leaf.get("read_version"), leaf.get("read_branch")
+        if version is None and branch is None and _foreign(leaf) and _declared_only(f"{table_dir}/{leaf['location']}"):
             continue  # a table another client declared and never created: no rows
-        ds = lance.dataset(f"{table_dir}/{leaf['location']}", version=version, storage_options=storage)
+        ds = lance.dataset(f"{table_dir}/{leaf['location']}", version=None if branch else version,
+                           storage_options=storage)
+        if branch:
+            ds = ds.checkout_version((branch, version))
         stored = {f["name"]: _leaf_column(ds, f, schema_fields) for f in schema_fields}
         data = scan(ds, stored) if scan else ds.to_table(filter=where) if where else ds.to_table()
         if data is None:

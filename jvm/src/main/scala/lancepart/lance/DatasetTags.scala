@@ -6,9 +6,10 @@ package lancepart.lance
 
 import scala.jdk.CollectionConverters._
 
-/** A tag: `version` of the dataset's main branch; `maxAgeMillis`: how long after that version was
- * committed expire_snapshots keeps the tag (None: for as long as it exists). */
-final case class DatasetTag(name: String, version: Long, maxAgeMillis: Option[Long])
+/** A tag: `version` of the dataset's main branch, or of branch `branch` (another client's tag:
+ * lancepart tags main versions); `maxAgeMillis`: how long after that version was committed
+ * expire_snapshots keeps the tag (None: for as long as it exists). */
+final case class DatasetTag(name: String, version: Long, maxAgeMillis: Option[Long], branch: Option[String] = None)
 
 object DatasetTags {
 
@@ -25,13 +26,26 @@ object DatasetTags {
   /** The dataset's tags, by name. */
   def list(lance: LanceAccess, uri: String): Seq[DatasetTag] =
     lance.withDataset(uri)(_.tags().list().asScala.toSeq.map { t =>
-      DatasetTag(t.getName, t.getVersion, Option(t.getMetadata.get(MaxAgeKey)).map(_.toLong))
+      DatasetTag(
+        t.getName,
+        t.getVersion,
+        Option(t.getMetadata.get(MaxAgeKey)).map(_.toLong),
+        Option(t.getBranch.orElse(null)))
     }.sortBy(_.name))
 
-  /** The version tag `name` names; `table` names the table in the error when there is no such tag. */
+  /** The tags of main-branch versions. */
+  def onMain(lance: LanceAccess, uri: String): Seq[DatasetTag] = list(lance, uri).filter(_.branch.isEmpty)
+
+  /** The main-branch version tag `name` names; `table` names the table in the error when there is no
+   * such tag, or when it names a version of another branch, which lancepart does not read. */
   def version(lance: LanceAccess, uri: String, table: String, name: String): Long =
-    list(lance, uri).find(_.name == name).map(_.version).getOrElse(throw new IllegalArgumentException(
-      s"table $table has no tag '$name'${known(lance, uri)}"))
+    list(lance, uri).find(_.name == name) match {
+      case Some(DatasetTag(_, version, _, None)) => version
+      case Some(DatasetTag(_, version, _, Some(branch))) => throw new UnsupportedOperationException(
+          s"table $table: tag '$name' names version $version of branch '$branch' (another client's), and this " +
+            "catalog reads main-branch versions of a table only")
+      case None => throw new IllegalArgumentException(s"table $table has no tag '$name'${known(lance, uri)}")
+    }
 
   /** Tags `version` as `name`, with `maxAgeMillis` as its retention, as `existing` says for a tag of
    * that name; `table` names the table in errors. */

@@ -4,24 +4,30 @@ package lancepart.lance
 
 import org.apache.arrow.vector.VectorSchemaRoot
 import org.apache.arrow.vector.types.pojo.Schema
-import org.lance.{CommitBuilder, Dataset, Fragment, FragmentMetadata, ReadOptions, Transaction, WriteParams}
+import org.lance.{CommitBuilder, Dataset, Fragment, FragmentMetadata, ReadOptions, Ref, Transaction, WriteParams}
 
 import scala.jdk.CollectionConverters._
 
 /** `storageOptions` are Lance's object-store options (catalog options `storage.*`). */
 final case class LanceAccess(storageOptions: Map[String, String]) {
 
-  /** The dataset at `uri` at `version` (None: the latest version on its main branch); the caller closes it. */
-  def open(uri: String, version: Option[Long] = None): Dataset = {
+  /** The dataset at `uri` at `version` (None: the latest version) of its main branch, or of branch
+   * `branch`; the caller closes it. */
+  def open(uri: String, version: Option[Long] = None, branch: Option[String] = None): Dataset = {
     Lance.loadNative()
     val options = new ReadOptions.Builder().setStorageOptions(storageOptions.asJava)
-    version.foreach(v => options.setVersion(v))
-    Dataset.open().allocator(Lance.allocator).uri(uri).readOptions(options.build()).session(Lance.session)
-      .build()
+    if (branch.isEmpty) version.foreach(v => options.setVersion(v))
+    val main = Dataset.open().allocator(Lance.allocator).uri(uri).readOptions(options.build())
+      .session(Lance.session).build()
+    branch.fold(main) { b =>
+      val ref = version.fold(Ref.ofBranch(b))(v => Ref.ofBranch(b, v))
+      Lance.using(main)(_.checkout(ref))
+    }
   }
 
-  /** `f` of the dataset at `uri` and `version`, closed afterwards. */
-  def withDataset[B](uri: String, version: Option[Long] = None)(f: Dataset => B): B = Lance.using(open(uri, version))(f)
+  /** `f` of the dataset at `uri` and `version` (of branch `branch`, else of main), closed afterwards. */
+  def withDataset[B](uri: String, version: Option[Long] = None, branch: Option[String] = None)(f: Dataset => B): B =
+    Lance.using(open(uri, version, branch))(f)
 
   /** Creates an empty dataset at `uri` with `schema` in Lance file format `fileVersion` (None:
    * lance-core's default); fails when one exists. */

@@ -72,7 +72,7 @@ object ExpireSnapshots {
    * (RETAIN) has passed since their version was committed (`committed`), as Iceberg's expiry
    * removes such references. */
   def keptTags(lance: LanceAccess, uri: String, committed: Map[Long, java.time.Instant]): Set[Long] = {
-    val tags = DatasetTags.list(lance, uri)
+    val tags = DatasetTags.onMain(lance, uri)
     val aged = DatasetTags.aged(tags, v => committed.get(v).map(_.toEpochMilli), System.currentTimeMillis())
     aged.foreach(t => DatasetTags.drop(lance, uri, uri, t.name, ifExists = true))
     tags.filterNot(aged.contains).map(_.version).toSet

@@ -13,6 +13,8 @@ import lancepart.lance.LeafStats
  * `stats` are what the leaf held at the version lancepart last committed to it (kept in the
  * metadata): exact for a version the row pins, a size estimate otherwise.
  * `copyOf`: the leaf this row's leaf replaced by copying its rows (kept in the metadata).
+ * `readBranch`: the branch of the leaf another writer's row reads (`read_branch`, or the branch of
+ * the tag its `read_tag` names, whose version is then `readVersion`); None: the main branch.
  */
 case class ManifestRow(
     objectId: String,
@@ -23,7 +25,8 @@ case class ManifestRow(
     writtenVersion: Option[Long] = None,
     metadata: Option[String] = None,
     stats: Option[LeafStats] = None,
-    copyOf: Option[LeafCopyOf] = None) {
+    copyOf: Option[LeafCopyOf] = None,
+    readBranch: Option[String] = None) {
   def specVersion: Option[Int] = Naming.specVersion(objectId)
 
   /** The strong-mode record of this leaf at `version` (spec: `table_version` rows, Appendix C),

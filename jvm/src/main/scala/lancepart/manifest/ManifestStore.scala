@@ -34,8 +34,10 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   def leafUri(row: ManifestRow): String = leafUri(row.location.getOrElse(
     throw new FormatException(s"table $table: partition table ${row.objectId} has no location")))
 
-  /** The version of a partition table that readers read now: its read_version, else (weak mode) its latest. */
-  def leafVersion(row: ManifestRow): Long = row.readVersion.getOrElse(lance.withDataset(leafUri(row))(_.version()))
+  /** The version of a partition table that readers read now: its read_version, else (weak mode) its
+   * latest (of the branch the row reads). */
+  def leafVersion(row: ManifestRow): Long =
+    row.readVersion.getOrElse(lance.withDataset(leafUri(row), None, row.readBranch)(_.version()))
 
   /**
    * A partition table's row count at the version readers read: the stats lancepart recorded, when
@@ -46,7 +48,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   def leafRowCount(row: ManifestRow, latest: String => Option[Long]): Long = {
     val read = row.readVersion.orElse(row.stats.flatMap(_ => row.location).flatMap(latest))
     row.stats.filter(s => read.contains(s.version)).fold(
-      lance.withDataset(leafUri(row), row.readVersion)(_.countRows()))(_.rows)
+      lance.withDataset(leafUri(row), row.readVersion, row.readBranch)(_.countRows()))(_.rows)
   }
 
   /** Creates `__manifest` with the table's metadata and the `v<N>` row of its spec, in Lance file
@@ -215,11 +217,17 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
         s"table $table: a repair of its __manifest did not finish; run Admin.repair('$table') again")
       val declared = TableMetadata.fromProperties(props, table)
       checkColumns(declared, props, ds.getSchema)
-      checkNoReadRefs(ds)
       // A table of another writer states no mode: it is strong when its rows pin leaf versions.
       val meta = if (props.contains(TransactionMode.Key) || !pinsVersions(ds)) declared
       else declared.copy(mode = TransactionMode.Strong)
-      Some(Manifest(meta, ds.version(), ds.getLanceFileFormatVersion, foreignNotNull(ds, declared), committedAt(ds)))
+      val readRefs = ReadRefs.filter(c => has(ds, c) && ds.countRows(ManifestQuery.tablesWith(c)) > 0)
+      Some(Manifest(
+        meta,
+        ds.version(),
+        ds.getLanceFileFormatVersion,
+        foreignNotNull(ds, declared),
+        committedAt(ds),
+        readRefs))
     }
   }
 
@@ -230,16 +238,6 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
       Manifest(meta, ds.version(), ds.getLanceFileFormatVersion, foreignNotNull(ds, meta), committedAt(ds)))
 
   private def committedAt(ds: Dataset): java.time.Instant = ds.getVersion.getDataTime.toInstant
-
-  /** Refuses a table whose rows read partition tables at a branch or tag (the spec's earlier
-   * edition): lancepart reads and writes main-branch versions only, and reading main instead
-   * would give other rows. */
-  private def checkNoReadRefs(ds: Dataset): Unit = {
-    val named = ReadRefs.filter(c => has(ds, c) && ds.countRows(ManifestQuery.tablesWith(c)) > 0)
-    if (named.nonEmpty) throw new FormatException(s"table $table: __manifest rows read partition tables at a " +
-      s"${named.map(_.stripPrefix("read_")).mkString(" or ")} (column ${named.mkString(", ")}), which this catalog " +
-      "does not support: it reads main-branch versions only and will not read another version instead")
-  }
 
   private def pinsVersions(ds: Dataset): Boolean =
     has(ds, ReadVersion) && ds.countRows(ManifestQuery.pinnedTables) > 0
@@ -252,16 +250,23 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   def rows(manifest: Manifest, filter: String): Seq[ManifestRow] =
     atVersion(manifest.version) { ds =>
       val fields = manifest.meta.allFields
-      val optional = Seq(ReadVersion, Metadata).filter(has(ds, _))
+      val optional = (ReadVersion +: Metadata +: ReadRefs).filter(has(ds, _))
       scan(ds, filter, RequiredColumns ++ optional ++ fields.map(_.column)).map { r =>
         val metadata = r.get(Metadata).flatMap(Option(_)).map(_.toString)
         val location = Option(r(Location)).map(_.toString)
         val kept = metadata.flatMap(RowMetadata.objectOf)
+        def text(column: String) = r.get(column).flatMap(Option(_)).map(_.toString)
+        val (readBranch, readVersion) = text(ReadTag).fold(
+          (text(ReadBranch), r.get(ReadVersion).flatMap(Option(_)).map(version))) { tag =>
+          val at = tagged(r(ObjectId).toString, location, tag)
+          (at._1, Some(at._2))
+        }
         ManifestRow(
           objectId = r(ObjectId).toString,
           objectType = r(ObjectType).toString,
           location = location,
-          readVersion = r.get(ReadVersion).flatMap(Option(_)).map(version),
+          readVersion = readVersion,
+          readBranch = readBranch,
           // a table without partition values has none (its NULLs are no values; none is kept in its metadata)
           values = if (manifest.meta.unpartitioned(r(ObjectId).toString)) Map.empty
           else fields.map(f => f.fieldId -> r(f.column)).toMap,
@@ -272,6 +277,18 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
         )
       }
     }
+
+  /** The branch (None: main) and version of the partition table at `location` that its tag `tag`
+   * names (spec, earlier edition: a row that reads its table at a tag); `objectId` names the row. */
+  private def tagged(objectId: String, location: Option[String], tag: String): (Option[String], Long) = {
+    val uri =
+      leafUri(location.getOrElse(throw new FormatException(s"table $table: partition table $objectId has no location")))
+    lance.withDataset(uri)(_.tags().list().asScala.find(_.getName == tag)).fold(throw new FormatException(
+      s"table $table: partition table $objectId reads at tag '$tag' (column $ReadTag), which $uri does not have")) {
+      t =>
+        (Option(t.getBranch.orElse(null)), t.getVersion)
+    }
+  }
 
   /** Rows matching `filter` as column name to value (see [[ArrowValues]]). */
   private[lancepart] def scan(ds: Dataset, filter: String, columns: Seq[String]): Seq[Map[String, Any]] = {
@@ -513,7 +530,9 @@ object ManifestStore {
   val ReadVersion = "read_version"
 
   /** Columns of the spec's earlier edition that read a partition table at a branch or a tag. */
-  val ReadRefs: Seq[String] = Seq("read_branch", "read_tag")
+  val ReadBranch = "read_branch"
+  val ReadTag = "read_tag"
+  val ReadRefs: Seq[String] = Seq(ReadBranch, ReadTag)
 
   /** The columns every reader needs; `metadata` and `read_version` are read when present. */
   val RequiredColumns: Seq[String] = Seq(ObjectId, ObjectType, Location)

@@ -94,13 +94,9 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
   override def loadTable(ident: Identifier, version: String): Table = {
     requireNoVersionName(ident, s"VERSION AS OF $version")
     val current = loadTable(ident)
-    val tagged = current match {
-      case _: PartitionedTable | _: PlainTable => TableTags.list(current).find(_.name == version).map(_.version)
-      case _ => None
-    }
-    def number = tagged.orElse(Try(version.toLong).toOption).getOrElse(throw new IllegalArgumentException(
-      s"table ${qualified(ident)}: VERSION AS OF takes a version number or a tag, and '$version' is neither " +
-        s"(tags: ${TableTags.list(current).map(_.name).mkString(", ")})"))
+    // neither a tag nor a number: the error names the table's tags
+    def number = TableTags.list(current).find(_.name == version).map(_.version)
+      .orElse(Try(version.toLong).toOption).getOrElse(TableTags.version(current, version))
     current match {
       case plain: PlainTable => plain.at(number)
       case _ =>
@@ -493,6 +489,7 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
       case c: TableChange.RemoveProperty => removeProperty(table, c.property())
     }
     if (columns.isEmpty) return loadTable(ident)
+    table.requireWritable("change the columns of")
     def top(names: Array[String], change: TableChange): String = names match {
       case Array(n) => n
       case _ => throw new UnsupportedOperationException(

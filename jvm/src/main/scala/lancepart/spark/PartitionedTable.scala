@@ -119,7 +119,22 @@ class PartitionedTable(
     else withManifest(now, pinned = false)
   }
 
-  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new PartitionedWriteBuilder(this, info)
+  /** Refuses `what` (a write, a stream, a maintenance operation) on a table whose rows read partition
+   * tables at a tag or branch: lancepart commits to a partition table's main branch (or on top of its
+   * `read_version`), which those rows would not read, and it would leave their tag or branch in place. */
+  def requireWritable(what: String): Unit = if (manifest.readRefs.nonEmpty) {
+    val refs = manifest.readRefs.map(_.stripPrefix("read_"))
+    throw new UnsupportedOperationException(
+      s"table $tableName: __manifest rows read partition tables at a ${refs.mkString(" or ")} (column " +
+        s"${manifest.readRefs.mkString(", ")}), another writer's layout (the spec's earlier edition) that this " +
+        s"catalog reads but cannot $what: its commits go to the partition tables' main branches, which those rows " +
+        "do not read")
+  }
+
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
+    requireWritable("write")
+    new PartitionedWriteBuilder(this, info)
+  }
 
   /** Commits writes to this table; new leaves get the namespace's columns. */
   def committer: Committer =
@@ -130,6 +145,7 @@ class PartitionedTable(
    * the command's `write.<command>.mode` is merge-on-read, deletes and appends the rows it
    * changes ([[MergeOnReadOperation]]). */
   override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = () => {
+    requireWritable("write")
     val table = latest
     RowLevelMode.of(tableName, info.command(), table.manifest.meta.tableProperties) match {
       case RowLevelMode.CopyOnWrite => new CopyOnWriteOperation(table, info)
@@ -143,6 +159,7 @@ class PartitionedTable(
   /** DELETE FROM: whole partitions as a metadata change when the condition is on identity
    * partition columns only, otherwise row deletions in the partition tables that may match. */
   override def deleteWhere(predicates: Array[Predicate]): Unit = {
+    requireWritable("write")
     val removal = RowRemoval.plan(
       this,
       V2Predicates.toFilters(predicates.toSeq).getOrElse(

@@ -45,7 +45,7 @@ class PartitionsTable(table: PartitionedTable) extends MetadataTable(table, Part
       ManifestQuery.tables(table.manifest.meta))).sortBy(_.objectId).map {
       row =>
         val (count, size, leafIndexes) =
-          table.store.lance.withDataset(table.store.leafUri(row), row.readVersion) { ds =>
+          table.store.lance.withDataset(table.store.leafUri(row), row.readVersion, row.readBranch) { ds =>
             (ds.countRows(), ds.calculateDataSize(), indexes(ds))
           }
         PartitionsTable.Partition(

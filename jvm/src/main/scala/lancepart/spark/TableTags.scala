@@ -48,10 +48,11 @@ object TableTags {
     DatasetTags.drop(lance, uri, table.name(), name, ifExists)
   }
 
-  /** The tags of `table`, by name. */
+  /** The tags of `table` (of main-branch versions: another client's tags of other branches are left
+   * out), by name. */
   def list(table: Table): Seq[DatasetTag] = {
     val (lance, uri) = dataset(table)
-    DatasetTags.list(lance, uri)
+    DatasetTags.onMain(lance, uri)
   }
 
   /** The version tag `name` of `table` names (its manifest version, a plain table's Lance version). */

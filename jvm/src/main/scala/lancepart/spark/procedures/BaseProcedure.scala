@@ -32,8 +32,14 @@ abstract class BaseProcedure(catalog: PartitionedCatalog, val outputType: Struct
   protected def table(input: InternalRow, ordinal: Int): Table = catalog.loadTable(tableArgument(input, ordinal))
 
   /** Argument `ordinal`, a table name, as the partitioned table it names. */
-  protected def partitionedTable(input: InternalRow, ordinal: Int): PartitionedTable =
-    catalog.loadPartitioned(tableArgument(input, ordinal))
+  protected def partitionedTable(input: InternalRow, ordinal: Int): PartitionedTable = {
+    val table = catalog.loadPartitioned(tableArgument(input, ordinal))
+    if (changes) table.requireWritable(s"run $name() on")
+    table
+  }
+
+  /** Whether the procedure changes the tables it is given (a table lancepart only reads is refused). */
+  protected def changes: Boolean = true
 
   /** Argument `ordinal`, a table name, qualified with the catalog's name (for `spark.table`). */
   protected def tableName(input: InternalRow, ordinal: Int): String =

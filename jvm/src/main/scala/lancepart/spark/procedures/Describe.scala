@@ -15,6 +15,8 @@ import org.apache.spark.unsafe.types.UTF8String
 class Describe(catalog: PartitionedCatalog) extends BaseProcedure(catalog, Describe.ResultSchema) {
   override def name(): String = Describe.Name
 
+  override protected def changes: Boolean = false
+
   override def description(): String =
     "Describes a table: location, manifest or Lance version, schema, partition specs and partition fields."
 

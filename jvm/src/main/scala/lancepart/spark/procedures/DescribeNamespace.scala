@@ -14,6 +14,8 @@ import org.apache.spark.unsafe.types.UTF8String
 class DescribeNamespace(catalog: PartitionedCatalog) extends BaseProcedure(catalog, DescribeNamespace.ResultSchema) {
   override def name(): String = DescribeNamespace.Name
 
+  override protected def changes: Boolean = false
+
   override def description(): String =
     "The runtime properties of a namespace of the table: path array('v1') gives partition_spec, " +
       "array('v1', '<name>', ...) gives partition.<field_id> of that level."

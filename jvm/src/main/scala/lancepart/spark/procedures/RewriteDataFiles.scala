@@ -41,6 +41,7 @@ class RewriteDataFiles(catalog: PartitionedCatalog) extends BaseProcedure(catalo
       case _ =>
         selectedScan(name, where).fold(CompactionResult.Empty) { scan =>
           val table = scan.table
+          table.requireWritable(s"run ${RewriteDataFiles.Name}() on")
           val jobs = Compaction.plan(table.store, scan.tablesSelected, settings)
           Compaction.commit(
             table.committer,

@@ -48,7 +48,7 @@ class LeafReader(
     lance: LanceAccess,
     rowAddress: Boolean = false,
     search: Option[LeafSearch] = None) extends PartitionReader[ColumnarBatch] {
-  private val dataset: Dataset = lance.open(part.uri, part.readVersion)
+  private val dataset: Dataset = lance.open(part.uri, part.readVersion, part.branch)
   private val leaf =
     try LeafSchema.columns(dataset)
     catch { case e: Throwable => dataset.close(); throw e }

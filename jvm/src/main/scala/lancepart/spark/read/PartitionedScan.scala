@@ -105,8 +105,10 @@ class PartitionedScan(
   override def toBatch: Batch = this
 
   /** A streaming read (its query's read `options`): the rows appended between manifest versions. */
-  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
+  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
+    table.requireWritable("stream from")
     new PartitionedMicroBatchStream(table, createReaderFactory(), options)
+  }
 
   override def description(): String =
     s"${table.name()} [tables=${leaves.size}/$totalTables, manifest_version=${table.manifest.version}, " +
@@ -260,7 +262,12 @@ class PartitionedScan(
     val spec = row.specVersion.flatMap(v => meta.specs.find(_.id == v)).getOrElse(
       throw new IllegalStateException(
         s"table ${table.name()}: partition table ${row.objectId} has no known spec version"))
-    LeafPartition(table.store.leafUri(row), row.readVersion.orElse(pin), spec.identityValues(row.values), row.objectId)
+    LeafPartition(
+      table.store.leafUri(row),
+      row.readVersion.orElse(pin),
+      spec.identityValues(row.values),
+      row.objectId,
+      branch = row.readBranch)
   }
 
   /** COUNT(*) over the selected partition tables from their manifests' row counts (at the
@@ -345,13 +352,14 @@ object PartitionedScan {
 
 /** One partition table to read: its URI, the version the manifest pins (None: the latest), its
  * identity values and its object id in `__manifest`; `fragments`: only these fragments (a split
- * of a plain Lance table), None for all. */
+ * of a plain Lance table), None for all; `branch`: the branch of the version read (None: main). */
 case class LeafPartition(
     uri: String,
     readVersion: Option[Long],
     identityValues: Map[String, Any],
     objectId: String,
-    fragments: Option[Seq[Int]] = None) {
+    fragments: Option[Seq[Int]] = None,
+    branch: Option[String] = None) {
 
   /** The partition's identity values as messages show them after its URI (" (tenant=acme)"). */
   def shownValues: String =
