@@ -57,9 +57,6 @@ CASES = [
     Case("tags of a partitioned table", (
         f"CREATE TABLE {{t}} (id BIGINT, data STRING, category STRING) PARTITIONED BY (category) {STRONG}",
         *TAG_STEPS), TAG_QUERIES),
-    Case("tags of a table partitioned by bucket", (
-        f"CREATE TABLE {{t}} (id BIGINT, data STRING, category STRING) PARTITIONED BY (bucket(4, id)) {STRONG}",
-        *TAG_STEPS), TAG_QUERIES),
     Case("tags of a plain table", (
         "CREATE TABLE {t} (id BIGINT, data STRING, category STRING)", *TAG_STEPS), TAG_QUERIES),
 ]
