@@ -79,5 +79,5 @@ def test_partition_field_ddl_that_icebergs_parser_took_names_the_extension_order
     out = spark_sql_with_iceberg(tmp_path, ICEBERG_EXTENSION,
                                  [*LANCE_TABLE, "ALTER TABLE lance.j.t ADD PARTITION FIELD bucket(4, id)"])
     assert out.returncode != 0
-    assert ("table lance.j.t: ALTER TABLE ... PARTITION FIELD was parsed by Iceberg's SQL extension" in out.stderr
+    assert ("table lance.j.t: ALTER TABLE ... ADD PARTITION FIELD was parsed by Iceberg's SQL extension" in out.stderr
             and "name lancepart's extension after Iceberg's" in out.stderr), out.stderr[-3000:]

@@ -148,3 +148,16 @@ def test_another_clients_tag_of_a_branch_version_is_refused_not_read_at_main(spa
     with pytest.raises(Exception, match=f"tag 'on-branch' names version {head} of branch 'b'"):
         spark.sql(f"SELECT * FROM {t} VERSION AS OF 'on-branch'").collect()
     assert [r.name for r in spark.sql(f"SELECT name FROM {t}.refs").collect()] == ["main"]
+
+
+@pytest.mark.usefixtures("iceberg")
+def test_branch_statements_on_a_lancepart_table_fail_saying_it_has_no_branches(spark, ns):
+    """Iceberg's extension (in this session) parses CREATE BRANCH, which lancepart's does not take;
+    on a lancepart table the statement fails saying so, not with Spark's internal error."""
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT)")
+    for statement in ("CREATE BRANCH audit", "DROP BRANCH audit"):
+        with pytest.raises(Exception, match=rf"table lance.{ns}.t: ALTER TABLE ... {statement.split()[0]} BRANCH: "
+                                            "lancepart tables have no branches"):
+            spark.sql(f"ALTER TABLE {t} {statement}")
+

@@ -55,7 +55,7 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
     ``progress`` (a bar over the partition tables pylance reads): see ``lancepart.progress``.
     ``table`` is named as ``Admin`` takes names (``resolve_table``: ``ns.t`` is ``lance.ns.t``)."""
     table = qualified_table(spark, table)
-    df = spark.table(table) if version is None else spark.read.option("versionAsOf", str(version)).table(table)
+    df = spark.table(table) if version is None else spark.sql(f"SELECT * FROM {table} VERSION AS OF {_literal(version)}")
     if where:
         df = df.where(where)
     spark_rows = _arrow_table(df)
@@ -71,6 +71,13 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
                 lines.extend(f"  {dict(r)}" for r in list(rows)[:show])
         raise CrosscheckError("\n".join(lines))
     return {"rows": spark_rows.num_rows, "tables": tables}
+
+
+def _literal(version: int | str) -> str:
+    """``version`` as a Spark SQL literal: a number, or a string with its quotes and backslashes escaped."""
+    if isinstance(version, int):
+        return str(version)
+    return "'" + version.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def crosscheck_search(spark: SparkSession, table: str, column: str, vector: Sequence[float], k: int,

@@ -8,7 +8,7 @@ package lancepart.spark
 import java.util.{Collections, WeakHashMap}
 
 import lancepart.spark.extensions.{
-  ForeignPartitionField, LineExtensions, AlterTableParser, SessionTableNames, ShowSessionTables
+  ForeignAlterTable, LineExtensions, AlterTableParser, SessionTableNames, ShowSessionTables
 }
 import lancepart.spark.search.{FilterIntoSearch, SearchConditions, TextSearch, VectorSearch}
 import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
@@ -19,7 +19,7 @@ import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvi
  * wraps those injected before it, so the parser is injected on every application: the last one
  * named after Iceberg's takes these statements before Iceberg's parser does, in either order. The
  * function and the rules are injected once per session; where Iceberg's parser still comes first,
- * [[ForeignPartitionField]] names the fix.
+ * [[ForeignAlterTable]] names the fix.
  */
 class LancepartSparkSessionExtensions extends SparkSessionExtensionsProvider {
 
@@ -31,7 +31,7 @@ class LancepartSparkSessionExtensions extends SparkSessionExtensionsProvider {
       extensions.injectPostHocResolutionRule(_ => FilterIntoSearch)
       extensions.injectPlannerStrategy(_ => SearchConditions)
       extensions.injectPlannerStrategy(session => ShowSessionTables(session))
-      extensions.injectCheckRule(new ForeignPartitionField(_))
+      extensions.injectCheckRule(new ForeignAlterTable(_))
       extensions.injectCheckRule(SessionTableNames)
       LineExtensions.inject(extensions)
     }
