@@ -3,6 +3,7 @@
 package lancepart.spark.extensions
 
 import lancepart.spark.PartitionedCatalog
+import lancepart.spark.extensions.SqlTokens.{#::, Tokens}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.connector.catalog.Identifier
 
@@ -16,4 +17,18 @@ private[extensions] trait AlterStatement {
 
   /** The command that runs the statement on table `ident` of `catalog`. */
   def command(catalog: PartitionedCatalog, ident: Identifier): LogicalPlan
+
+  /** Fails: the statement on table `tableName` cannot be read at `at`, where `expected` was expected. */
+  protected def unreadable(tableName: String, at: Tokens, expected: String): Nothing = {
+    val where = at.next.fold("at the end") { case (t, _) => s"at '${t.text}' (character ${t.offset + 1})" }
+    throw new IllegalArgumentException(
+      s"table $tableName: cannot read ALTER TABLE ... $clause: expected $expected $where")
+  }
+
+  /** Reads the end of the statement at `ts` (`;` allowed); anything else fails. */
+  protected def end(tableName: String, ts: Tokens): Unit = ts match {
+    case t #:: more if t.text == ";" => end(tableName, more)
+    case _ #:: _ => unreadable(tableName, ts, "the end of the statement")
+    case _ =>
+  }
 }

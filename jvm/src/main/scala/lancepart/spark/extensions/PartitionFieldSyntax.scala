@@ -26,11 +26,7 @@ private[extensions] object PartitionFieldSyntax {
 
     /** The change `rest` asks for; errors name table `tableName`. */
     def change(tableName: String): PartitionFieldChange = {
-      def fail(at: Tokens, expected: String): Nothing = {
-        val where = at.next.fold("at the end") { case (t, _) => s"at '${t.text}' (character ${t.offset + 1})" }
-        throw new IllegalArgumentException(
-          s"table $tableName: cannot read ALTER TABLE ... $verb PARTITION FIELD: expected $expected $where")
-      }
+      def fail(at: Tokens, expected: String): Nothing = unreadable(tableName, at, expected)
       def name(ts: Tokens): (String, Tokens) = ts match {
         case t #:: more if t.isName => (t.name, more)
         case _ => fail(ts, "a name")
@@ -56,25 +52,20 @@ private[extensions] object PartitionFieldSyntax {
         case as #:: more if as.is("AS") => val (n, rest) = name(more); (Some(n), rest)
         case _ => (None, ts)
       }
-      def end(ts: Tokens): Unit = ts match {
-        case t #:: more if t.text == ";" => end(more)
-        case _ #:: _ => fail(ts, "the end of the statement")
-        case _ =>
-      }
       val (first, afterFirst) = transform(rest)
       verb match {
         case "ADD" =>
           val (as, more) = alias(afterFirst)
-          end(more)
+          end(tableName, more)
           PartitionFieldChange.Add(first, as)
         case "DROP" =>
-          end(afterFirst)
+          end(tableName, afterFirst)
           PartitionFieldChange.Drop(first)
         case _ => afterFirst match {
             case w #:: more if w.is("WITH") =>
               val (by, afterBy) = transform(more)
               val (as, rest) = alias(afterBy)
-              end(rest)
+              end(tableName, rest)
               PartitionFieldChange.Replace(first, by, as)
             case _ => fail(afterFirst, "WITH")
           }

@@ -42,11 +42,7 @@ private[extensions] object TagSyntax {
 
     /** The change `rest` asks for; errors name table `tableName`. */
     def change(tableName: String): TagChange = {
-      def fail(at: Tokens, expected: String): Nothing = {
-        val where = at.next.fold("at the end") { case (t, _) => s"at '${t.text}' (character ${t.offset + 1})" }
-        throw new IllegalArgumentException(
-          s"table $tableName: cannot read ALTER TABLE ... $clause: expected $expected $where")
-      }
+      def fail(at: Tokens, expected: String): Nothing = unreadable(tableName, at, expected)
       def keywords(ts: Tokens, words: String*): Option[Tokens] = words.foldLeft(Option(ts)) {
         case (Some(t #:: more), w) if t.is(w) => Some(more)
         case _ => None
@@ -58,11 +54,6 @@ private[extensions] object TagSyntax {
       def number(ts: Tokens, what: String): (Long, Tokens) = ts match {
         case t #:: more if isNumber(t) => (Try(t.text.toLong).getOrElse(fail(ts, s"$what that fits a BIGINT")), more)
         case _ => fail(ts, what)
-      }
-      def end(ts: Tokens): Unit = ts match {
-        case t #:: more if t.text == ";" => end(more)
-        case _ #:: _ => fail(ts, "the end of the statement")
-        case _ =>
       }
       def options(ts: Tokens): (Option[Long], Option[Long], Tokens) = {
         val (version, afterVersion) = keywords(ts, "AS", "OF", "VERSION").fold((Option.empty[Long], ts)) { more =>
@@ -84,7 +75,7 @@ private[extensions] object TagSyntax {
       if (clause == "DROP TAG") {
         val (ifExists, afterIf) = keywords(rest, "IF", "EXISTS").fold((false, rest))(more => (true, more))
         val (tag, more) = name(afterIf)
-        end(more)
+        end(tableName, more)
         TagChange.Drop(tag, ifExists)
       } else {
         val (existing, afterIf) = clause match {
@@ -95,7 +86,7 @@ private[extensions] object TagSyntax {
         }
         val (tag, afterName) = name(afterIf)
         val (version, retain, more) = options(afterName)
-        end(more)
+        end(tableName, more)
         TagChange.Create(tag, version, retain, existing)
       }
     }
