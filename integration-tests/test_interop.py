@@ -191,7 +191,12 @@ def test_a_table_reading_leaves_at_a_tag_or_branch_reads_them_there_and_refuses_
     assert sorted(r.id for r in spark.table(t).where("country = 'JP'").collect()) == expected
     assert sorted(r.id for r in spark.table(t).collect()) == sorted(others + expected)
     assert lancepart.crosscheck(spark, t)["rows"] == len(others) + len(expected)
+    # counted where it is read, not from lancepart's stats of a main-branch version (a review's finding)
+    assert spark.sql(f"SELECT count(*) FROM {t}").first()[0] == len(others) + len(expected)
     refused = rf"table lance.{ns}.events: __manifest rows read partition tables at a {column[5:]} \(column {column}\)"
+    # a tag of the table would not keep what such a row reads: another client can move its tag or branch
+    with pytest.raises(Exception, match=refused + ".*cannot tag"):
+        spark.sql(f"ALTER TABLE {t} CREATE TAG snapshot")
     for statement in (f"INSERT INTO {t} VALUES (7, DATE'2025-12-11', 'JP')", f"DELETE FROM {t} WHERE id = 1",
                       f"UPDATE {t} SET id = 8 WHERE id = 1", f"ALTER TABLE {t} ADD COLUMN extra INT"):
         with pytest.raises(Exception, match=refused + ".*cannot (write|change the columns of)"):
@@ -390,3 +395,13 @@ def test_pylance_reads_a_tag_of_a_plain_table(spark, root, ns):
     assert sorted(lance.dataset(str(root / ns / "t.lance"), version="release").to_table()["id"].to_pylist()) == [1, 2]
     assert lancepart.crosscheck(spark, t, version="release")["rows"] == 2
     assert spark.sql(f"SELECT max_reference_age_in_ms FROM {t}.refs WHERE name = 'release'").first()[0] == 3 * 3600_000
+
+
+def test_a_version_with_unpinned_partition_tables_is_not_tagged(spark, root, ns):
+    """A strong-mode table of another writer whose rows leave a read_version NULL reads those
+    partition tables at their latest version: a tag of it would not keep what it reads."""
+    table_dir = root / ns / "events"
+    write_by_hand(table_dir)  # one v2 row without a read_version
+    with pytest.raises(Exception, match=r"has 1 partition tables whose rows pin no version"):
+        spark.sql(f"ALTER TABLE lance.{ns}.events CREATE TAG release")
+

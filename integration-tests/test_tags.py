@@ -36,6 +36,7 @@ TAG_STEPS = (
     "ALTER TABLE {t} CREATE TAG dropped",
     "ALTER TABLE {t} DROP TAG dropped",
     "ALTER TABLE {t} DROP TAG IF EXISTS never",
+    "ALTER TABLE {t} REPLACE TAG `second-tag`",  # keeps its RETAIN, as Iceberg's
 )
 TAG_QUERIES = (
     "SELECT * FROM {t} VERSION AS OF 'first'",
@@ -44,6 +45,13 @@ TAG_QUERIES = (
     "SELECT * FROM {t} VERSION AS OF 'moved'",
     "SELECT * FROM {t}.tag_first WHERE id > 1",
     "SELECT * FROM {t} VERSION AS OF 'dropped'",
+    "SELECT * FROM {t} VERSION AS OF 'main'",
+    "ALTER TABLE {t} CREATE TAG main",
+    "INSERT INTO {t}.tag_first VALUES (7, 'g', 'x')",
+    "DELETE FROM {t}.tag_first WHERE id = 1",
+    "UPDATE {t}.tag_first SET data = 'no' WHERE id = 1",
+    "ALTER TABLE {t}.tag_first CREATE TAG nested",
+    "SELECT * FROM {t} VERSION AS OF 'nested'",
     "SELECT name, type, max_reference_age_in_ms, min_snapshots_to_keep, max_snapshot_age_in_ms FROM {t}.refs",
     "SELECT name FROM {t}.refs WHERE snapshot_id = {v1}",
     "ALTER TABLE {t} CREATE TAG first",
@@ -91,6 +99,8 @@ def test_expire_snapshots_keeps_tagged_versions(spark, admin, root, ns, partitio
     assert lance.dataset(uri).tags.list()["kept"]["version"] == tagged
     assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} VERSION AS OF 'kept'").collect()) == [0, 1]
     assert lancepart.crosscheck(spark, t, version="kept")["rows"] == 2
+    with pytest.raises(Exception, match="retain_last must be at least 1, not 0"):
+        admin.expire_snapshots(f"{ns}.t", older_than=FUTURE, retain_last=0)
     # a version no tag names is gone
     with pytest.raises(Exception, match=f"no (manifest )?version {versions[-2]}"):
         spark.sql(f"SELECT * FROM {t} VERSION AS OF {versions[-2]}").collect()
@@ -113,8 +123,12 @@ def test_a_weak_mode_table_refuses_tags_saying_why(spark, ns):
     spark.sql(f"INSERT INTO {t} VALUES (2, 'y')")
     with pytest.raises(Exception, match=rf"manifest version {weak} was committed in weak mode"):
         spark.sql(f"ALTER TABLE {t} CREATE TAG release AS OF VERSION {weak}")
+    # the partition written in weak mode is read at its latest version until a strong-mode write pins it
+    with pytest.raises(Exception, match=r"has 1 partition tables whose rows pin no version"):
+        spark.sql(f"ALTER TABLE {t} CREATE TAG release")
+    spark.sql(f"INSERT INTO {t} VALUES (3, 'x')")
     spark.sql(f"ALTER TABLE {t} CREATE TAG release")
-    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} VERSION AS OF 'release'").collect()) == [1, 2]
+    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t} VERSION AS OF 'release'").collect()) == [1, 2, 3]
 
 
 @pytest.mark.parametrize("statement, error", [
@@ -160,4 +174,19 @@ def test_branch_statements_on_a_lancepart_table_fail_saying_it_has_no_branches(s
         with pytest.raises(Exception, match=rf"table lance.{ns}.t: ALTER TABLE ... {statement.split()[0]} BRANCH: "
                                             "lancepart tables have no branches"):
             spark.sql(f"ALTER TABLE {t} {statement}")
+
+
+def test_a_plain_table_with_tags_is_not_made_partitioned(spark, root, ns):
+    """Regression (a review): the tags went with the dataset into a partition table, `.refs` lost
+    them, and every later expire_snapshots failed on the partition table's tagged versions."""
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, category STRING)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'x')")
+    spark.sql(f"ALTER TABLE {t} CREATE TAG release")
+    with pytest.raises(Exception, match=rf"a plain Lance table with tags \(release\) cannot be made partitioned"):
+        spark.sql(f"ALTER TABLE {t} ADD PARTITION FIELD category")
+    assert [r.name for r in spark.sql(f"SELECT name FROM {t}.refs").collect()] == ["main", "release"]
+    spark.sql(f"ALTER TABLE {t} DROP TAG release")
+    spark.sql(f"ALTER TABLE {t} ADD PARTITION FIELD category")
+    assert [r.id for r in spark.table(t).collect()] == [1]
 

@@ -66,9 +66,9 @@ object DatasetTags {
           "move it, or DROP TAG first")
       case (None, MustExist) => throw new IllegalArgumentException(
           s"table $table: cannot replace tag '$name': there is no such tag${known(lance, uri)}")
-      case (Some(_), _) =>
+      case (Some(_), _) => // a replaced tag keeps its retention unless the statement gives one, as Iceberg's
         tags.update(name, version)
-        tags.replaceMetadata(name, metadata(maxAgeMillis).asJava)
+        if (maxAgeMillis.isDefined) tags.replaceMetadata(name, metadata(maxAgeMillis).asJava)
       case (None, _) =>
         try tags.create(name, version)
         catch { case e: Exception => throw refused(BatchSql.message(e)).initCause(e) }

@@ -22,27 +22,29 @@ object ExpireSnapshots {
 
   /** Expires the manifest versions of `store` committed before `olderThanMicros`, except the newest `retainLast`. */
   def run(store: ManifestStore, files: TableFiles, olderThanMicros: Long, retainLast: Int): ExpireResult = {
-    if (retainLast < 1) throw new IllegalArgumentException(
-      s"table ${store.table}: expire_snapshots retain_last must be at least 1, not $retainLast")
+    requireRetainLast(store.table, retainLast)
     // Loaded before the versions are listed: every version that pins a record it holds is listed.
     val latest = store.load()
     val versions = store.committed()
-    val tagged = ExpireSnapshots.keptTags(store.lance, store.uri, versions.map(v => v.version -> v.at).toMap)
+    val tagged = expireTags(store.lance, store.uri, store.table, versions.map(v => v.version -> v.at).toMap)
     val old = versions.dropRight(retainLast).takeWhile(v => DateTimeUtils.instantToMicros(v.at) < olderThanMicros)
     val expired = old.map(_.version).filterNot(tagged)
     if (expired.isEmpty) ExpireResult(0, 0, 0)
     else {
       val kept = versions.map(_.version).filterNot(expired.toSet)
       val before = store.leafReferences(expired)
-      val after = store.leafReferences(kept)
+      val keptReferences = store.leafReferences(kept)
       // Records of partition table versions no kept manifest version pins name versions about to go.
       val stale = store.rows(latest, ManifestQuery.versionRecords).filterNot(r =>
-        r.readVersion.exists(v => after.get(r.location.get).exists(_(v))))
+        r.readVersion.exists(v => keptReferences.get(r.location.get).exists(_(v))))
       store.deleteRows(stale.map(_.objectId))
       // Lance's cleanup keeps the tagged versions before the first version kept untagged
       val policy = CleanupPolicy.builder().withBeforeVersion(versions(old.size).version)
         .withErrorIfTaggedOldVersions(false).build()
       store.lance.withDataset(store.uri)(_.cleanupWithPolicy(policy))
+      // A version the cleanup kept after all (tagged meanwhile) keeps what it reads too.
+      val rescued = store.versions().filter(expired.toSet)
+      val after = (keptReferences.toSeq ++ store.leafReferences(rescued).toSeq).groupMapReduce(_._1)(_._2)(_ ++ _)
       val gone = before.keySet -- after.keySet
       gone.foreach(files.deleteLeafDirectory)
       // Read at the newest version: `latest` is expired when a commit landed before the listing.
@@ -53,7 +55,7 @@ object ExpireSnapshots {
         else if (pinned.isEmpty) {
           val cutoff = DateTimeUtils.microsToMillis(olderThanMicros)
           val stats = store.lance.withDataset(uri)(_.cleanupWithPolicy(
-            CleanupPolicy.builder().withBeforeTimestampMillis(cutoff).build()))
+            CleanupPolicy.builder().withBeforeTimestampMillis(cutoff).withErrorIfTaggedOldVersions(false).build()))
           stats.getDataFilesRemoved + stats.getDeletionFilesRemoved
         } else {
           val main = LeafFiles.mainVersions(store.lance, uri)
@@ -64,17 +66,22 @@ object ExpireSnapshots {
           unused.size.toLong
         }
       }.sum
-      ExpireResult(expired.size, gone.size, deleted)
+      ExpireResult(expired.size - rescued.size, gone.size, deleted)
     }
   }
 
-  /** The versions tags of the dataset at `uri` name, after removing the tags whose retention
-   * (RETAIN) has passed since their version was committed (`committed`), as Iceberg's expiry
-   * removes such references. */
-  def keptTags(lance: LanceAccess, uri: String, committed: Map[Long, java.time.Instant]): Set[Long] = {
+  /** Refuses a `retainLast` under 1: the latest version always stays. */
+  def requireRetainLast(table: String, retainLast: Int): Unit = if (retainLast < 1)
+    throw new IllegalArgumentException(
+      s"table $table: expire_snapshots retain_last must be at least 1, not $retainLast")
+
+  /** Removes the tags of the dataset at `uri` (of table `table`) whose retention (RETAIN) has passed
+   * since their version was committed (`committed`), as Iceberg's expiry removes such references;
+   * returns the versions the other tags name. */
+  def expireTags(lance: LanceAccess, uri: String, table: String, committed: Map[Long, java.time.Instant]): Set[Long] = {
     val tags = DatasetTags.onMain(lance, uri)
     val aged = DatasetTags.aged(tags, v => committed.get(v).map(_.toEpochMilli), System.currentTimeMillis())
-    aged.foreach(t => DatasetTags.drop(lance, uri, uri, t.name, ifExists = true))
+    aged.foreach(t => DatasetTags.drop(lance, uri, table, t.name, ifExists = true))
     tags.filterNot(aged.contains).map(_.version).toSet
   }
 }

@@ -58,10 +58,12 @@ object PlainMaintenance {
 
   /** Removes the versions committed before `olderThanMicros` but the newest `retainLast` and those
    * tags name, and the files only they used (Lance cleanup). */
-  def expire(lance: LanceAccess, uri: String, olderThanMicros: Long, retainLast: Int): ExpireResult = {
+  def expire(lance: LanceAccess, uri: String, table: String, olderThanMicros: Long, retainLast: Int): ExpireResult = {
+    ExpireSnapshots.requireRetainLast(table, retainLast)
     val versions = lance.withDataset(uri)(_.listVersions().asScala.toSeq)
     val cutoff = DateTimeUtils.microsToInstant(olderThanMicros)
-    val tagged = ExpireSnapshots.keptTags(lance, uri, versions.map(v => v.getId -> v.getDataTime.toInstant).toMap)
+    val tagged =
+      ExpireSnapshots.expireTags(lance, uri, table, versions.map(v => v.getId -> v.getDataTime.toInstant).toMap)
     val old = versions.dropRight(retainLast).takeWhile(_.getDataTime.toInstant.isBefore(cutoff))
     val expired = old.filterNot(v => tagged(v.getId))
     if (expired.isEmpty) ExpireResult(0, 0, 0)

@@ -17,4 +17,17 @@ case class Manifest(
     fileVersion: String,
     foreignNotNull: Seq[String],
     committedAt: java.time.Instant,
-    readRefs: Seq[String] = Seq.empty)
+    readRefs: Seq[String] = Seq.empty) {
+
+  /** Refuses `what` (a write, a stream, a maintenance operation) on table `table` when rows read
+   * partition tables at a tag or branch: lancepart commits to a partition table's main branch (or
+   * on top of its `read_version`), which those rows would not read, and would leave their tag or
+   * branch in place. */
+  def requireOwnLayout(table: String, what: String): Unit = if (readRefs.nonEmpty) {
+    val refs = readRefs.map(_.stripPrefix("read_"))
+    throw new UnsupportedOperationException(
+      s"table $table: __manifest rows read partition tables at a ${refs.mkString(" or ")} (column " +
+        s"${readRefs.mkString(", ")}), another writer's layout (the spec's earlier edition) that this catalog reads " +
+        s"but cannot $what: its commits go to the partition tables' main branches, which those rows do not read")
+  }
+}

@@ -47,12 +47,13 @@ object ManifestHistory {
   /** Every manifest version `store` holds from the table's partition spec on, oldest first. */
   def read(store: ManifestStore): Seq[ManifestCommit] = {
     val versions = store.committed()
-    val rowCounts = scala.collection.mutable.Map.empty[(String, Long), Long]
-    def rows(row: ManifestRow): Option[Long] = row.stats.filter(s => row.readVersion.forall(_ == s.version)).map(_.rows)
-      .orElse(row.readVersion.map(v =>
-        rowCounts.getOrElseUpdate(
-          (row.location.get, v),
-          store.lance.withDataset(store.leafUri(row), Some(v))(_.countRows()))))
+    val rowCounts = scala.collection.mutable.Map.empty[(String, Option[String], Long), Long]
+    // lancepart's stats are of main-branch versions; a row another writer made read a branch counts there
+    def rows(row: ManifestRow): Option[Long] = row.stats.filter(s =>
+      row.readBranch.isEmpty && row.readVersion.forall(_ == s.version)).map(_.rows).orElse(row.readVersion.map(v =>
+      rowCounts.getOrElseUpdate(
+        (row.location.get, row.readBranch, v),
+        store.lance.withDataset(store.leafUri(row), Some(v), row.readBranch)(_.countRows()))))
     val states = versions.map { v =>
       val (restored, manifestRows, manifestColumns, properties) =
         store.lance.withDataset(store.uri, Some(v.version)) { ds =>

@@ -47,7 +47,8 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    */
   def leafRowCount(row: ManifestRow, latest: String => Option[Long]): Long = {
     val read = row.readVersion.orElse(row.stats.flatMap(_ => row.location).flatMap(latest))
-    row.stats.filter(s => read.contains(s.version)).fold(
+    // the stats are of a main-branch version: a row another writer made read a branch counts there
+    row.stats.filter(s => row.readBranch.isEmpty && read.contains(s.version)).fold(
       lance.withDataset(leafUri(row), row.readVersion, row.readBranch)(_.countRows()))(_.rows)
   }
 
@@ -251,6 +252,8 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
     atVersion(manifest.version) { ds =>
       val fields = manifest.meta.allFields
       val optional = (ReadVersion +: Metadata +: ReadRefs).filter(has(ds, _))
+      // each partition table's tag resolved once per call
+      val tags = scala.collection.mutable.Map.empty[(Option[String], String), (Option[String], Long)]
       scan(ds, filter, RequiredColumns ++ optional ++ fields.map(_.column)).map { r =>
         val metadata = r.get(Metadata).flatMap(Option(_)).map(_.toString)
         val location = Option(r(Location)).map(_.toString)
@@ -258,7 +261,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
         def text(column: String) = r.get(column).flatMap(Option(_)).map(_.toString)
         val (readBranch, readVersion) = text(ReadTag).fold(
           (text(ReadBranch), r.get(ReadVersion).flatMap(Option(_)).map(version))) { tag =>
-          val at = tagged(r(ObjectId).toString, location, tag)
+          val at = tags.getOrElseUpdate((location, tag), tagged(r(ObjectId).toString, location, tag))
           (at._1, Some(at._2))
         }
         ManifestRow(
@@ -313,6 +316,13 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
         scan(ds, ManifestQuery.leafReferences, Location +: Seq(ReadVersion).filter(has(ds, _))))
     }.groupMapReduce(_(
       Location).toString)(r => r.get(ReadVersion).flatMap(Option(_)).map(version).toSet)(_ ++ _)
+  }
+
+  /** Number of partition tables at `manifest.version` whose row pins no version (NULL
+   * `read_version`: read at their latest; another writer's rows in a strong-mode table). */
+  def unpinnedTableCount(manifest: Manifest): Long = atVersion(manifest.version) { ds =>
+    val tables = ManifestQuery.tables(manifest.meta)
+    if (has(ds, ReadVersion)) ds.countRows(s"($tables) AND $ReadVersion IS NULL") else ds.countRows(tables)
   }
 
   /** Number of partition tables at `manifest.version` (of the spec versions it declares). */

@@ -90,7 +90,7 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
 
   /** The table as manifest version `version` recorded it (`VERSION AS OF`; strong mode only), or
    * a plain table at its Lance version `version`; `version` may also name a tag (as Iceberg, a tag
-   * of that name first, then a version number). */
+   * of that name first, then a version number) or `main` (the latest version). */
   override def loadTable(ident: Identifier, version: String): Table = {
     requireNoVersionName(ident, s"VERSION AS OF $version")
     val current = loadTable(ident)
@@ -98,9 +98,10 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     def number = TableTags.list(current).find(_.name == version).map(_.version)
       .orElse(Try(version.toLong).toOption).getOrElse(TableTags.version(current, version))
     current match {
+      case _ if version == TableTags.Main => current
       case plain: PlainTable => plain.at(number)
       case _ =>
-        val travelled = travelling(ident, s"VERSION AS OF $version")
+        val travelled = travelling(ident, current, s"VERSION AS OF $version")
         travelled.at(travelled.store.loadAt(number))
     }
   }
@@ -110,8 +111,8 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     requireNoVersionName(ident, "TIMESTAMP AS OF")
     loadTable(ident) match {
       case plain: PlainTable => plain.atTime(timestamp)
-      case _ =>
-        val current = travelling(ident, "TIMESTAMP AS OF")
+      case loaded =>
+        val current = travelling(ident, loaded, "TIMESTAMP AS OF")
         current.at(current.store.loadAt(current.store.versionAt(timestamp)))
     }
   }
@@ -125,7 +126,8 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     case _ =>
   }
 
-  private def travelling(ident: Identifier, clause: String): PartitionedTable = loadTable(ident) match {
+  /** `table` (`ident`, loaded), which `clause` reads an older version of: strong mode only. */
+  private def travelling(ident: Identifier, table: Table, clause: String): PartitionedTable = table match {
     case t: PartitionedTable if t.manifest.meta.mode == TransactionMode.Strong => t
     case _: PartitionedTable => throw new UnsupportedOperationException(
         s"table ${qualified(ident)}: $clause needs ${TransactionMode.Key}=strong; in weak mode partition tables are " +
@@ -441,6 +443,12 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
           s"${entry.root} lists; only a <name>.lance table can be made partitioned")
     }
     requireFreeTableDirectory(ident, plain, "make the plain Lance table partitioned")
+    // its tags would go with the dataset into a partition table, and name no version of the new table
+    val tags = TableTags.list(plain).map(_.name)
+    if (tags.nonEmpty) throw new UnsupportedOperationException(
+      s"table ${qualified(ident)}: a plain Lance table with tags (${tags.mkString(", ")}) cannot be made partitioned: " +
+        "they name versions of the plain table, which the partitioned table does not have; drop them first " +
+        "(ALTER TABLE ... DROP TAG)")
     val created = tableMetadata(
       ident,
       plain.columns(),

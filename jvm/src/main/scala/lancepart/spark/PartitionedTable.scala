@@ -119,16 +119,11 @@ class PartitionedTable(
     else withManifest(now, pinned = false)
   }
 
-  /** Refuses `what` (a write, a stream, a maintenance operation) on a table whose rows read partition
-   * tables at a tag or branch: lancepart commits to a partition table's main branch (or on top of its
-   * `read_version`), which those rows would not read, and it would leave their tag or branch in place. */
-  def requireWritable(what: String): Unit = if (manifest.readRefs.nonEmpty) {
-    val refs = manifest.readRefs.map(_.stripPrefix("read_"))
-    throw new UnsupportedOperationException(
-      s"table $tableName: __manifest rows read partition tables at a ${refs.mkString(" or ")} (column " +
-        s"${manifest.readRefs.mkString(", ")}), another writer's layout (the spec's earlier edition) that this " +
-        s"catalog reads but cannot $what: its commits go to the partition tables' main branches, which those rows " +
-        "do not read")
+  /** Refuses `what` (a write, a stream, a maintenance operation) on a version time travel chose, or
+   * on a table whose rows read partition tables at a tag or branch ([[Manifest.requireOwnLayout]]). */
+  def requireWritable(what: String): Unit = {
+    TimeTravel.requireLatest(tableName, pinned, what)
+    manifest.requireOwnLayout(tableName, what)
   }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {

@@ -26,7 +26,7 @@ class RefsTable(table: Table) extends MetadataTable(table, RefsTable.Name) {
     }
     def row(name: String, kind: String, version: Long, maxAge: Option[Long]) =
       InternalRow(UTF8String.fromString(name), UTF8String.fromString(kind), version, maxAge.getOrElse(null), null, null)
-    (row("main", "BRANCH", latest, None) +: TableTags.list(table).map(t =>
+    (row(TableTags.Main, "BRANCH", latest, None) +: TableTags.list(table).map(t =>
       row(t.name, "TAG", t.version, t.maxAgeMillis)))
       .toArray
   }

@@ -12,34 +12,46 @@ import org.apache.spark.sql.connector.catalog.Table
 
 object TableTags {
 
-  /** Tags `version` of `table` (None: the version it was loaded at) as `name`, keeping the tag
+  /** The name of a table's latest version (Iceberg's main branch), which no tag takes. */
+  val Main = "main"
+
+  /** Tags `version` of `table` (None: its latest, also when `table` is a version time travel chose,
+   * as Iceberg's `ALTER TABLE <table>.tag_<tag> CREATE TAG` tags main) as `name`, keeping the tag
    * `maxAgeMillis` after that version was committed (None: until dropped); `existing` says what
-   * a tag of that name does. Returns the version tagged. */
+   * a tag of that name does. */
   def create(
       table: Table,
       name: String,
       version: Option[Long],
       maxAgeMillis: Option[Long],
-      existing: DatasetTags.Existing): Long = {
+      existing: DatasetTags.Existing): Unit = {
+    if (name == Main) throw new IllegalArgumentException(
+      s"table ${table.name()}: cannot create tag '$Main': it names the table's latest version (its main branch)")
     val tagged = table match {
       case t: PartitionedTable =>
-        val v = version.getOrElse(t.manifest.version)
+        val v = version.getOrElse(t.store.latestVersion())
         if (t.manifest.meta.mode != TransactionMode.Strong) throw new UnsupportedOperationException(
           s"table ${t.name()}: a tag needs ${TransactionMode.Key}=strong; in weak mode partition tables are read at " +
             "their latest versions, so a manifest version does not pin what was visible then (ALTER TABLE ... SET " +
             s"TBLPROPERTIES ('${TransactionMode.Key}' = 'strong') makes the table strong from its next commit on)")
-        if (t.store.loadAt(v).meta.mode != TransactionMode.Strong) throw new UnsupportedOperationException(
-          s"table ${t.name()}: manifest version $v was committed in weak mode, which pins no partition table " +
-            "versions; it cannot be tagged")
+        val at = t.store.loadAt(v)
+        def refused(why: String) = new UnsupportedOperationException(s"table ${t.name()}: manifest version $v $why")
+        if (at.meta.mode != TransactionMode.Strong)
+          throw refused("was committed in weak mode, which pins no partition table versions; it cannot be tagged")
+        at.requireOwnLayout(t.name(), "tag")
+        val unpinned = t.store.unpinnedTableCount(at)
+        if (unpinned > 0)
+          throw refused(s"has $unpinned partition tables whose rows pin no version (read_version is NULL: written " +
+            "in weak mode, or by another writer), which are read at their latest, so a tag would not keep what it " +
+            "reads; a strong-mode write to a partition (INSERT, UPDATE, DELETE, MERGE) pins its table")
         v
       case t: PlainTable =>
         version.foreach(PlainMaintenance.requireVersion(t.lance, t.uri, t.name(), _))
-        version.getOrElse(t.lanceVersion)
+        version.getOrElse(t.lance.withDataset(t.uri)(_.version()))
       case t => throw unsupported(t)
     }
     val (lance, uri) = dataset(table)
     DatasetTags.create(lance, uri, table.name(), name, tagged, maxAgeMillis, existing)
-    tagged
   }
 
   /** Removes tag `name` of `table`; a missing one fails unless `ifExists`. */
@@ -69,5 +81,5 @@ object TableTags {
   }
 
   private def unsupported(t: Table) =
-    new UnsupportedOperationException(s"${t.name()} is a metadata table or a table version: it has no tags")
+    new UnsupportedOperationException(s"${t.name()} is a metadata table: it has no tags")
 }

@@ -298,7 +298,9 @@ class Committer(
       }
 
       records.foreach(streamed(latest, _, plans.values.toList))
-      // No partition table changes before __manifest is known to take the rows the commit adds.
+      // No partition table changes before __manifest is known to take the rows the commit adds, and
+      // while another writer's rows read partition tables at a tag or branch (recorded since planning).
+      latest.requireOwnLayout(store.table, "write")
       store.requireAddable(
         latest,
         guard.objectId +: plans.values.toList.filter(_.isNew).flatMap(p =>

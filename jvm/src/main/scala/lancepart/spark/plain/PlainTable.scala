@@ -8,7 +8,7 @@ import lancepart.arrow.UnsupportedArrowType
 import lancepart.lance.{Lance, LanceAccess, LeafSchema}
 import lancepart.maintenance.PlainMaintenance
 import lancepart.prune.V2Predicates
-import lancepart.spark.{FixedSizeLists, TableProperties}
+import lancepart.spark.{FixedSizeLists, TableProperties, TimeTravel}
 import lancepart.spark.read.RowAddressColumn
 import lancepart.spark.write.{IsolationLevel, RowLevelMode}
 import lancepart.txn.{LeafCommits, RowDeletion}
@@ -99,7 +99,10 @@ class PlainTable(
 
   /** INSERT INTO appends; INSERT OVERWRITE (static or dynamic: the table has no partitions) and
    * TRUNCATE replace every row. */
-  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new PlainWriteBuilder(this, info)
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
+    TimeTravel.requireLatest(tableName, pinned, "write")
+    new PlainWriteBuilder(this, info)
+  }
 
   override def metadataColumns(): Array[MetadataColumn] = Array(FragmentColumn, RowAddressColumn)
 
@@ -107,6 +110,7 @@ class PlainTable(
    * changed rows rewritten ([[PlainCopyOnWrite]]), or, when the command's `write.<command>.mode` is
    * merge-on-read, the changed rows deleted and their new versions appended ([[PlainMergeOnRead]]). */
   override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = () => {
+    TimeTravel.requireLatest(tableName, pinned, "write")
     val read = commandVersion.getOrElse(latest)
     commandVersion = Some(read)
     RowLevelMode.of(tableName, info.command(), read.config) match {
@@ -120,6 +124,7 @@ class PlainTable(
 
   /** DELETE FROM: a Lance delete (deletion files) of the matching rows on the latest version. */
   override def deleteWhere(predicates: Array[Predicate]): Unit = {
+    TimeTravel.requireLatest(tableName, pinned, "write")
     val filters = V2Predicates.toFilters(predicates.toSeq).getOrElse(
       throw new UnsupportedOperationException(s"table $tableName: cannot delete where ${predicates.mkString(" AND ")}"))
     new LeafCommits(lance, detached = false)

@@ -27,7 +27,8 @@ class ExpireSnapshots(catalog: PartitionedCatalog) extends BaseProcedure(catalog
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
     requireValues(input, 1, 2)
     val done = table(input, 0) match {
-      case plain: PlainTable => PlainMaintenance.expire(plain.lance, plain.uri, input.getLong(1), input.getInt(2))
+      case plain: PlainTable =>
+        PlainMaintenance.expire(plain.lance, plain.uri, plain.name(), input.getLong(1), input.getInt(2))
       case _ =>
         val table = partitionedTable(input, 0)
         maintenance.ExpireSnapshots.run(table.store, table.files, input.getLong(1), input.getInt(2))
