@@ -49,13 +49,15 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
                progress: bool | None = None, version: int | str | None = None) -> dict:
     """Compares ``SELECT * FROM table [VERSION AS OF version] [WHERE where]`` in Spark with a
     pylance read of the same table (``where`` must be valid in both Spark SQL and Lance SQL, e.g.
-    ``country = 'US'``); ``version`` is a version number or a tag, read by pylance through
+    ``country = 'US'``); ``version`` is a version number (an int) or a tag (a str), read by pylance through
     ``lance.dataset(..., version=version)`` of ``__manifest`` (a plain table: of its dataset).
     Returns ``{"rows": n, "tables": k}``; raises CrosscheckError with a readable diff.
     ``progress`` (a bar over the partition tables pylance reads): see ``lancepart.progress``.
     ``table`` is named as ``Admin`` takes names (``resolve_table``: ``ns.t`` is ``lance.ns.t``)."""
     table = qualified_table(spark, table)
-    df = spark.table(table) if version is None else spark.sql(f"SELECT * FROM {table} VERSION AS OF {_literal(version)}")
+    # a number is a version (as <table>.snapshot_id_<n> names it, never a tag), a string a tag
+    df = (spark.table(table) if version is None else spark.table(f"{table}.snapshot_id_{version}")
+          if isinstance(version, int) else spark.sql(f"SELECT * FROM {table} VERSION AS OF {_literal(version)}"))
     if where:
         df = df.where(where)
     spark_rows = _arrow_table(df)
@@ -73,11 +75,9 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
     return {"rows": spark_rows.num_rows, "tables": tables}
 
 
-def _literal(version: int | str) -> str:
-    """``version`` as a Spark SQL literal: a number, or a string with its quotes and backslashes escaped."""
-    if isinstance(version, int):
-        return str(version)
-    return "'" + version.replace("\\", "\\\\").replace("'", "\\'") + "'"
+def _literal(tag: str) -> str:
+    """``tag`` as a Spark SQL string literal, its quotes and backslashes escaped."""
+    return "'" + tag.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def crosscheck_search(spark: SparkSession, table: str, column: str, vector: Sequence[float], k: int,

@@ -94,15 +94,12 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
   override def loadTable(ident: Identifier, version: String): Table = {
     requireNoVersionName(ident, s"VERSION AS OF $version")
     val current = loadTable(ident)
-    // neither a tag nor a number: the error names the table's tags
-    def number = TableTags.list(current).find(_.name == version).map(_.version)
-      .orElse(Try(version.toLong).toOption).getOrElse(TableTags.version(current, version))
-    current match {
-      case _ if version == TableTags.Main => current
-      case plain: PlainTable => plain.at(number)
-      case _ =>
-        val travelled = travelling(ident, current, s"VERSION AS OF $version")
-        travelled.at(travelled.store.loadAt(number))
+    if (version == TableTags.Main) current
+    else {
+      // neither a tag nor a number: the error names the table's tags
+      val number = TableTags.list(current).find(_.name == version).map(_.version)
+        .orElse(Try(version.toLong).toOption).getOrElse(TableTags.version(current, version))
+      at(ident, current, number, s"VERSION AS OF $version")
     }
   }
 
@@ -111,10 +108,34 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     requireNoVersionName(ident, "TIMESTAMP AS OF")
     loadTable(ident) match {
       case plain: PlainTable => plain.atTime(timestamp)
-      case loaded =>
-        val current = travelling(ident, loaded, "TIMESTAMP AS OF")
-        current.at(current.store.loadAt(current.store.versionAt(timestamp)))
+      case loaded => at(
+          ident,
+          loaded,
+          partitioned(ident, loaded, "TIMESTAMP AS OF").store.versionAt(timestamp),
+          "TIMESTAMP AS OF")
     }
+  }
+
+  /** Table `ident` (`current`, loaded) at its version `version`: a plain table's Lance version, or
+   * a manifest version committed in strong mode (`clause` names the time travel in errors). */
+  private def at(ident: Identifier, current: Table, version: Long, clause: String): Table = current match {
+    case plain: PlainTable => plain.at(version)
+    case _ =>
+      val table = partitioned(ident, current, clause)
+      def weak(what: String) = new UnsupportedOperationException(s"table ${qualified(ident)}: $clause needs " +
+        s"${TransactionMode.Key}=strong; in weak mode partition tables are read at their latest versions, so $what " +
+        "does not pin what was visible then")
+      // a version of a table replaced as weak may be read when it was committed in strong mode
+      val older =
+        try table.store.loadAt(version)
+        catch {
+          case e: FormatException if table.manifest.meta.mode != TransactionMode.Strong =>
+            throw weak("an older manifest version").initCause(e)
+        }
+      // a table made strong: a version from before reads partition tables at their latest too
+      if (older.meta.mode != TransactionMode.Strong)
+        throw weak(s"manifest version $version, committed while the table was weak,")
+      table.at(older)
   }
 
   /** Refuses `clause` on a version named as Iceberg names them (`<table>.snapshot_id_<id>`), as Iceberg does. */
@@ -126,12 +147,9 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     case _ =>
   }
 
-  /** `table` (`ident`, loaded), which `clause` reads an older version of: strong mode only. */
-  private def travelling(ident: Identifier, table: Table, clause: String): PartitionedTable = table match {
-    case t: PartitionedTable if t.manifest.meta.mode == TransactionMode.Strong => t
-    case _: PartitionedTable => throw new UnsupportedOperationException(
-        s"table ${qualified(ident)}: $clause needs ${TransactionMode.Key}=strong; in weak mode partition tables are " +
-          "read at their latest versions, so older manifest versions do not pin what was visible then")
+  /** `table` (`ident`, loaded), which `clause` reads an older version of: a partitioned table. */
+  private def partitioned(ident: Identifier, table: Table, clause: String): PartitionedTable = table match {
+    case t: PartitionedTable => t
     case _ => throw new UnsupportedOperationException(s"table ${qualified(ident)}: $clause is not supported")
   }
 
@@ -165,7 +183,9 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
             MetadataTable.of(ident.name(), loadTable(parent(ident)))
           case None if ident.namespace().nonEmpty =>
             ident.name() match {
-              case PartitionedCatalog.SnapshotSuffix(version) => loadTable(parent(ident), version)
+              // a version number, never a tag of that name (as Iceberg's snapshot_id_)
+              case PartitionedCatalog.SnapshotSuffix(version) =>
+                at(parent(ident), loadTable(parent(ident)), version.toLong, s"VERSION AS OF $version")
               case PartitionedCatalog.TimestampSuffix(millis) => loadTable(parent(ident), millis.toLong * 1000)
               case PartitionedCatalog.TagSuffix(tag) => loadTable(parent(ident), tag)
               case _ => throw new NoSuchTableException(ident)
@@ -301,6 +321,8 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
       plainDdl.stageReplace(ident, current, columns, properties)
     case current: PlainTable =>
       requireFreeTableDirectory(ident, current, "replace the plain Lance table by a partitioned one")
+      // its tags would go with the dataset, which the partitioned table's publication deletes
+      requireNoTags(ident, current, "replaced by a partitioned table")
       // properties the statement does not restate stay, as Iceberg's REPLACE keeps them
       val kept = (current.config ++ properties.asScala).asJava
       val fileVersion = newFileVersion(ident, columns, kept)
@@ -310,6 +332,16 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
       store.createEmpty(meta.allFields, Some(fileVersion))
       staged(store, meta, replaced = None, published = () => plainTables.drop(ident))
     case _ => replacing(loadPartitioned(ident), ident, columns, partitions, properties, commitAttempts)
+  }
+
+  /** Refuses plain table `plain` (`ident`) becoming a partitioned table (`becoming`) while it has tags:
+   * they name versions of the plain table, which the partitioned table does not have. */
+  private def requireNoTags(ident: Identifier, plain: PlainTable, becoming: String): Unit = {
+    val tags = TableTags.list(plain).map(_.name)
+    if (tags.nonEmpty) throw new UnsupportedOperationException(
+      s"table ${qualified(ident)}: a plain Lance table with tags (${tags.mkString(", ")}) cannot be $becoming: they " +
+        "name versions of the plain table, which the partitioned table does not have; drop them first " +
+        "(ALTER TABLE ... DROP TAG)")
   }
 
   /** Refuses to `what` for plain table `plain` when the directory its partitioned table would have
@@ -443,12 +475,8 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
           s"${entry.root} lists; only a <name>.lance table can be made partitioned")
     }
     requireFreeTableDirectory(ident, plain, "make the plain Lance table partitioned")
-    // its tags would go with the dataset into a partition table, and name no version of the new table
-    val tags = TableTags.list(plain).map(_.name)
-    if (tags.nonEmpty) throw new UnsupportedOperationException(
-      s"table ${qualified(ident)}: a plain Lance table with tags (${tags.mkString(", ")}) cannot be made partitioned: " +
-        "they name versions of the plain table, which the partitioned table does not have; drop them first " +
-        "(ALTER TABLE ... DROP TAG)")
+    // its tags would go with the dataset into a partition table
+    requireNoTags(ident, plain, "made partitioned")
     val created = tableMetadata(
       ident,
       plain.columns(),
