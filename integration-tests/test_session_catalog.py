@@ -291,6 +291,14 @@ def test_a_lancepart_catalog_over_the_same_root_has_the_same_tables(session, db)
     # the session catalog itself is not one: the error says which to use
     with pytest.raises(lancepart.LancepartError, match="register a lancepart catalog over the same root"):
         lancepart.Admin(spark, "spark_catalog").describe(f"{db}.events")
+    # tags too (the parser had called the session catalog no lancepart catalog); both read them
+    spark.sql(f"CREATE TABLE {db}.plain USING lance AS SELECT 1L AS id")
+    with pytest.raises(Exception, match=r"ALTER TABLE ... CREATE TAG runs in a lancepart catalog .* over the session "
+                                        r"catalog's root, not in the session catalog"):
+        spark.sql(f"ALTER TABLE {db}.plain CREATE TAG release")
+    spark.sql(f"ALTER TABLE same_root.{db}.plain CREATE TAG release")
+    spark.sql(f"INSERT INTO {db}.plain VALUES (2)")
+    assert rows(spark, f"SELECT * FROM {db}.plain VERSION AS OF 'release'") == [(1,)]
 
 
 # The same statements on Iceberg's SparkSessionCatalog (a Hadoop catalog over a directory) give the

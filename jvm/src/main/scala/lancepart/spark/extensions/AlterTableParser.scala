@@ -5,7 +5,7 @@
 // only some lines have.
 package lancepart.spark.extensions
 
-import lancepart.spark.PartitionedCatalog
+import lancepart.spark.{PartitionedCatalog, PartitionedSessionCatalog}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
 import org.apache.spark.sql.catalyst.expressions.Expression
@@ -40,6 +40,9 @@ class AlterTableParser(session: SparkSession, protected val delegate: ParserInte
     PartitionFieldSyntax.recognize(sqlText).orElse(TagSyntax.recognize(sqlText)).fold(delegated) { statement =>
       CatalogLookup(session, delegate.parseMultipartIdentifier(statement.table)) match {
         case (catalog: PartitionedCatalog, ident) => statement.command(catalog, ident)
+        case (sessionCatalog: PartitionedSessionCatalog, ident) => throw new UnsupportedOperationException(
+            s"table ${sessionCatalog.name()}.$ident: ALTER TABLE ... ${statement.clause} runs in a lancepart catalog " +
+              s"(${classOf[PartitionedCatalog].getName}) over the session catalog's root, not in the session catalog")
         case (other, ident) =>
           AlterTableParser.delegatedOrExplained(delegated)(
             s"table ${other.name()}.$ident: ALTER TABLE ... ${statement.clause} needs a table of a " +
