@@ -14,6 +14,8 @@ import lancepart.manifest.{ManifestQuery, ManifestStore, StreamMarks, TableFiles
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.lance.cleanup.CleanupPolicy
 
+import scala.collection.compat._
+
 /** What an expiry removed: manifest versions, partition table directories, and files (data,
  * deletion and version manifest files) of the partition tables kept. */
 case class ExpireResult(expiredVersions: Int, deletedPartitionTables: Int, deletedFiles: Long)
