@@ -34,7 +34,7 @@ abstract class BaseProcedure(catalog: PartitionedCatalog, val outputType: Struct
   /** Argument `ordinal`, a table name, as the partitioned table it names. */
   protected def partitionedTable(input: InternalRow, ordinal: Int): PartitionedTable = {
     val table = catalog.loadPartitioned(tableArgument(input, ordinal))
-    if (changes) table.requireWritable(s"run $name() on")
+    if (changes) table.requireWritable(s"run ${name()}() on")
     table
   }
 
