@@ -249,4 +249,23 @@ class PartitionFieldDdlSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(spark.sessionState.sqlParser.parseDataType("struct<a: int>").simpleString == "struct<a:int>")
     assert(spark.sessionState.sqlParser.parseMultipartIdentifier("a.`b.c`") == Seq("a", "b.c"))
   }
+
+  test("tag statements read in any case, with comments, quoted names and a ';'; a column named tag stays Spark's") {
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS lance.tags")
+    spark.sql("CREATE TABLE lance.tags.t (id BIGINT)")
+    spark.sql("INSERT INTO lance.tags.t VALUES (1)")
+    spark.sql("alter table lance.tags.t /* a tag */ create tag `end-of-day` -- the first\n retain 2 hours;")
+    spark.sql("ALTER TABLE lance.tags.t ADD COLUMN tag STRING")
+    spark.sql("INSERT INTO lance.tags.t VALUES (2, 'x')")
+    spark.sql("Alter Table lance.tags.t Create Or Replace Tag latest")
+    spark.sql("ALTER TABLE lance.tags.t DROP COLUMN tag")
+    val refs = spark.sql("SELECT name, max_reference_age_in_ms FROM lance.tags.t.refs").collect().map(_.toString).toSeq
+    assert(refs.sorted == Seq("[end-of-day,7200000]", "[latest,null]", "[main,null]"))
+    assert(spark.sql("SELECT * FROM lance.tags.t VERSION AS OF 'end-of-day'").collect().map(_.getLong(0)).toSeq ==
+      Seq(1L))
+    assert(spark.sql("SELECT * FROM lance.tags.t VERSION AS OF 'latest'").columns.toSeq == Seq("id", "tag"))
+    spark.sql("ALTER TABLE lance.tags.t drop TAG IF exists `end-of-day`")
+    assert(spark.sql("SELECT name FROM lance.tags.t.refs").collect().map(_.getString(0)).sorted.toSeq ==
+      Seq("latest", "main"))
+  }
 }
