@@ -17,7 +17,7 @@ object DatasetTags {
   val MaxAgeKey = "lancepart.max_ref_age_ms"
 
   /** The longest tag name taken: its file `<name>.json` must fit a file name (255 bytes). */
-  val MaxNameLength = 200
+  private val MaxNameLength = 200
 
   /** Refuses a tag name Lance 7.0.0 stores but cannot list back (so that no tag of the dataset
    * reads any more): characters outside ASCII, which it percent-encodes twice; and names too long
