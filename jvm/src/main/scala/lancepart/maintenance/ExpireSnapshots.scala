@@ -28,9 +28,9 @@ object ExpireSnapshots {
     // Loaded before the versions are listed: every version that pins a record it holds is listed.
     val latest = store.load()
     val versions = store.committed()
-    val tagged = expireTags(store.lance, store.uri, store.table, versions.map(v => v.version -> v.at).toMap)
-    val old = versions.dropRight(retainLast).takeWhile(v => DateTimeUtils.instantToMicros(v.at) < olderThanMicros)
-    val expired = old.map(_.version).filterNot(tagged)
+    val selected =
+      select(store.lance, store.uri, store.table, versions.map(v => v.version -> v.at), olderThanMicros, retainLast)
+    val expired = selected.expired
     if (expired.isEmpty) ExpireResult(0, 0, 0)
     else {
       val kept = versions.map(_.version).filterNot(expired.toSet)
@@ -40,10 +40,7 @@ object ExpireSnapshots {
       val stale = store.rows(latest, ManifestQuery.versionRecords).filterNot(r =>
         r.readVersion.exists(v => keptReferences.get(r.location.get).exists(_(v))))
       store.deleteRows(stale.map(_.objectId))
-      // Lance's cleanup keeps the tagged versions before the first version kept untagged
-      val policy = CleanupPolicy.builder().withBeforeVersion(versions(old.size).version)
-        .withErrorIfTaggedOldVersions(false).build()
-      store.lance.withDataset(store.uri)(_.cleanupWithPolicy(policy))
+      store.lance.withDataset(store.uri)(_.cleanupWithPolicy(selected.cleanup))
       // A version the cleanup kept after all (tagged meanwhile) keeps what it reads too.
       val rescued = store.versions().filter(expired.toSet)
       val after = (keptReferences.toSeq ++ store.leafReferences(rescued).toSeq).groupMapReduce(_._1)(_._2)(_ ++ _)
@@ -77,10 +74,34 @@ object ExpireSnapshots {
     throw new IllegalArgumentException(
       s"table $table: expire_snapshots retain_last must be at least 1, not $retainLast")
 
+  /** The versions an expiry removes, and the Lance cleanup that removes them. */
+  final case class Selection(expired: Seq[Long], cleanup: CleanupPolicy)
+
+  /** What an expiry removes of the dataset at `uri` (of table `table`; `__manifest` or a plain
+   * table's): its `versions` (oldest first, with when each was committed) committed before
+   * `olderThanMicros` but the newest `retainLast` and those tags name (after [[expireTags]]). */
+  def select(
+      lance: LanceAccess,
+      uri: String,
+      table: String,
+      versions: Seq[(Long, java.time.Instant)],
+      olderThanMicros: Long,
+      retainLast: Int): Selection = {
+    val tagged = expireTags(lance, uri, table, versions.toMap)
+    val old = versions.dropRight(retainLast).takeWhile(v => DateTimeUtils.instantToMicros(v._2) < olderThanMicros)
+    // Lance's cleanup keeps the tagged versions before the first version kept untagged
+    val cleanup = CleanupPolicy.builder().withBeforeVersion(versions(old.size)._1).withErrorIfTaggedOldVersions(false)
+    Selection(old.map(_._1).filterNot(tagged), cleanup.build())
+  }
+
   /** Removes the tags of the dataset at `uri` (of table `table`) whose retention (RETAIN) has passed
    * since their version was committed (`committed`), as Iceberg's expiry removes such references;
    * returns the versions the other tags name. */
-  def expireTags(lance: LanceAccess, uri: String, table: String, committed: Map[Long, java.time.Instant]): Set[Long] = {
+  private def expireTags(
+      lance: LanceAccess,
+      uri: String,
+      table: String,
+      committed: Map[Long, java.time.Instant]): Set[Long] = {
     val tags = DatasetTags.onMain(lance, uri)
     val aged = DatasetTags.aged(tags, v => committed.get(v).map(_.toEpochMilli), System.currentTimeMillis())
     aged.foreach(t => DatasetTags.drop(lance, uri, table, t.name, ifExists = true))

@@ -5,7 +5,6 @@ package lancepart.maintenance
 import lancepart.lance.LanceAccess
 import lancepart.txn.LeafCommits
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
-import org.lance.cleanup.CleanupPolicy
 import org.lance.compaction.{CompactionOptions, RewriteResult}
 
 import scala.jdk.CollectionConverters._
@@ -60,19 +59,12 @@ object PlainMaintenance {
    * tags name, and the files only they used (Lance cleanup). */
   def expire(lance: LanceAccess, uri: String, table: String, olderThanMicros: Long, retainLast: Int): ExpireResult = {
     ExpireSnapshots.requireRetainLast(table, retainLast)
-    val versions = lance.withDataset(uri)(_.listVersions().asScala.toSeq)
-    val cutoff = DateTimeUtils.microsToInstant(olderThanMicros)
-    val tagged =
-      ExpireSnapshots.expireTags(lance, uri, table, versions.map(v => v.getId -> v.getDataTime.toInstant).toMap)
-    val old = versions.dropRight(retainLast).takeWhile(_.getDataTime.toInstant.isBefore(cutoff))
-    val expired = old.filterNot(v => tagged(v.getId))
-    if (expired.isEmpty) ExpireResult(0, 0, 0)
+    val versions = lance.withDataset(uri)(_.listVersions().asScala.map(v => v.getId -> v.getDataTime.toInstant).toSeq)
+    val selected = ExpireSnapshots.select(lance, uri, table, versions, olderThanMicros, retainLast)
+    if (selected.expired.isEmpty) ExpireResult(0, 0, 0)
     else {
-      // Lance's cleanup keeps the tagged versions before the first version kept untagged
-      val policy = CleanupPolicy.builder().withBeforeVersion(versions(old.size).getId)
-        .withErrorIfTaggedOldVersions(false).build()
-      val stats = lance.withDataset(uri)(_.cleanupWithPolicy(policy))
-      ExpireResult(expired.size, 0, stats.getDataFilesRemoved + stats.getDeletionFilesRemoved)
+      val stats = lance.withDataset(uri)(_.cleanupWithPolicy(selected.cleanup))
+      ExpireResult(selected.expired.size, 0, stats.getDataFilesRemoved + stats.getDeletionFilesRemoved)
     }
   }
 }

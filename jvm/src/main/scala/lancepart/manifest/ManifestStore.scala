@@ -4,7 +4,7 @@ package lancepart.manifest
 import java.util.Collections
 
 import lancepart.arrow.{ArrowTypes, ArrowValues, UnsupportedArrowType}
-import lancepart.lance.{Lance, LanceAccess, RootReader}
+import lancepart.lance.{DatasetTags, Lance, LanceAccess, RootReader}
 import lancepart.spec.{BoundField, FormatException, PartitionField, PartitionSpec, TableMetadata, TransactionMode}
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.VectorSchemaRoot
@@ -286,11 +286,9 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   private def tagged(objectId: String, location: Option[String], tag: String): (Option[String], Long) = {
     val uri =
       leafUri(location.getOrElse(throw new FormatException(s"table $table: partition table $objectId has no location")))
-    lance.withDataset(uri)(_.tags().list().asScala.find(_.getName == tag)).fold(throw new FormatException(
-      s"table $table: partition table $objectId reads at tag '$tag' (column $ReadTag), which $uri does not have")) {
-      t =>
-        (Option(t.getBranch.orElse(null)), t.getVersion)
-    }
+    val found = DatasetTags.list(lance, uri).find(_.name == tag).getOrElse(throw new FormatException(
+      s"table $table: partition table $objectId reads at tag '$tag' (column $ReadTag), which $uri does not have"))
+    (found.branch, found.version)
   }
 
   /** Rows matching `filter` as column name to value (see [[ArrowValues]]). */
