@@ -170,18 +170,6 @@ def test_another_clients_tag_of_a_branch_version_is_refused_not_read_at_main(spa
     assert [r.name for r in spark.sql(f"SELECT name FROM {t}.refs").collect()] == ["main"]
 
 
-@pytest.mark.usefixtures("iceberg")
-def test_branch_statements_on_a_lancepart_table_fail_saying_it_has_no_branches(spark, ns):
-    """Iceberg's extension (in this session) parses CREATE BRANCH, which lancepart's does not take;
-    on a lancepart table the statement fails saying so, not with Spark's internal error."""
-    t = f"lance.{ns}.t"
-    spark.sql(f"CREATE TABLE {t} (id BIGINT)")
-    for statement in ("CREATE BRANCH audit", "DROP BRANCH audit"):
-        with pytest.raises(Exception, match=rf"table lance.{ns}.t: ALTER TABLE ... {statement.split()[0]} BRANCH: "
-                                            "lancepart tables have no branches"):
-            spark.sql(f"ALTER TABLE {t} {statement}")
-
-
 def test_a_plain_table_with_tags_is_not_made_partitioned(spark, root, ns):
     """Regression (a review): the tags went with the dataset into a partition table, `.refs` lost
     them, and every later expire_snapshots failed on the partition table's tagged versions."""

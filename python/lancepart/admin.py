@@ -172,6 +172,12 @@ class Admin:
         """As ``rollback_to_version``, to the newest manifest version committed at or before ``timestamp``."""
         return self._call("rollback_to_timestamp", name, timestamp=timestamp)
 
+    def fast_forward(self, name: str, to: str, branch: str = "main") -> dict:
+        """Publishes branch ``to`` of a partitioned table: ``branch`` (main) then reads what ``to``
+        reads, when it has not changed since ``to`` was made or last published (Iceberg's
+        ``fast_forward``): ``CALL <catalog>.system.fast_forward``."""
+        return self._call("fast_forward", name, branch=branch, to=to)
+
     def expire_snapshots(self, name: str, older_than: dt.datetime | None = None, retain_last: int | None = None) -> dict:
         """Removes manifest versions committed before ``older_than`` (default: 5 days ago), keeping
         the newest ``retain_last`` (default 1), and the files only they used:

@@ -49,13 +49,14 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
                progress: bool | None = None, version: int | str | None = None) -> dict:
     """Compares ``SELECT * FROM table [VERSION AS OF version] [WHERE where]`` in Spark with a
     pylance read of the same table (``where`` must be valid in both Spark SQL and Lance SQL, e.g.
-    ``country = 'US'``); ``version`` is a version number (an int) or a tag (a str), read by pylance through
-    ``lance.dataset(..., version=version)`` of ``__manifest`` (a plain table: of its dataset).
+    ``country = 'US'``); ``version`` is a version number (an int) or a tag or branch (a str), read by
+    pylance through ``lance.dataset(..., version=version)`` of ``__manifest`` (a plain table: of its
+    dataset), a branch through ``checkout_version((branch, None))``.
     Returns ``{"rows": n, "tables": k}``; raises CrosscheckError with a readable diff.
     ``progress`` (a bar over the partition tables pylance reads): see ``lancepart.progress``.
     ``table`` is named as ``Admin`` takes names (``resolve_table``: ``ns.t`` is ``lance.ns.t``)."""
     table = qualified_table(spark, table)
-    # a number is a version (as <table>.snapshot_id_<n> names it, never a tag), a string a tag
+    # a number is a version (as <table>.snapshot_id_<n> names it, never a tag), a string a tag or branch
     df = (spark.table(table) if version is None else spark.table(f"{table}.snapshot_id_{version}")
           if isinstance(version, int) else spark.sql(f"SELECT * FROM {table} VERSION AS OF {_literal(version)}"))
     if where:
@@ -119,12 +120,24 @@ def crosscheck_search(spark: SparkSession, table: str, column: str, vector: Sequ
     return {"rows": spark_side.num_rows, "tables": tables}
 
 
+def _dataset_at(uri: str, version: int | str | None, storage: dict):
+    """The Lance dataset at ``uri`` at ``version``: a version number, a branch's latest version (a
+    branch of that name first, as VERSION AS OF reads it), or a tag; None: the latest."""
+    import lance
+
+    ds = lance.dataset(uri, storage_options=storage)
+    if isinstance(version, str) and version in ds.branches.list():
+        return ds.checkout_version((version, None))
+    return ds if version is None else lance.dataset(uri, version=version, storage_options=storage)
+
+
 def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
                       progress: bool | None = None, as_read: pa.Schema | None = None,
                       scan: Callable[[Any, dict[str, str | None]], pa.Table | None] | None = None,
                       added: tuple[str, ...] = (), version: int | str | None = None) -> tuple[pa.Table, int]:
     """Rows of every partition table of ``table`` (``catalog.ns...name``) at ``version`` (a
-    version number or a tag of ``__manifest``, of a plain table's dataset; None: the latest) and the leaf count;
+    version number, or a tag or a branch of ``__manifest``, of a plain table's dataset; None: the latest) and
+    the leaf count;
     ``progress`` (a bar over partition tables): see ``lancepart.progress``. With ``as_read`` (the
     Arrow schema of Spark's columns), each partition table's columns as Spark reads them (its
     stored types may differ from another's: see ``_as_read``), else as stored. ``scan`` reads a
@@ -136,12 +149,12 @@ def read_with_pylance(spark: SparkSession, table: str, where: str | None = None,
     table = qualified_table(spark, table)
     table_dir, storage = table_uri(spark, table)
     if not _partitioned(spark, table):
-        ds = lance.dataset(table_dir, version=version, storage_options=storage)  # a plain Lance table
+        ds = _dataset_at(table_dir, version, storage)  # a plain Lance table
         data = ds.to_table(filter=where) if where else ds.to_table()
         if as_read is not None:
             data = pa.Table.from_arrays([_as_read(data.column(f.name), f.type) for f in as_read], schema=as_read)
         return data, 1
-    manifest = lance.dataset(f"{table_dir}/__manifest", version=version, storage_options=storage)
+    manifest = _dataset_at(f"{table_dir}/__manifest", version, storage)
     meta = manifest.metadata
     schema_fields = json.loads(meta["schema"])["fields"]
     names_by_id = {int(f["metadata"]["lance:field_id"]): f["name"] for f in schema_fields}

@@ -19,15 +19,15 @@ object DatasetTags {
   /** The longest tag name taken: its file `<name>.json` must fit a file name (255 bytes). */
   private val MaxNameLength = 200
 
-  /** Refuses a tag name Lance 7.0.0 stores but cannot list back (so that no tag of the dataset
-   * reads any more): characters outside ASCII, which it percent-encodes twice; and names too long
-   * for a file name. `table` names the table. */
-  private def requireStorableName(table: String, name: String): Unit = {
+  /** Refuses a name of a `kind` (tag, branch) Lance 7.0.0 stores but cannot list back (so that no
+   * tag of the dataset reads any more): characters outside ASCII, which it percent-encodes twice;
+   * and names too long for a file name. `table` names the table. */
+  private[lance] def requireStorableName(table: String, kind: String, name: String): Unit = {
     val outside = name.filter(_.toInt > 127)
-    if (outside.nonEmpty) throw new IllegalArgumentException(s"table $table: cannot create tag '$name': Lance " +
-      s"stores tag names of ASCII characters only (not '${outside.distinct}')")
+    if (outside.nonEmpty) throw new IllegalArgumentException(s"table $table: cannot create $kind '$name': Lance " +
+      s"stores $kind names of ASCII characters only (not '${outside.distinct}')")
     if (name.length > MaxNameLength) throw new IllegalArgumentException(
-      s"table $table: cannot create tag '${name.take(20)}...': a tag name has at most $MaxNameLength characters")
+      s"table $table: cannot create $kind '${name.take(20)}...': a $kind name has at most $MaxNameLength characters")
   }
 
   /** How CREATE ... TAG treats a tag of the same name. */
@@ -84,7 +84,7 @@ object DatasetTags {
         tags.update(name, version)
         if (maxAgeMillis.isDefined) tags.replaceMetadata(name, metadata(maxAgeMillis).asJava)
       case (None, _) =>
-        requireStorableName(table, name)
+        requireStorableName(table, "tag", name)
         try tags.create(name, version)
         catch { case e: Exception => throw refused(BatchSql.message(e)).initCause(e) }
         if (maxAgeMillis.isDefined) tags.replaceMetadata(name, metadata(maxAgeMillis).asJava)

@@ -1,6 +1,7 @@
 // Expiry of old manifest versions (CALL <catalog>.system.expire_snapshots): removes the manifest
 // versions committed before a time, keeping the newest `retainLast` and those tags name (after
-// removing the tags whose RETAIN has passed), and then what only they used:
+// removing the tags and branches whose RETAIN has passed), and then what only they used (every
+// version of every branch is kept, with what it reads):
 // partition tables no kept version refers to, and inside the others the files of table versions
 // only expired manifest versions pinned (and the `table_version` records of those versions).
 // Files that a kept version, a main-branch version or a write still running (its files belong to
@@ -9,7 +10,7 @@
 // begun appends to it (a replay reads its versions since: manifest.StreamMarks).
 package lancepart.maintenance
 
-import lancepart.lance.{DatasetTags, Lance, LanceAccess, LeafFiles}
+import lancepart.lance.{DatasetBranches, DatasetTags, Lance, LanceAccess, LeafFiles}
 import lancepart.manifest.{ManifestQuery, ManifestStore, StreamMarks, TableFiles}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.lance.cleanup.CleanupPolicy
@@ -35,7 +36,9 @@ object ExpireSnapshots {
     else {
       val kept = versions.map(_.version).filterNot(expired.toSet)
       val before = store.leafReferences(expired)
-      val keptReferences = store.leafReferences(kept)
+      // every version of every branch is kept, with what it reads
+      val keptReferences =
+        (store.leafReferences(kept).toSeq ++ store.branchLeafReferences().toSeq).groupMapReduce(_._1)(_._2)(_ ++ _)
       // Records of partition table versions no kept manifest version pins name versions about to go.
       val stale = store.rows(latest, ManifestQuery.versionRecords).filterNot(r =>
         r.readVersion.exists(v => keptReferences.get(r.location.get).exists(_(v))))
@@ -88,11 +91,18 @@ object ExpireSnapshots {
       olderThanMicros: Long,
       retainLast: Int): Selection = {
     val tagged = expireTags(lance, uri, table, versions.toMap)
+    expireBranches(lance, uri, table)
     val old = versions.dropRight(retainLast).takeWhile(v => DateTimeUtils.instantToMicros(v._2) < olderThanMicros)
     // Lance's cleanup keeps the tagged versions before the first version kept untagged
     val cleanup = CleanupPolicy.builder().withBeforeVersion(versions(old.size)._1).withErrorIfTaggedOldVersions(false)
     Selection(old.map(_._1).filterNot(tagged), cleanup.build())
   }
+
+  /** Drops the branches of the dataset at `uri` (of table `table`) whose retention (RETAIN) has
+   * passed since their latest commit, as Iceberg's expiry removes such references. */
+  private def expireBranches(lance: LanceAccess, uri: String, table: String): Unit =
+    DatasetBranches.aged(DatasetBranches.list(lance, uri), System.currentTimeMillis())
+      .foreach(b => DatasetBranches.drop(lance, uri, table, b.name, ifExists = true))
 
   /** Removes the tags of the dataset at `uri` (of table `table`) whose retention (RETAIN) has passed
    * since their version was committed (`committed`), as Iceberg's expiry removes such references;

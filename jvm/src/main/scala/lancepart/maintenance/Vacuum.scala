@@ -1,12 +1,14 @@
 // Removes what failed writers left behind (spec: Transaction; nothing committed depends on it):
 // leaf directories no manifest version refers to, and inside referenced leaves the data files,
 // deletion files and detached version manifests that no kept leaf version refers to. Kept are
-// every main-branch version and every version any manifest version pins (read_version of its
-// `table` rows), so a reader at any retained manifest version loses nothing.
+// every main-branch version and every version any manifest version (of main or of a branch)
+// pins (read_version of its `table` rows), so a reader at any retained manifest version loses nothing.
 package lancepart.maintenance
 
 import lancepart.lance.{Lance, LanceAccess, LeafFiles}
 import lancepart.manifest.{LeafFile, ManifestStore, TableFiles}
+
+import scala.collection.compat._
 
 /** What a vacuum removed: leaf directories (relative to the table) and files (relative to the table). */
 case class VacuumResult(directories: Seq[String], files: Seq[String])
@@ -36,7 +38,8 @@ object Vacuum {
       files: TableFiles,
       cutoffMillis: Long,
       progress: Progress): VacuumResult = {
-    val pinned = store.leafReferences()
+    // what any manifest version of main or of a branch reads
+    val pinned = (store.leafReferences().toSeq ++ store.branchLeafReferences().toSeq).groupMapReduce(_._1)(_._2)(_ ++ _)
     val (referenced, unreferenced) = files.leafDirectories().partition(pinned.contains)
     progress.start(referenced.size + unreferenced.size)
     val directories = unreferenced.filter { location =>

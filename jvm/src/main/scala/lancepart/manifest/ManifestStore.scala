@@ -4,7 +4,7 @@ package lancepart.manifest
 import java.util.Collections
 
 import lancepart.arrow.{ArrowTypes, ArrowValues, UnsupportedArrowType}
-import lancepart.lance.{DatasetTags, Lance, LanceAccess, RootReader}
+import lancepart.lance.{DatasetBranches, DatasetTags, Lance, LanceAccess, RootReader}
 import lancepart.spec.{BoundField, FormatException, PartitionField, PartitionSpec, TableMetadata, TransactionMode}
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.VectorSchemaRoot
@@ -22,10 +22,23 @@ import scala.jdk.CollectionConverters._
 import scala.util.Try
 import scala.util.control.NonFatal
 
-class ManifestStore(val tableUri: String, val table: String, val lance: LanceAccess) {
+/** `branch`: the `__manifest` branch this store reads and commits (None: main; see
+ * docs/format.md "Branches"). */
+class ManifestStore(
+    val tableUri: String,
+    val table: String,
+    val lance: LanceAccess,
+    val branch: Option[String] = None) {
   import ManifestStore._
 
   val uri: String = s"$tableUri/$DirName"
+
+  /** The same table's manifest on branch `name`. */
+  def onBranch(name: String): ManifestStore = new ManifestStore(tableUri, table, lance, Some(name))
+
+  /** `f` of `__manifest` at `version` (None: the latest) of this store's branch. */
+  private def withManifest[A](version: Option[Long] = None)(f: Dataset => A): A =
+    lance.withDataset(uri, version, branch)(f)
 
   /** URI of a partition table from its location (relative to the table root). */
   def leafUri(location: String): String = s"$tableUri/$location"
@@ -85,7 +98,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
 
   /** Adds the columns of `fields` that `__manifest` lacks (all NULL); rows and metadata do not
    * change. Planned again on the latest version when a concurrent row commit preempts it. */
-  def addColumns(fields: Seq[Field]): Unit = Lance.replanned(lance.withDataset(uri) { ds =>
+  def addColumns(fields: Seq[Field]): Unit = Lance.replanned(withManifest() { ds =>
     val present = ds.getSchema.getFields.asScala.map(_.getName).toSet
     val added = fields.filterNot(f => present(f.getName))
     if (added.nonEmpty) ds.addColumns(added.asJava)
@@ -93,7 +106,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
 
   /** The Spark type of every `partition_field_*` column, by field id (columns of every spec
    * any version of the table declared). */
-  def partitionColumnTypes(): Map[String, DataType] = lance.withDataset(uri)(ds => partitionTypes(ds.getSchema))
+  def partitionColumnTypes(): Map[String, DataType] = withManifest()(ds => partitionTypes(ds.getSchema))
 
   private def partitionTypes(schema: Schema): Map[String, DataType] = schema.getFields.asScala.collect {
     case f if f.getName.startsWith(PartitionField.ColumnPrefix) =>
@@ -103,7 +116,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   }.toMap
 
   /** Spec versions any `v<N>` namespace row names, declared or not (a staged replace's rows). */
-  def specVersionsInRows(): Set[Int] = lance.withDataset(uri) { ds =>
+  def specVersionsInRows(): Set[Int] = withManifest() { ds =>
     scan(ds, ManifestQuery.specNamespaces, Seq(ObjectId))
       .flatMap(r => Naming.specVersion(r(ObjectId).toString)).toSet
   }
@@ -114,7 +127,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    * `next` does not declare are no part of the table from then on.
    */
   def publish(expected: Map[String, String], next: Map[String, String]): Unit =
-    lance.withDataset(uri) { ds =>
+    withManifest() { ds =>
       if (ds.getTableMetadata.asScala.toMap != expected) throw new IllegalStateException(
         s"table $table changed while it was being created or replaced; nothing was changed, retry")
       val update = UpdateConfig.builder()
@@ -123,11 +136,11 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
     }
 
   /** Deletes the rows with object ids `ids` (a Lance delete, rebased over concurrent commits). */
-  def deleteRows(ids: Seq[String]): Unit = if (ids.nonEmpty) lance.withDataset(uri)(_.delete(ManifestQuery.byId(ids)))
+  def deleteRows(ids: Seq[String]): Unit = if (ids.nonEmpty) withManifest()(_.delete(ManifestQuery.byId(ids)))
 
   /** Deletes every row of spec versions `versions` (their namespaces, leaves and records). */
   def deleteSpecVersions(versions: Seq[Int]): Unit = if (versions.nonEmpty) {
-    lance.withDataset(uri)(_.delete(ManifestQuery.specVersionRows(versions)))
+    withManifest()(_.delete(ManifestQuery.specVersionRows(versions)))
   }
 
   /** Stores `next` as the table's schema (one table-metadata commit); refused when the stored
@@ -146,7 +159,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   def removeMetadata(key: String): Unit = commitMetadata(_ - key, replace = true)
 
   private def commitMetadata(updates: Map[String, String] => Map[String, String], replace: Boolean): Unit =
-    lance.withDataset(uri) { ds =>
+    withManifest() { ds =>
       val map = updates(ds.getTableMetadata.asScala.toMap)
       val update = UpdateConfig.builder()
         .tableMetadataUpdates(UpdateMap.builder().updates(map.asJava).replace(replace).build()).build()
@@ -160,7 +173,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   /** The table as it was at manifest `version` (time travel). */
   def loadAt(version: Long): Manifest = {
     val found =
-      try lance.withDataset(uri, Some(version))(read)
+      try withManifest(Some(version))(read)
       catch {
         case e: FormatException =>
           val at = new FormatException(s"${e.getMessage} (at manifest version $version)")
@@ -175,7 +188,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
 
   /** The version that manifest version `version` restored, when it is a rollback (a Lance `Restore`). */
   def restoredAt(version: Long): Option[Long] =
-    lance.withDataset(uri, Some(version))(ds => Lance.operation(ds).collect { case r: Restore => r.version() })
+    withManifest(Some(version))(ds => Lance.operation(ds).collect { case r: Restore => r.version() })
 
   /** The newest manifest version committed at or before `micros` (microseconds since the epoch;
    * TIMESTAMP AS OF), or strictly before it when `strictly` (rollback_to_timestamp, as Iceberg's). */
@@ -191,24 +204,24 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
 
   /** Makes manifest `version` the latest again (a Lance restore: a new version with its rows and
    * table metadata); returns the new version. */
-  def restore(version: Long): Long = lance.withDataset(uri, Some(version)) { ds =>
+  def restore(version: Long): Long = withManifest(Some(version)) { ds =>
     ds.restore()
     latestVersion()
   }
 
   /** The latest manifest version. */
-  def latestVersion(): Long = lance.withDataset(uri)(_.version())
+  def latestVersion(): Long = withManifest()(_.version())
 
   /** Every manifest version, oldest first. */
-  def versions(): Seq[Long] = lance.withDataset(uri)(_.listVersions().asScala.map(_.getId).toSeq)
+  def versions(): Seq[Long] = withManifest()(_.listVersions().asScala.map(_.getId).toSeq)
 
   /** Every manifest version with the time it was committed, oldest first. */
   def committed(): Seq[ManifestVersion] =
-    lance.withDataset(uri)(_.listVersions().asScala.map(v => ManifestVersion(v.getId, v.getDataTime.toInstant)).toSeq)
+    withManifest()(_.listVersions().asScala.map(v => ManifestVersion(v.getId, v.getDataTime.toInstant)).toSeq)
 
   /** As [[load]], or None when the manifest declares no partition spec (a plain namespace):
    * one open of `__manifest` tells both. */
-  def loadIfPartitioned(): Option[Manifest] = lance.withDataset(uri)(read)
+  def loadIfPartitioned(): Option[Manifest] = withManifest()(read)
 
   private def read(ds: Dataset): Option[Manifest] = {
     val props = ds.getTableMetadata.asScala.toMap
@@ -235,7 +248,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   /** The latest manifest version with `meta` in force (a staged table's view, before its
    * metadata is published). */
   def latest(meta: TableMetadata): Manifest =
-    lance.withDataset(uri)(ds =>
+    withManifest()(ds =>
       Manifest(meta, ds.version(), ds.getLanceFileFormatVersion, foreignNotNull(ds, meta), committedAt(ds)))
 
   private def committedAt(ds: Dataset): java.time.Instant = ds.getVersion.getDataTime.toInstant
@@ -245,7 +258,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
 
   /** The table metadata map of `__manifest`, or None when the directory has no manifest. */
   def properties(): Map[String, String] =
-    lance.withDataset(uri)(_.getTableMetadata.asScala.toMap)
+    withManifest()(_.getTableMetadata.asScala.toMap)
 
   /** Rows matching a Lance SQL `filter`, read at `manifest.version`; the filter runs inside Lance. */
   def rows(manifest: Manifest, filter: String): Seq[ManifestRow] =
@@ -310,10 +323,51 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    * all) refer to, with the versions they pin (`read_version`). Reads each version. */
   def leafReferences(versions: Seq[Long] = this.versions()): Map[String, Set[Long]] = {
     versions.flatMap { v =>
-      lance.withDataset(uri, Some(v))(ds =>
+      withManifest(Some(v))(ds =>
         scan(ds, ManifestQuery.leafReferences, Location +: Seq(ReadVersion).filter(has(ds, _))))
     }.groupMapReduce(_(
       Location).toString)(r => r.get(ReadVersion).flatMap(Option(_)).map(version).toSet)(_ ++ _)
+  }
+
+  /** [[leafReferences]] of every version of every branch of `__manifest`: what expire_snapshots
+   * and vacuum keep for them (docs/format.md "Branches"). */
+  def branchLeafReferences(): Map[String, Set[Long]] =
+    DatasetBranches.list(lance, uri).flatMap(b => onBranch(b.name).leafReferences().toSeq)
+      .groupMapReduce(_._1)(_._2)(_ ++ _)
+
+  /**
+   * Makes main (this store's branch) hold every row of `from`'s latest version, with all their
+   * columns: one merge_insert on top of main version `expected` that updates, inserts and deletes
+   * rows, so that main reads as `from` reads (the fast-forward of main to a branch); refused when
+   * the table metadata differs. It rewrites every fragment of `expected`, so a commit after
+   * `expected` that changed or deleted rows (every transaction writes its spec's namespace row)
+   * makes it a [[ManifestConflict]]; one that only added rows or changed table metadata lands
+   * under it as though it came after (Lance rebases the merge_insert): then the returned version
+   * (main's new one) is not `expected + 1`.
+   */
+  def fastForward(expected: Long, from: ManifestStore): Long = from.withManifest() { source =>
+    val base =
+      try lance.open(uri, Some(expected), branch)
+      catch { case NonFatal(e) if expired(expected) => throw new ManifestConflict(table, expected, e) }
+    Lance.using(base) { ds =>
+      if (ds.getTableMetadata != source.getTableMetadata) throw new IllegalStateException(
+        s"table $table: branch '${from.branch.getOrElse("main")}' has other table metadata (schema, partition " +
+          "specs or properties) than main; nothing was changed")
+      val options = new ScanOptions.Builder().batchSize(8192).build()
+      Lance.using(source.newScan(options)) { scanner =>
+        Lance.using(ArrowArrayStream.allocateNew(Lance.allocator)) { stream =>
+          // the stream's release closes the reader
+          val reader = scanner.scanBatches()
+          try Data.exportArrayStream(Lance.allocator, reader, stream)
+          catch { case e: Throwable => reader.close(); throw e }
+          val params = new MergeInsertParams(Collections.singletonList(ObjectId)).withMatchedUpdateAll()
+            .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll).withNotMatchedBySourceDelete()
+            .withConflictRetries(0)
+          try Lance.using(ds.mergeInsert(params, stream).dataset())(_.version())
+          catch { case NonFatal(e) if Lance.isConflict(e) => throw new ManifestConflict(table, expected, e) }
+        }
+      }
+    }
   }
 
   /** Number of partition tables at `manifest.version` whose row pins no version (NULL
@@ -330,7 +384,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
   /** `f` of `__manifest` at `version`, which a statement planned against: a failure because
    * expire_snapshots removed that version meanwhile says so. */
   private def atVersion[A](version: Long)(f: Dataset => A): A =
-    try lance.withDataset(uri, Some(version))(f)
+    try withManifest(Some(version))(f)
     catch {
       case NonFatal(e) if expired(version) =>
         throw new IllegalStateException(
@@ -346,7 +400,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    * the new manifest version. Only `columns` are written (None: those lancepart keeps, [[written]]).
    */
   def upsert(rows: Seq[ManifestRow], columns: Option[String => Boolean] = None): Long =
-    lance.withDataset(uri)(mergeInsert(_, rows, Seq.empty, ConflictRetries, columns)._1)
+    withManifest()(mergeInsert(_, rows, Seq.empty, ConflictRetries, columns)._1)
 
   /**
    * A transaction's commit (spec: Commit Behavior): upserts `rows` and deletes the rows of
@@ -363,7 +417,7 @@ class ManifestStore(val tableUri: String, val table: String, val lance: LanceAcc
    */
   def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Committed = {
     val base =
-      try lance.open(uri, Some(expected))
+      try lance.open(uri, Some(expected), branch)
       catch { case NonFatal(e) if expired(expected) => throw new ManifestConflict(table, expected, e) }
     Lance.using(base) { ds =>
       val (version, after) =

@@ -49,7 +49,13 @@ object MetadataTable {
   def exists(suffix: String): Boolean = bySuffix.contains(suffix)
 
   /** Metadata table `suffix` of `table`, a partitioned or a plain Lance table. */
-  def of(suffix: String, table: Table): MetadataTable = bySuffix(suffix)(table)
+  def of(suffix: String, table: Table): MetadataTable = {
+    table match {
+      case t: PartitionedTable => t.requireMain("read metadata tables of")
+      case _ =>
+    }
+    bySuffix(suffix)(table)
+  }
 
   /** The versions of `table`: its manifest's, or a plain table's own Lance versions. */
   def commits(table: Table): Seq[ManifestCommit] = table match {

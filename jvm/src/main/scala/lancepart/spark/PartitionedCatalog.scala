@@ -89,12 +89,14 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
   }
 
   /** The table as manifest version `version` recorded it (`VERSION AS OF`; strong mode only), or
-   * a plain table at its Lance version `version`; `version` may also name a tag (as Iceberg, a tag
-   * of that name first, then a version number) or `main` (the latest version). */
+   * a plain table at its Lance version `version`; `version` may also name a tag or a branch (as
+   * Iceberg, a reference of that name first, then a version number) or `main` (the latest version). */
   override def loadTable(ident: Identifier, version: String): Table = {
     requireNoVersionName(ident, s"VERSION AS OF $version")
     val current = loadTable(ident)
     if (version == TableTags.Main) current
+    else if (TableBranches.list(current).exists(_.name == version))
+      partitioned(ident, current, s"VERSION AS OF $version").onBranch(version, pinned = true)
     else {
       // neither a tag nor a number: the error names the table's tags
       val number = TableTags.list(current).find(_.name == version).map(_.version)
@@ -140,8 +142,9 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
 
   /** Refuses `clause` on a version named as Iceberg names them (`<table>.snapshot_id_<id>`), as Iceberg does. */
   private def requireNoVersionName(ident: Identifier, clause: String): Unit = ident.name() match {
-    case PartitionedCatalog.SnapshotSuffix(_) | PartitionedCatalog.TimestampSuffix(_) | PartitionedCatalog.TagSuffix(_)
-        if !holdsTable(ident) =>
+    case PartitionedCatalog.SnapshotSuffix(_) | PartitionedCatalog.TimestampSuffix(_) | PartitionedCatalog.TagSuffix(
+          _) |
+        PartitionedCatalog.BranchSuffix(_) if !holdsTable(ident) =>
       throw new IllegalArgumentException(
         s"table ${qualified(ident)}: $clause cannot read a version of a table named as a version already")
     case _ =>
@@ -188,6 +191,7 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
                 at(parent(ident), loadTable(parent(ident)), version.toLong, s"VERSION AS OF $version")
               case PartitionedCatalog.TimestampSuffix(millis) => loadTable(parent(ident), millis.toLong * 1000)
               case PartitionedCatalog.TagSuffix(tag) => loadTable(parent(ident), tag)
+              case PartitionedCatalog.BranchSuffix(branch) => TableBranches.load(loadTable(parent(ident)), branch)
               case _ => throw new NoSuchTableException(ident)
             }
           case None => throw new NoSuchTableException(ident)
@@ -201,7 +205,9 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
   /** Partitioned table `ident` (not a metadata table such as `<table>.partitions`); a plain Lance
    * table is refused, saying so. */
   def loadPartitioned(ident: Identifier): PartitionedTable = loadTable(ident) match {
-    case t: PartitionedTable => t
+    case t: PartitionedTable =>
+      t.requireMain("run DDL or procedures on")
+      t
     case _: PlainTable => throw plainRefused(ident)
     case _ => throw new NoSuchTableException(ident)
   }
@@ -728,10 +734,11 @@ object PartitionedCatalog {
   val StoragePrefix = "storage."
 
   /** Iceberg's names of a table's versions: `<table>.snapshot_id_<id>`, `<table>.at_timestamp_<millis>`,
-   * `<table>.tag_<tag>`. */
+   * `<table>.tag_<tag>`, `<table>.branch_<branch>`. */
   private val SnapshotSuffix = "snapshot_id_(\\d+)".r
   private val TimestampSuffix = "at_timestamp_(\\d+)".r
   private val TagSuffix = "tag_(.+)".r
+  private val BranchSuffix = "branch_(.+)".r
 
   /** `spark.sql.catalog.<name>.spj.enabled` (default true): scans report their partitioning so
    * that Spark can join and aggregate without a shuffle (storage-partitioned joins). */

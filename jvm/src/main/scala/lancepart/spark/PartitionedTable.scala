@@ -3,7 +3,7 @@ package lancepart.spark
 
 import java.util
 
-import lancepart.lance.LeafSchema
+import lancepart.lance.{DatasetTags, LeafSchema}
 import lancepart.manifest.{Manifest, ManifestStore, TableFiles}
 import lancepart.prune.V2Predicates
 import lancepart.spark.read.{PartitionTableColumn, PartitionedScanBuilder, RowAddressColumn, SpjPolicy, LeafSearch}
@@ -51,6 +51,53 @@ class PartitionedTable(
   /** This table as manifest version `older` recorded it (time travel). */
   def at(older: Manifest): PartitionedTable = withManifest(older, pinned = true)
 
+  /** The branch of `__manifest` this table reads and writes (None: main; see [[TableBranches]]). */
+  def branch: Option[String] = store.branch
+
+  /** Branch `name` of this table at its latest version (`<table>.branch_<name>`), or that version
+   * read only (`pinned`: VERSION AS OF '<name>'). */
+  def onBranch(name: String, pinned: Boolean = false): PartitionedTable = {
+    val branchStore = store.onBranch(name)
+    new PartitionedTable(
+      s"$tableName.branch_$name",
+      branchStore,
+      files,
+      branchStore.load(),
+      spj,
+      commitAttempts,
+      pinned)
+  }
+
+  /** Refuses `what` on a branch, which takes reads and writes only: table DDL, tags, branches,
+   * metadata tables and procedures work on the table itself. */
+  def requireMain(what: String): Unit = branch.foreach { b =>
+    throw new UnsupportedOperationException(
+      s"table $tableName is branch '$b' of a table: cannot $what a branch (it takes reads and writes); $what the " +
+        "table itself")
+  }
+
+  /** The table a read goes to: under write-audit-publish ([[TableBranches.wapBranch]]) its branch
+   * once a write made it, as Iceberg's; else this one. */
+  private def forRead: PartitionedTable = wap(create = false).getOrElse(latest)
+
+  /** The table a write goes to: under write-audit-publish its branch, made from the latest version
+   * by the first write, as Iceberg's; else this one. */
+  private def forWrite: PartitionedTable = wap(create = true).getOrElse(this)
+
+  private def wap(create: Boolean): Option[PartitionedTable] =
+    (if (pinned || branch.isDefined) None else TableBranches.wapBranch(this)).flatMap { name =>
+      val exists = TableBranches.exists(this, name)
+      if (!exists && create) TableBranches.create(this, name, None, None, DatasetTags.Keep)
+      if (!exists && !create) None
+      else {
+        val onIt = onBranch(name)
+        if (onIt.manifest.meta.properties != manifest.meta.properties) throw new IllegalStateException(
+          s"table $tableName: its write-audit-publish branch '$name' (${TableBranches.WapBranchKey}) has another " +
+            s"schema, partition specs or transaction mode than the table; read and write $tableName.branch_$name")
+        Some(onIt)
+      }
+    }
+
   private def withManifest(m: Manifest, pinned: Boolean): PartitionedTable =
     new PartitionedTable(tableName, store, files, m, spj, commitAttempts, pinned)
 
@@ -87,7 +134,7 @@ class PartitionedTable(
   override def metadataColumns(): Array[MetadataColumn] = Array(PartitionTableColumn, RowAddressColumn)
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    new PartitionedScanBuilder(latest, options)
+    new PartitionedScanBuilder(forRead, options)
 
   /** The namespace column `column` (any case); `fail` reports a table without it. */
   def column(column: String, fail: String => Nothing): SchemaField = {
@@ -98,7 +145,7 @@ class PartitionedTable(
 
   /** The scan of a search over this table (see [[lancepart.spark.search.SearchTable]]). */
   def searchScanBuilder(query: LeafSearch, options: CaseInsensitiveStringMap): ScanBuilder =
-    new PartitionedScanBuilder(latest, options, search = Some(query))
+    new PartitionedScanBuilder(forRead, options, search = Some(query))
 
   /**
    * What a scan reads: the latest manifest version unless time travel pinned one. Spark plans
@@ -128,7 +175,7 @@ class PartitionedTable(
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
     requireWritable("write")
-    new PartitionedWriteBuilder(this, info)
+    new PartitionedWriteBuilder(forWrite, info)
   }
 
   /** Commits writes to this table; new leaves get the namespace's columns. */
@@ -141,7 +188,7 @@ class PartitionedTable(
    * changes ([[MergeOnReadOperation]]). */
   override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = () => {
     requireWritable("write")
-    val table = latest
+    val table = forWrite.latest
     RowLevelMode.of(tableName, info.command(), table.manifest.meta.tableProperties) match {
       case RowLevelMode.CopyOnWrite => new CopyOnWriteOperation(table, info)
       case RowLevelMode.MergeOnRead => new MergeOnReadOperation(table, info)
@@ -155,6 +202,10 @@ class PartitionedTable(
    * partition columns only, otherwise row deletions in the partition tables that may match. */
   override def deleteWhere(predicates: Array[Predicate]): Unit = {
     requireWritable("write")
+    forWrite.deleteRows(predicates)
+  }
+
+  private def deleteRows(predicates: Array[Predicate]): Unit = {
     val removal = RowRemoval.plan(
       this,
       V2Predicates.toFilters(predicates.toSeq).getOrElse(

@@ -1,5 +1,6 @@
 // The metadata table `<table>.refs`, as Iceberg's: the table's named versions, its main branch (the
-// latest version) and its tags (TableTags), with the version each names and how long it is kept.
+// latest version), its other branches (TableBranches, each at its latest version) and its tags
+// (TableTags), with the version each names and how long it is kept.
 package lancepart.spark
 
 import lancepart.spark.plain.PlainTable
@@ -26,9 +27,9 @@ class RefsTable(table: Table) extends MetadataTable(table, RefsTable.Name) {
     }
     def row(name: String, kind: String, version: Long, maxAge: Option[Long]) =
       InternalRow(UTF8String.fromString(name), UTF8String.fromString(kind), version, maxAge.getOrElse(null), null, null)
-    (row(TableTags.Main, "BRANCH", latest, None) +: TableTags.list(table).map(t =>
-      row(t.name, "TAG", t.version, t.maxAgeMillis)))
-      .toArray
+    (row(TableTags.Main, "BRANCH", latest, None) +:
+      (TableBranches.list(table).map(b => row(b.name, "BRANCH", b.head, b.maxAgeMillis)) ++
+        TableTags.list(table).map(t => row(t.name, "TAG", t.version, t.maxAgeMillis)))).toArray
   }
 }
 

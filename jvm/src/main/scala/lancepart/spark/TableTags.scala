@@ -29,22 +29,10 @@ object TableTags {
       s"table ${table.name()}: cannot create tag '$Main': it names the table's latest version (its main branch)")
     val tagged = table match {
       case t: PartitionedTable =>
-        val v = version.getOrElse(t.store.latestVersion())
-        if (t.manifest.meta.mode != TransactionMode.Strong) throw new UnsupportedOperationException(
-          s"table ${t.name()}: a tag needs ${TransactionMode.Key}=strong; in weak mode partition tables are read at " +
-            "their latest versions, so a manifest version does not pin what was visible then (ALTER TABLE ... SET " +
-            s"TBLPROPERTIES ('${TransactionMode.Key}' = 'strong') makes the table strong from its next commit on)")
-        val at = t.store.loadAt(v)
-        def refused(why: String) = new UnsupportedOperationException(s"table ${t.name()}: manifest version $v $why")
-        if (at.meta.mode != TransactionMode.Strong)
-          throw refused("was committed in weak mode, which pins no partition table versions; it cannot be tagged")
-        at.requireOwnLayout(t.name(), "tag")
-        val unpinned = t.store.unpinnedTableCount(at)
-        if (unpinned > 0)
-          throw refused(s"has $unpinned partition tables whose rows pin no version (read_version is NULL: written " +
-            "in weak mode, or by another writer), which are read at their latest, so a tag would not keep what it " +
-            "reads; a strong-mode write to a partition (INSERT, UPDATE, DELETE, MERGE) pins its table")
-        v
+        // as Iceberg's, a table's tags and branches share one set of names
+        if (TableBranches.exists(t, name)) throw new IllegalArgumentException(
+          s"table ${t.name()}: cannot create tag '$name': the table has a branch of that name")
+        pinnedVersion(t, version, "tag")
       case t: PlainTable =>
         version.foreach(PlainMaintenance.requireVersion(t.lance, t.uri, t.name(), _))
         version.getOrElse(t.lance.withDataset(t.uri)(_.version()))
@@ -52,6 +40,31 @@ object TableTags {
     }
     val (lance, uri) = dataset(table)
     DatasetTags.create(lance, uri, table.name(), name, tagged, maxAgeMillis, existing)
+  }
+
+  /**
+   * Manifest version `version` of `table` (None: its latest) when a `kind` (tag, branch) made from
+   * it keeps what it reads: committed in strong mode, where each row pins its partition table's
+   * version, and of this catalog's own layout; refused otherwise, saying why.
+   */
+  def pinnedVersion(t: PartitionedTable, version: Option[Long], kind: String): Long = {
+    t.requireMain(s"make a $kind of")
+    val v = version.getOrElse(t.store.latestVersion())
+    if (t.manifest.meta.mode != TransactionMode.Strong) throw new UnsupportedOperationException(
+      s"table ${t.name()}: a $kind needs ${TransactionMode.Key}=strong; in weak mode partition tables are read at " +
+        "their latest versions, so a manifest version does not pin what was visible then (ALTER TABLE ... SET " +
+        s"TBLPROPERTIES ('${TransactionMode.Key}' = 'strong') makes the table strong from its next commit on)")
+    val at = t.store.loadAt(v)
+    def refused(why: String) = new UnsupportedOperationException(s"table ${t.name()}: manifest version $v $why")
+    if (at.meta.mode != TransactionMode.Strong)
+      throw refused(s"was committed in weak mode, which pins no partition table versions; no $kind can be made of it")
+    at.requireOwnLayout(t.name(), kind)
+    val unpinned = t.store.unpinnedTableCount(at)
+    if (unpinned > 0)
+      throw refused(s"has $unpinned partition tables whose rows pin no version (read_version is NULL: written " +
+        s"in weak mode, or by another writer), which are read at their latest, so a $kind would not keep what it " +
+        "reads; a strong-mode write to a partition (INSERT, UPDATE, DELETE, MERGE) pins its table")
+    v
   }
 
   /** Removes tag `name` of `table`; a missing one fails unless `ifExists`. */
@@ -75,7 +88,9 @@ object TableTags {
 
   /** The Lance dataset whose tags are `table`'s. */
   private def dataset(table: Table): (LanceAccess, String) = table match {
-    case t: PartitionedTable => (t.store.lance, t.store.uri)
+    case t: PartitionedTable =>
+      t.requireMain("name versions of")
+      (t.store.lance, t.store.uri)
     case t: PlainTable => (t.lance, t.uri)
     case t => throw unsupported(t)
   }

@@ -3,7 +3,7 @@ package lancepart.manifest
 
 import java.nio.file.Files
 
-import lancepart.lance.{Lance, LanceAccess, LeafStats}
+import lancepart.lance.{DatasetBranches, DatasetTags, Lance, LanceAccess, LeafStats}
 import lancepart.spec._
 import lancepart.transform.Transform
 import org.apache.arrow.vector.types.pojo.{ArrowType, Field, FieldType, Schema}
@@ -132,6 +132,33 @@ class ManifestStoreSuite extends AnyFunSuite {
     assert(store.rows(store.load(), "object_type = 'table'").map(_.objectId) == Seq("v1$aaaaaaaaaaaaaaaa$dataset"))
   }
 
+  test("a branch's commits stay on the branch; fast-forward copies its rows to main, not over a newer main") {
+    val store = newStore()
+    store.create(meta)
+    val namespace = ManifestRow("v1", Naming.NamespaceType, None, None, Map.empty)
+    val base = store.upsert(Seq(leaf("aaaaaaaaaaaaaaaa", 20000, "US", 1)))
+    DatasetBranches.create(store.lance, store.uri, "t", "b", base, None, DatasetTags.Fail)
+    val branch = store.onBranch("b")
+    val b = leaf("bbbbbbbbbbbbbbbb", 20001, "FR", 2)
+    branch.commit(branch.latestVersion(), Seq(b, namespace), Seq("v1$aaaaaaaaaaaaaaaa$dataset"))
+    def ids(s: ManifestStore) = s.rows(s.load(), ManifestQuery.tables(meta)).map(_.objectId).sorted
+    assert(ids(store) == Seq("v1$aaaaaaaaaaaaaaaa$dataset") && ids(branch) == Seq(b.objectId))
+    // a transaction on main after `base` (it writes the v1 row, as every one does): the fast-forward
+    // from `base` is a conflict and changes nothing
+    val moved = store.commit(base, Seq(leaf("cccccccccccccccc", 20002, "DE", 1), namespace), Seq.empty).version
+    intercept[ManifestConflict](store.fastForward(base, branch))
+    assert(store.latestVersion() == moved && ids(store).size == 2)
+    val published = store.fastForward(moved, branch)
+    assert(published == moved + 1 && ids(store) == Seq(b.objectId))
+    assert(store.rows(store.load(), ManifestQuery.tables(meta)) == branch.rows(
+      branch.load(),
+      ManifestQuery.tables(meta)))
+    // rows another client only adds land under it (Lance rebases the fast-forward over them): kept
+    val added = leaf("dddddddddddddddd", 20003, "IT", 1)
+    store.upsert(Seq(added))
+    assert(store.fastForward(published, branch) == published + 2)
+    assert(ids(store) == Seq(b.objectId, added.objectId))
+  }
   test("a manifest without a declared partition column is refused with the column's name") {
     val store = newStore()
     store.create(TableMetadata.create("t", schema, spec.copy(fields = spec.fields.take(1))))

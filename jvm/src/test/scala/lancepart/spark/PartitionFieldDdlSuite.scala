@@ -268,4 +268,22 @@ class PartitionFieldDdlSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(spark.sql("SELECT name FROM lance.tags.t.refs").collect().map(_.getString(0)).sorted.toSeq ==
       Seq("latest", "main"))
   }
+
+  test("branch statements read in any case; a branch takes writes that main does not see until fast_forward") {
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS lance.branches")
+    spark.sql("CREATE TABLE lance.branches.t (id BIGINT, p STRING) PARTITIONED BY (p) " +
+      "TBLPROPERTIES ('transaction.mode' = 'strong')")
+    spark.sql("INSERT INTO lance.branches.t VALUES (1, 'a')")
+    spark.sql("alter table lance.branches.t /* audit */ create branch `audit-1` retain 2 days;")
+    spark.sql("Alter Table lance.branches.t Create Or Replace Branch scratch")
+    spark.sql("INSERT INTO lance.branches.t.`branch_audit-1` VALUES (2, 'b')")
+    def ids(table: String) = spark.table(table).collect().map(_.getLong(0)).sorted.toSeq
+    assert(ids("lance.branches.t") == Seq(1L) && ids("lance.branches.t.`branch_audit-1`") == Seq(1L, 2L))
+    val refs = spark.sql("SELECT name, type, max_reference_age_in_ms FROM lance.branches.t.refs").collect()
+      .map(_.toString).toSeq
+    assert(refs.sorted == Seq("[audit-1,BRANCH,172800000]", "[main,BRANCH,null]", "[scratch,BRANCH,null]"))
+    spark.sql("ALTER TABLE lance.branches.t drop BRANCH IF exists scratch")
+    spark.sql("CALL lance.system.fast_forward('branches.t', 'main', 'audit-1')")
+    assert(ids("lance.branches.t") == Seq(1L, 2L))
+  }
 }

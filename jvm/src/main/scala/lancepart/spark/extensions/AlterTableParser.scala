@@ -1,5 +1,5 @@
 // The parser LancepartSparkSessionExtensions injects: ALTER TABLE ... ADD / DROP / REPLACE
-// PARTITION FIELD and CREATE / REPLACE / DROP TAG on tables of lancepart catalogs; every other
+// PARTITION FIELD and CREATE / REPLACE / DROP TAG | BRANCH on tables of lancepart catalogs; every other
 // statement, and these on tables of other catalogs, go to the parser it wraps unchanged, but for the statements LineExtensions reads
 // on lines whose Spark lacks them. LineParsing (a source folder per Spark line) adds the methods
 // only some lines have.
@@ -37,7 +37,7 @@ class AlterTableParser(session: SparkSession, protected val delegate: ParserInte
   /** The statement's plan: ours for a lancepart table, else the wrapped parser's (`delegated`),
    * such as Iceberg's for an Iceberg table when its extension comes before this one. */
   protected def parse(sqlText: String)(delegated: => LogicalPlan): LogicalPlan =
-    PartitionFieldSyntax.recognize(sqlText).orElse(TagSyntax.recognize(sqlText)).fold(delegated) { statement =>
+    PartitionFieldSyntax.recognize(sqlText).orElse(RefSyntax.recognize(sqlText)).fold(delegated) { statement =>
       CatalogLookup(session, delegate.parseMultipartIdentifier(statement.table)) match {
         case (catalog: PartitionedCatalog, ident) => statement.command(catalog, ident)
         case (sessionCatalog: PartitionedSessionCatalog, ident) => throw new UnsupportedOperationException(

@@ -1,7 +1,6 @@
-// A check rule: ALTER TABLE ... ADD / DROP / REPLACE PARTITION FIELD or CREATE / REPLACE / DROP TAG
-// that Iceberg's parser took instead of lancepart's fails on a lancepart table with a message
-// naming the extension order, instead of Spark's internal error ("No plan for AddPartitionField");
-// Iceberg's branch statements, which lancepart does not take, fail saying so.
+// A check rule: ALTER TABLE ... ADD / DROP / REPLACE PARTITION FIELD or CREATE / REPLACE / DROP
+// TAG | BRANCH that Iceberg's parser took instead of lancepart's fails on a lancepart table with a
+// message naming the extension order, instead of Spark's internal error ("No plan for AddPartitionField").
 package lancepart.spark.extensions
 
 import lancepart.spark.{LancepartSparkSessionExtensions, PartitionedCatalog}
@@ -25,10 +24,6 @@ class ForeignAlterTable(session: SparkSession) extends (LogicalPlan => Unit) {
           val name = parts.map(_.toString)
           val clause = ForeignAlterTable.clause(command).get
           CatalogLookup(session, name)._1 match {
-            case _: PartitionedCatalog if clause.contains("BRANCH") =>
-              throw new UnsupportedOperationException(
-                s"table ${name.mkString(".")}: ALTER TABLE ... $clause: lancepart tables have no branches; name a " +
-                  "version with ALTER TABLE ... CREATE TAG")
             case _: PartitionedCatalog => throw new IllegalArgumentException(
                 s"table ${name.mkString(".")}: ALTER TABLE ... $clause was parsed by Iceberg's SQL extension, which " +
                   "cannot run it on a lancepart table: name lancepart's extension after Iceberg's, " +

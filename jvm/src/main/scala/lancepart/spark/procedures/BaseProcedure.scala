@@ -29,7 +29,13 @@ abstract class BaseProcedure(catalog: PartitionedCatalog, val outputType: Struct
     BaseProcedure.identifier(catalog.name(), input.getUTF8String(ordinal).toString)
 
   /** Argument `ordinal`, a table name, as the table it names (partitioned or plain). */
-  protected def table(input: InternalRow, ordinal: Int): Table = catalog.loadTable(tableArgument(input, ordinal))
+  protected def table(input: InternalRow, ordinal: Int): Table =
+    catalog.loadTable(tableArgument(input, ordinal)) match {
+      case t: PartitionedTable =>
+        t.requireMain(s"run ${name()}() on")
+        t
+      case t => t
+    }
 
   /** Argument `ordinal`, a table name, as the partitioned table it names. */
   protected def partitionedTable(input: InternalRow, ordinal: Int): PartitionedTable = {

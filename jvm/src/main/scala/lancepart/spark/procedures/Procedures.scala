@@ -13,6 +13,7 @@ object Procedures {
     DropIndex.Name -> (new DropIndex(_)),
     EvolvePartitionSpec.Name -> (new EvolvePartitionSpec(_)),
     ExpireSnapshots.Name -> (new ExpireSnapshots(_)),
+    FastForward.Name -> (new FastForward(_)),
     OptimizeIndexes.Name -> (new OptimizeIndexes(_)),
     ProgressOf.Name -> (new ProgressOf(_)),
     Repair.Name -> (new Repair(_)),

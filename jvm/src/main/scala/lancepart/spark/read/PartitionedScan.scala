@@ -107,6 +107,7 @@ class PartitionedScan(
   /** A streaming read (its query's read `options`): the rows appended between manifest versions. */
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
     table.requireWritable("stream from")
+    table.requireMain("stream from")
     new PartitionedMicroBatchStream(table, createReaderFactory(), options)
   }
 

@@ -37,7 +37,8 @@ class LeafDataWriter(
     directory: PartitionDirectory,
     lance: LanceAccess,
     fileVersion: String,
-    strong: Boolean) extends DataWriter[InternalRow] {
+    strong: Boolean,
+    branch: Option[String]) extends DataWriter[InternalRow] {
   private val active = schema.fields
   private val newLeafLayout = LeafLayout(active.map(c => LeafSchema.created(schema, c) -> Some(c)), fileVersion)
   private var current: Option[Target] = None
@@ -85,7 +86,11 @@ class LeafDataWriter(
   /** Fails the write when the stored schema is no longer the one it writes (the commit would fail
    * anyway): a writer that planned before a RENAME COLUMN must not rename a leaf back. */
   private def schemaUnchanged(): Unit =
-    if (!new ManifestStore(tableUri, table, lance).properties().get(TableMetadata.SchemaKey).contains(schema.json)) {
+    if (!new ManifestStore(
+        tableUri,
+        table,
+        lance,
+        branch).properties().get(TableMetadata.SchemaKey).contains(schema.json)) {
       throw new TransactionConflict(
         s"table $table: its schema changed while this write ran; nothing was committed, run the write again")
     }

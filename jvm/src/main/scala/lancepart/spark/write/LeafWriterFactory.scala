@@ -14,7 +14,8 @@ import org.apache.spark.sql.types.StructType
 /**
  * `properties` are the table's metadata, re-read on the executor; `sourceOrdinals` give, per partition field of the current spec,
  * each source's ordinal in the input rows (None for a source the schema lost: NULL);
- * `fileVersion` is the Lance file format of new partition tables.
+ * `fileVersion` is the Lance file format of new partition tables; `branch` is the `__manifest`
+ * branch the write commits to (None: main).
  */
 class LeafWriterFactory(
     table: String,
@@ -23,7 +24,8 @@ class LeafWriterFactory(
     sourceOrdinals: Seq[Seq[Option[Int]]],
     directory: PartitionDirectory,
     lance: LanceAccess,
-    fileVersion: String) extends DataWriterFactory with StreamingDataWriterFactory {
+    fileVersion: String,
+    branch: Option[String]) extends DataWriterFactory with StreamingDataWriterFactory {
 
   /** A streaming micro-batch's task writes as a batch write's does. */
   override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] =
@@ -63,7 +65,8 @@ class LeafWriterFactory(
       directory,
       lance,
       fileVersion,
-      meta.mode == TransactionMode.Strong)
+      meta.mode == TransactionMode.Strong,
+      branch)
   }
 }
 
@@ -82,6 +85,7 @@ object LeafWriterFactory {
       sourceOrdinals,
       directory,
       table.store.lance,
-      table.manifest.fileVersion)
+      table.manifest.fileVersion,
+      table.store.branch)
   }
 }

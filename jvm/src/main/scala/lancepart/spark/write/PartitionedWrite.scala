@@ -22,10 +22,13 @@ class PartitionedWrite(table: PartitionedTable, info: LogicalWriteInfo, mode: Wr
   /** A micro-batch of a streaming query, which plans each on the table object it loaded when it
    * started (its rows clustered by that object's spec): the micro-batch writes the table as its
    * latest manifest version has it, refused when the schema, specs or mode changed since. */
-  override def toStreaming: StreamingWrite = new PartitionedStreamingWrite(
-    table.latestSince(s"streaming query ${info.queryId()}", "restart the query (it goes on from its checkpoint)"),
-    info,
-    mode)
+  override def toStreaming: StreamingWrite = {
+    table.requireMain("stream to")
+    new PartitionedStreamingWrite(
+      table.latestSince(s"streaming query ${info.queryId()}", "restart the query (it goes on from its checkpoint)"),
+      info,
+      mode)
+  }
 }
 
 object PartitionedWrite {

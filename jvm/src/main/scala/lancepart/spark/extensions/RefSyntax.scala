@@ -1,8 +1,10 @@
-// The statements ALTER TABLE <name> CREATE [OR REPLACE] TAG, REPLACE TAG and DROP TAG, as Iceberg's
-// SQL extension reads them, read by hand (SqlTokens):
+// The statements ALTER TABLE <name> CREATE [OR REPLACE] TAG | BRANCH, REPLACE TAG | BRANCH and
+// DROP TAG | BRANCH, as Iceberg's SQL extension reads them, read by hand (SqlTokens):
 //   CREATE TAG [IF NOT EXISTS] <tag> [AS OF VERSION <n>] [RETAIN <n> DAYS | HOURS | MINUTES]
 //   CREATE OR REPLACE TAG <tag> ... | REPLACE TAG <tag> ...
 //   DROP TAG [IF EXISTS] <tag>
+// and the same with BRANCH (whose WITH SNAPSHOT RETENTION is refused: lancepart keeps every
+// version of a branch while the branch lives).
 package lancepart.spark.extensions
 
 import java.util.Locale
@@ -16,32 +18,38 @@ import org.apache.spark.sql.connector.catalog.Identifier
 
 import scala.util.Try
 
-/** A change of a table's tags. */
-sealed trait TagChange
+/** A change of a table's tags or branches (`branch`). */
+sealed trait RefChange {
+  def branch: Boolean
+}
 
-object TagChange {
+object RefChange {
 
-  /** Tag `version` (None: the current one) as `name`, kept `maxAgeMillis` after it was committed. */
+  /** Name `version` (None: the current one) `name`, kept `maxAgeMillis` after it was committed
+   * (a branch: after its latest commit). */
   final case class Create(
+      branch: Boolean,
       name: String,
       version: Option[Long],
       maxAgeMillis: Option[Long],
       existing: DatasetTags.Existing)
-      extends TagChange
+      extends RefChange
 
-  final case class Drop(name: String, ifExists: Boolean) extends TagChange
+  final case class Drop(branch: Boolean, name: String, ifExists: Boolean) extends RefChange
 }
 
-private[extensions] object TagSyntax {
+private[extensions] object RefSyntax {
 
   /** `ALTER TABLE <table> <clause> <rest>`: `clause` in upper case, such as `CREATE OR REPLACE TAG`. */
   final case class Statement(table: String, clause: String, rest: Tokens) extends AlterStatement {
+    private val branch = clause.endsWith("BRANCH")
+    private val kind = if (branch) "branch" else "tag"
 
     def command(catalog: PartitionedCatalog, ident: Identifier): LogicalPlan =
-      AlterTag(catalog, ident, change(s"${catalog.name()}.$ident"))
+      AlterRef(catalog, ident, change(s"${catalog.name()}.$ident"))
 
     /** The change `rest` asks for; errors name table `tableName`. */
-    def change(tableName: String): TagChange = {
+    def change(tableName: String): RefChange = {
       def fail(at: Tokens, expected: String): Nothing = unreadable(tableName, at, expected)
       def keywords(ts: Tokens, words: String*): Option[Tokens] = words.foldLeft(Option(ts)) {
         case (Some(t #:: more), w) if t.is(w) => Some(more)
@@ -49,7 +57,7 @@ private[extensions] object TagSyntax {
       }
       def name(ts: Tokens): (String, Tokens) = ts match {
         case t #:: more if t.isName => (t.name, more)
-        case _ => fail(ts, "a tag name")
+        case _ => fail(ts, s"a $kind name")
       }
       def number(ts: Tokens, what: String): (Long, Tokens) = ts match {
         case t #:: more if isNumber(t) => (Try(t.text.toLong).getOrElse(fail(ts, s"$what that fits a BIGINT")), more)
@@ -70,29 +78,34 @@ private[extensions] object TagSyntax {
             case _ => fail(afterNumber, "DAYS, HOURS or MINUTES")
           }
         }
+        if (branch && keywords(rest, "WITH", "SNAPSHOT", "RETENTION").isDefined)
+          throw new UnsupportedOperationException(s"table $tableName: ALTER TABLE ... $clause: WITH SNAPSHOT " +
+            "RETENTION is not supported: lancepart keeps every version of a branch until the branch is dropped")
         (version, retain, rest)
       }
-      if (clause == "DROP TAG") {
+      if (clause.startsWith("DROP")) {
         val (ifExists, afterIf) = keywords(rest, "IF", "EXISTS").fold((false, rest))(more => (true, more))
-        val (tag, more) = name(afterIf)
+        val (ref, more) = name(afterIf)
         end(tableName, more)
-        TagChange.Drop(tag, ifExists)
+        RefChange.Drop(branch, ref, ifExists)
       } else {
         val (existing, afterIf) = clause match {
-          case "CREATE TAG" => keywords(rest, "IF", "NOT", "EXISTS").fold[(DatasetTags.Existing, Tokens)](
-              (DatasetTags.Fail, rest))(more => (DatasetTags.Keep, more))
-          case "REPLACE TAG" => (DatasetTags.MustExist, rest)
+          case "CREATE TAG" | "CREATE BRANCH" => keywords(rest, "IF", "NOT", "EXISTS")
+              .fold[(DatasetTags.Existing, Tokens)]((DatasetTags.Fail, rest))(more => (DatasetTags.Keep, more))
+          case "REPLACE TAG" | "REPLACE BRANCH" => (DatasetTags.MustExist, rest)
           case _ => (DatasetTags.Replace, rest)
         }
-        val (tag, afterName) = name(afterIf)
+        val (ref, afterName) = name(afterIf)
         val (version, retain, more) = options(afterName)
         end(tableName, more)
-        TagChange.Create(tag, version, retain, existing)
+        RefChange.Create(branch, ref, version, retain, existing)
       }
     }
   }
 
   private val Units = Seq("DAYS" -> TimeUnit.DAYS, "HOURS" -> TimeUnit.HOURS, "MINUTES" -> TimeUnit.MINUTES)
+
+  private def isRef(t: Token): Boolean = t.is("TAG") || t.is("BRANCH")
 
   private def isNumber(t: Token): Boolean = t.kind == Word && t.text.forall(_.isDigit)
 
@@ -100,11 +113,11 @@ private[extensions] object TagSyntax {
   def recognize(sql: String): Option[Statement] = new Tokens(sql, 0) match {
     case alter #:: table #:: afterTable if alter.is("ALTER") && table.is("TABLE") =>
       path(afterTable).collect {
-        case (name, create #:: or #:: replace #:: tag #:: rest)
-            if create.is("CREATE") && or.is("OR") && replace.is("REPLACE") && tag.is("TAG") =>
-          Statement(name, "CREATE OR REPLACE TAG", rest)
-        case (name, verb #:: tag #:: rest) if Seq("CREATE", "REPLACE", "DROP").exists(verb.is) && tag.is("TAG") =>
-          Statement(name, s"${verb.text.toUpperCase(Locale.ROOT)} TAG", rest)
+        case (name, create #:: or #:: replace #:: ref #:: rest)
+            if create.is("CREATE") && or.is("OR") && replace.is("REPLACE") && isRef(ref) =>
+          Statement(name, s"CREATE OR REPLACE ${ref.text.toUpperCase(Locale.ROOT)}", rest)
+        case (name, verb #:: ref #:: rest) if Seq("CREATE", "REPLACE", "DROP").exists(verb.is) && isRef(ref) =>
+          Statement(name, s"${verb.text.toUpperCase(Locale.ROOT)} ${ref.text.toUpperCase(Locale.ROOT)}", rest)
       }
     case _ => None
   }

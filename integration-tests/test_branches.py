@@ -1,0 +1,206 @@
+"""Branches of partitioned tables (ALTER TABLE ... CREATE / REPLACE / DROP BRANCH, reads and writes
+through `<table>.branch_<b>`, VERSION AS OF '<branch>', write-audit-publish with `spark.wap.branch`,
+CALL ... fast_forward, `<table>.refs`): the same statements on Iceberg tables in the same session
+give the same rows and the same failures (differential.py); expire_snapshots and vacuum keep what
+branches read; pylance reads a branch's rows; what a branch refuses says why."""
+
+from __future__ import annotations
+
+import datetime
+
+import lance
+import pytest
+
+import lancepart
+from differential import Case, mismatch
+
+FUTURE = datetime.datetime(2999, 1, 1)
+CREATE = ("CREATE TABLE {t} (id BIGINT, data STRING, category STRING) PARTITIONED BY (category) "
+          "TBLPROPERTIES ('transaction.mode' = 'strong', 'write.wap.enabled' = 'true')")
+MERGE = ("MERGE INTO {t}.branch_audit AS target USING (SELECT 4L AS id, 'D' AS data, 'z' AS category UNION ALL "
+         "SELECT 5L, 'e', 'y') AS source ON target.id = source.id WHEN MATCHED THEN UPDATE SET data = source.data "
+         "WHEN NOT MATCHED THEN INSERT *")
+
+CASES = [
+    # writes to a branch change the branch only; main reads as before
+    Case("writes to a branch", (
+        CREATE,
+        "INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')",
+        "ALTER TABLE {t} CREATE BRANCH audit",
+        "INSERT INTO {t}.branch_audit VALUES (3, 'c', 'x'), (4, 'd', 'z')",
+        "DELETE FROM {t}.branch_audit WHERE id = 1",
+        "UPDATE {t}.branch_audit SET data = 'B' WHERE id = 2",
+        MERGE,
+        "INSERT INTO {t} VALUES (6, 'f', 'x')",
+        "ALTER TABLE {t} CREATE BRANCH IF NOT EXISTS audit",
+        "ALTER TABLE {t} CREATE BRANCH `other-branch` RETAIN 7 DAYS",
+        "ALTER TABLE {t} CREATE BRANCH dropped",
+        "ALTER TABLE {t} DROP BRANCH dropped",
+        "ALTER TABLE {t} DROP BRANCH IF EXISTS never",
+    ), (
+        "SELECT * FROM {t}.branch_audit",
+        "SELECT * FROM {t}.branch_audit WHERE category = 'x'",
+        "SELECT * FROM {t} VERSION AS OF 'audit'",
+        "SELECT * FROM {t}.`branch_other-branch`",
+        "SELECT count(*) FROM {t}.branch_audit",
+        "SELECT name, type, max_reference_age_in_ms FROM {t}.refs",
+        "SELECT * FROM {t}.branch_dropped",
+        "ALTER TABLE {t} CREATE BRANCH audit",
+        "ALTER TABLE {t} DROP BRANCH never",
+        "ALTER TABLE {t} REPLACE BRANCH never",
+        "INSERT INTO {t} VERSION AS OF 'audit' VALUES (7, 'g', 'x')",
+        "ALTER TABLE {t} REPLACE BRANCH `other-branch`",
+        "SELECT name, max_reference_age_in_ms FROM {t}.refs WHERE name = 'other-branch'",
+        "SELECT * FROM {t}.`branch_other-branch`",
+        "ALTER TABLE {t} CREATE OR REPLACE BRANCH audit",
+        "SELECT * FROM {t}.branch_audit",
+    )),
+    # write-audit-publish: with spark.wap.branch set, writes go to that branch (made by the first
+    # write) and reads read it; fast_forward publishes it to main while main has not moved
+    Case("write-audit-publish", (
+        CREATE,
+        "INSERT INTO {t} VALUES (1, 'a', 'x')",
+        "SET spark.wap.branch = audit",
+        "INSERT INTO {t} VALUES (2, 'b', 'y'), (3, 'c', 'x')",
+        "DELETE FROM {t} WHERE id = 1",
+        "UPDATE {t} SET data = 'C' WHERE id = 3",
+        "RESET spark.wap.branch",
+        "CALL {catalog}.system.fast_forward('{t}', 'main', 'audit')",
+        "INSERT INTO {t}.branch_audit VALUES (4, 'd', 'z')",
+        "CALL {catalog}.system.fast_forward('{t}', 'main', 'audit')",
+        "CALL {catalog}.system.fast_forward('{t}', 'main', 'audit')",
+        "INSERT INTO {t}.branch_audit VALUES (5, 'e', 'z')",
+        "INSERT INTO {t} VALUES (9, 'm', 'x')",
+    ), (
+        "SELECT * FROM {t}",
+        "SELECT * FROM {t}.branch_audit",
+        "CALL {catalog}.system.fast_forward('{t}', 'main', 'audit')",
+        "CALL {catalog}.system.fast_forward('{t}', 'main', 'never')",
+        "SET spark.wap.branch = audit",
+        "SELECT * FROM {t}",
+        "SELECT * FROM {t} WHERE category = 'z'",
+        "SET spark.wap.branch = fresh",
+        "SELECT * FROM {t}",
+        "RESET spark.wap.branch",
+        "SELECT name, type FROM {t}.refs",
+    )),
+]
+
+
+@pytest.mark.usefixtures("iceberg")
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_branches_as_iceberg(spark, ns, case):
+    assert (found := mismatch(spark, case, ns)) is None, found
+
+
+def rows(spark, table: str) -> list[tuple]:
+    return sorted(tuple(r) for r in spark.table(table).collect())
+
+
+def test_expire_snapshots_and_vacuum_keep_what_a_branch_reads(spark, admin, root, ns):
+    t = f"lance.{ns}.t"
+    spark.sql(CREATE.format(t=t))
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')")
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
+    spark.sql(f"INSERT INTO {t}.branch_audit VALUES (3, 'c', 'z')")  # a partition table only the branch has
+    spark.sql(f"UPDATE {t}.branch_audit SET data = 'A' WHERE id = 1")  # a version only the branch reads
+    spark.sql(f"DELETE FROM {t} WHERE id = 1")
+    spark.sql(f"INSERT OVERWRITE {t} SELECT 5, 'e', 'y'")  # main's y partition gets a new table
+    spark.sql(f"INSERT INTO {t} VALUES (6, 'f', 'x')")
+    branch = [(1, "A", "x"), (2, "b", "y"), (3, "c", "z")]
+    assert rows(spark, f"{t}.branch_audit") == branch
+    result = admin.expire_snapshots(f"{ns}.t", older_than=FUTURE, retain_last=1)
+    assert result["expired_versions_count"] > 0
+    admin.vacuum(f"{ns}.t", older_than=datetime.timedelta(0), retention_check=False)
+    assert rows(spark, f"{t}.branch_audit") == branch
+    assert lancepart.crosscheck(spark, t, version="audit")["rows"] == 3
+    assert rows(spark, t) == [(5, "e", "y"), (6, "f", "x")]
+    # the branch is published once main is where it started: a rollback does not make it so
+    with pytest.raises(Exception, match="main is not an ancestor of it"):
+        admin.fast_forward(f"{ns}.t", "audit")
+    spark.sql(f"ALTER TABLE {t} REPLACE BRANCH audit")
+    spark.sql(f"INSERT INTO {t}.branch_audit VALUES (7, 'g', 'z')")
+    assert admin.fast_forward(f"{ns}.t", "audit")["branch_updated"] == "main"
+    assert rows(spark, t) == [(5, "e", "y"), (6, "f", "x"), (7, "g", "z")]
+    assert lancepart.crosscheck(spark, t)["rows"] == 3
+    # a dropped branch's partition tables go with the next expiry and vacuum
+    spark.sql(f"ALTER TABLE {t} DROP BRANCH audit")
+    admin.expire_snapshots(f"{ns}.t", older_than=FUTURE, retain_last=1)
+    admin.vacuum(f"{ns}.t", older_than=datetime.timedelta(0), retention_check=False)
+    assert rows(spark, t) == [(5, "e", "y"), (6, "f", "x"), (7, "g", "z")]
+    assert lancepart.crosscheck(spark, t)["rows"] == 3
+
+
+def test_pylance_reads_a_branch_at_the_rows_spark_reads(spark, root, ns):
+    t = f"lance.{ns}.t"
+    spark.sql(CREATE.format(t=t))
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')")
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
+    spark.sql(f"DELETE FROM {t}.branch_audit WHERE id = 2")
+    spark.sql(f"INSERT INTO {t}.branch_audit VALUES (3, 'c', 'x')")
+    manifest = lance.dataset(str(root / ns / "t" / "__manifest"))
+    assert set(manifest.branches.list()) == {"audit"}
+    rows_on_branch = manifest.checkout_version(("audit", None)).to_table(
+        filter="object_type = 'table'", columns=["location", "read_version"]).to_pylist()
+    ids = sorted(i for r in rows_on_branch for i in
+                 lance.dataset(str(root / ns / "t" / r["location"]), version=r["read_version"]).to_table()["id"]
+                 .to_pylist())
+    assert ids == [1, 3]
+    assert lancepart.crosscheck(spark, t, version="audit")["rows"] == 2
+    assert lancepart.crosscheck(spark, t)["rows"] == 2  # main: 1, 2
+
+
+def test_a_weak_mode_table_refuses_branches_saying_why(spark, ns):
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, category STRING) PARTITIONED BY (category) "
+              "TBLPROPERTIES ('write.wap.enabled' = 'true')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'x')")
+    with pytest.raises(Exception, match=rf"table lance.{ns}.t: a branch needs transaction.mode=strong"):
+        spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
+    spark.conf.set("spark.wap.branch", "audit")
+    try:
+        with pytest.raises(Exception, match=r"a branch needs transaction.mode=strong"):
+            spark.sql(f"INSERT INTO {t} VALUES (2, 'y')")
+    finally:
+        spark.conf.unset("spark.wap.branch")
+    assert rows(spark, t) == [(1, "x")]
+    assert [r.name for r in spark.sql(f"SELECT name FROM {t}.refs").collect()] == ["main"]
+
+
+@pytest.mark.parametrize("statement, error", [
+    ("ALTER TABLE {t}.branch_audit ADD COLUMNS (extra INT)", r"is branch 'audit' of a table: cannot run DDL"),
+    ("ALTER TABLE {t}.branch_audit CREATE TAG x", r"is branch 'audit' of a table: cannot make a tag of a branch"),
+    ("ALTER TABLE {t}.branch_audit CREATE BRANCH x", r"is branch 'audit' of a table: cannot run branch statements on a branch"),
+    ("SELECT * FROM {t}.branch_audit.snapshots", r"cannot read metadata tables of a branch"),
+    ("CALL lance.system.rewrite_data_files('{t}.branch_audit')", r"cannot run rewrite_data_files\(\) on a branch"),
+    ("SELECT * FROM {t}.branch_audit VERSION AS OF 1",
+     r"VERSION AS OF 1 cannot read a version of a table named as a version already"),
+    ("ALTER TABLE {t} CREATE BRANCH b WITH SNAPSHOT RETENTION 3 SNAPSHOTS", r"WITH SNAPSHOT RETENTION is not supported"),
+    ("ALTER TABLE {t} CREATE BRANCH `ü`", r"cannot create branch 'ü': Lance stores branch names of ASCII"),
+    ("ALTER TABLE {t} CREATE BRANCH main", r"cannot create branch 'main'"),
+    ("ALTER TABLE {t} CREATE TAG audit", r"cannot create tag 'audit': the table has a branch of that name"),
+    ("ALTER TABLE {t} CREATE BRANCH b AS OF VERSION 987654321", r"no manifest version 987654321"),
+    ("CALL lance.system.fast_forward('{t}', 'audit', 'main')", r"publishes a branch to main only"),
+])
+def test_what_a_branch_refuses_says_why_and_changes_nothing(spark, ns, statement, error):
+    t = f"lance.{ns}.t"
+    spark.sql(CREATE.format(t=t))
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 'x')")
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
+    refs = sorted(tuple(r) for r in spark.sql(f"SELECT name, snapshot_id FROM {t}.refs").collect())
+    with pytest.raises(Exception, match=error):
+        spark.sql(statement.format(t=t)).collect()
+    assert sorted(tuple(r) for r in spark.sql(f"SELECT name, snapshot_id FROM {t}.refs").collect()) == refs
+    assert rows(spark, f"{t}.branch_audit") == rows(spark, t) == [(1, "a", "x")]
+
+
+def test_streams_and_plain_tables_refuse_branches(spark, ns, tmp_path):
+    t = f"lance.{ns}.t"
+    spark.sql(CREATE.format(t=t))
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
+    with pytest.raises(Exception, match=r"cannot stream from a branch"):
+        spark.readStream.table(f"{t}.branch_audit").writeStream.format("noop") \
+            .option("checkpointLocation", str(tmp_path / "c1")).start().processAllAvailable()
+    spark.sql(f"CREATE TABLE lance.{ns}.plain (id BIGINT)")
+    with pytest.raises(Exception, match=r"is a plain Lance table: lancepart makes branches of partitioned tables only"):
+        spark.sql(f"ALTER TABLE lance.{ns}.plain CREATE BRANCH audit")

@@ -1,0 +1,118 @@
+// Branches of one Lance dataset: Lance's own (`_refs/branches/<name>.json`, versions under
+// `tree/<name>/`, read by pylance's `dataset.branches` and `checkout_version((name, None))`), with
+// the retention Iceberg's branches carry (RETAIN n DAYS) and what a fast-forward of main needs in
+// the branch's metadata. A partitioned table's branches are branches of its `__manifest`, a plain
+// table's of its dataset (docs/format.md "Branches").
+package lancepart.lance
+
+import org.lance.Ref
+
+import scala.jdk.CollectionConverters._
+
+/** A branch made from main version `parentVersion`, whose latest version is `head`, committed at
+ * `headAt`; `maxAgeMillis`: how long after that expire_snapshots keeps it (None: until dropped);
+ * `published`: main's version and this branch's version whose rows it holds (from the branch's
+ * creation or its last fast-forward), when lancepart made the branch. */
+final case class DatasetBranch(
+    name: String,
+    parentVersion: Long,
+    head: Long,
+    headAt: java.time.Instant,
+    maxAgeMillis: Option[Long],
+    published: Option[(Long, Long)],
+    parentBranch: Option[String])
+
+object DatasetBranches {
+
+  /** The branch metadata key of main's version and the branch's that hold the same rows:
+   * `<main version>:<branch version>`. */
+  val PublishedKey = "lancepart.published"
+
+  /** The dataset's branches, by name. */
+  def list(lance: LanceAccess, uri: String): Seq[DatasetBranch] = lance.withDataset(uri) { ds =>
+    ds.branches().list().asScala.toSeq.map { b =>
+      val metadata = b.getMetadata.asScala
+      val (head, headAt) = Lance.using(ds.checkout(Ref.ofBranch(b.getName)))(h =>
+        (h.version(), h.getVersion.getDataTime.toInstant))
+      DatasetBranch(
+        b.getName,
+        b.getParentVersion,
+        head,
+        headAt,
+        metadata.get(DatasetTags.MaxAgeKey).map(_.toLong),
+        metadata.get(PublishedKey).map(_.split(':') match { case Array(m, v) => (m.toLong, v.toLong) }),
+        Option(b.getParentBranch.orElse(null))
+      )
+    }.sortBy(_.name)
+  }
+
+  /** Branch `name`; `table` names the table in the error when there is none. */
+  def get(lance: LanceAccess, uri: String, table: String, name: String): DatasetBranch =
+    list(lance, uri).find(_.name == name).getOrElse(
+      throw new IllegalArgumentException(s"table $table has no branch '$name'${known(lance, uri)}"))
+
+  /**
+   * Makes branch `name` from main version `version`, kept `maxAgeMillis` after its latest commit,
+   * as `existing` says for a branch of that name: a replaced branch is made anew from `version`
+   * (its own versions go, as an Iceberg branch's snapshots do when it is replaced) and keeps its
+   * retention unless `maxAgeMillis` is given. `table` names the table in errors.
+   */
+  def create(
+      lance: LanceAccess,
+      uri: String,
+      table: String,
+      name: String,
+      version: Long,
+      maxAgeMillis: Option[Long],
+      existing: DatasetTags.Existing): Unit = lance.withDataset(uri) { ds =>
+    val current = ds.branches().list().asScala.find(_.getName == name)
+    def refused(why: String) = new IllegalArgumentException(s"table $table: cannot create branch '$name': $why")
+    val retention = maxAgeMillis.orElse(current.flatMap(b => Option(b.getMetadata.get(DatasetTags.MaxAgeKey)))
+      .map(_.toLong))
+    def make(): Unit = {
+      val metadata = retention.map(ms => DatasetTags.MaxAgeKey -> ms.toString).toMap +
+        (PublishedKey -> s"$version:$version")
+      try Lance.using(ds.createBranch(name, Ref.ofMain(version)))(_ => ())
+      catch { case e: Exception => throw refused(BatchSql.message(e)).initCause(e) }
+      ds.branches().replaceMetadata(name, metadata.asJava)
+    }
+    (current, existing) match {
+      case (Some(_), DatasetTags.Keep) =>
+      case (Some(b), DatasetTags.Fail) => throw refused(s"it exists (made from version ${b.getParentVersion}); use " +
+          "CREATE OR REPLACE BRANCH to make it anew, or DROP BRANCH first")
+      case (None, DatasetTags.MustExist) => throw new IllegalArgumentException(
+          s"table $table: cannot replace branch '$name': there is no such branch${known(lance, uri)}")
+      case (Some(_), _) =>
+        ds.branches().delete(name)
+        make()
+      case (None, _) =>
+        DatasetTags.requireStorableName(table, "branch", name)
+        make()
+    }
+  }
+
+  /** Removes branch `name` and its versions; a missing one fails unless `ifExists`. */
+  def drop(lance: LanceAccess, uri: String, table: String, name: String, ifExists: Boolean): Unit =
+    lance.withDataset(uri) { ds =>
+      if (ds.branches().list().asScala.exists(_.getName == name)) ds.branches().delete(name)
+      else if (!ifExists) throw new IllegalArgumentException(
+        s"table $table: cannot drop branch '$name': there is no such branch${known(lance, uri)}")
+    }
+
+  /** Records that main version `mainVersion` holds the rows of version `branchVersion` of branch `name`. */
+  def published(lance: LanceAccess, uri: String, name: String, mainVersion: Long, branchVersion: Long): Unit =
+    lance.withDataset(uri) { ds =>
+      val metadata = ds.branches().list().asScala.find(_.getName == name).fold(Map.empty[String, String])(
+        _.getMetadata.asScala.toMap)
+      ds.branches().replaceMetadata(name, (metadata + (PublishedKey -> s"$mainVersion:$branchVersion")).asJava)
+    }
+
+  /** The branches whose retention has passed at `nowMillis` since their latest commit. */
+  def aged(branches: Seq[DatasetBranch], nowMillis: Long): Seq[DatasetBranch] =
+    branches.filter(b => b.maxAgeMillis.exists(age => nowMillis - b.headAt.toEpochMilli > age))
+
+  private def known(lance: LanceAccess, uri: String): String = list(lance, uri).map(_.name) match {
+    case Nil => " (it has none)"
+    case names => s" (its branches: ${names.mkString(", ")})"
+  }
+}
