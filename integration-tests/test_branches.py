@@ -2,7 +2,8 @@
 through `<table>.branch_<b>`, VERSION AS OF '<branch>', write-audit-publish with `spark.wap.branch`,
 CALL ... fast_forward, `<table>.refs`): the same statements on Iceberg tables in the same session
 give the same rows and the same failures (differential.py); expire_snapshots and vacuum keep what
-branches read; pylance reads a branch's rows; what a branch refuses says why."""
+branches read; what a branch refuses says why. pylance reading a branch is in test_interop.py
+(which runs under the newest pylance too)."""
 
 from __future__ import annotations
 
@@ -67,6 +68,7 @@ CASES = [
         "RESET spark.wap.branch",
         "CALL {catalog}.system.fast_forward('{t}', 'main', 'audit')",
         "INSERT INTO {t}.branch_audit VALUES (4, 'd', 'z')",
+        "ALTER TABLE {t} SET TBLPROPERTIES ('note' = 'a property change does not move main away from the branch')",
         "CALL {catalog}.system.fast_forward('{t}', 'main', 'audit')",
         "CALL {catalog}.system.fast_forward('{t}', 'main', 'audit')",
         "INSERT INTO {t}.branch_audit VALUES (5, 'e', 'z')",
@@ -79,6 +81,8 @@ CASES = [
         "SET spark.wap.branch = audit",
         "SELECT * FROM {t}",
         "SELECT * FROM {t} WHERE category = 'z'",
+        "SELECT * FROM {t} VERSION AS OF 'main'",
+        "SELECT * FROM {t}.branch_main",
         "SET spark.wap.branch = fresh",
         "SELECT * FROM {t}",
         "RESET spark.wap.branch",
@@ -115,7 +119,7 @@ def test_expire_snapshots_and_vacuum_keep_what_a_branch_reads(spark, admin, root
     assert rows(spark, f"{t}.branch_audit") == branch
     assert lancepart.crosscheck(spark, t, version="audit")["rows"] == 3
     assert rows(spark, t) == [(5, "e", "y"), (6, "f", "x")]
-    # the branch is published once main is where it started: a rollback does not make it so
+    # main's partitions changed after the branch was made: it is not published over them
     with pytest.raises(Exception, match="main is not an ancestor of it"):
         admin.fast_forward(f"{ns}.t", "audit")
     spark.sql(f"ALTER TABLE {t} REPLACE BRANCH audit")
@@ -131,23 +135,51 @@ def test_expire_snapshots_and_vacuum_keep_what_a_branch_reads(spark, admin, root
     assert lancepart.crosscheck(spark, t)["rows"] == 3
 
 
-def test_pylance_reads_a_branch_at_the_rows_spark_reads(spark, root, ns):
+def test_a_branch_is_published_over_expiries_and_property_changes_of_main(spark, admin, ns):
+    """Regression (a review and a trial): expire_snapshots and SET TBLPROPERTIES moved main's
+    version, and fast_forward then refused the branch as though main had been written."""
     t = f"lance.{ns}.t"
     spark.sql(CREATE.format(t=t))
-    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 'x')")
+    spark.sql(f"INSERT INTO {t} VALUES (2, 'b', 'y')")
     spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
-    spark.sql(f"DELETE FROM {t}.branch_audit WHERE id = 2")
-    spark.sql(f"INSERT INTO {t}.branch_audit VALUES (3, 'c', 'x')")
-    manifest = lance.dataset(str(root / ns / "t" / "__manifest"))
-    assert set(manifest.branches.list()) == {"audit"}
-    rows_on_branch = manifest.checkout_version(("audit", None)).to_table(
-        filter="object_type = 'table'", columns=["location", "read_version"]).to_pylist()
-    ids = sorted(i for r in rows_on_branch for i in
-                 lance.dataset(str(root / ns / "t" / r["location"]), version=r["read_version"]).to_table()["id"]
-                 .to_pylist())
-    assert ids == [1, 3]
-    assert lancepart.crosscheck(spark, t, version="audit")["rows"] == 2
-    assert lancepart.crosscheck(spark, t)["rows"] == 2  # main: 1, 2
+    spark.sql(f"INSERT INTO {t}.branch_audit VALUES (3, 'c', 'z')")
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('note' = 'kept')")
+    admin.expire_snapshots(f"{ns}.t", older_than=FUTURE, retain_last=1)
+    assert admin.fast_forward(f"{ns}.t", "audit")["branch_updated"] == "main"
+    assert rows(spark, t) == [(1, "a", "x"), (2, "b", "y"), (3, "c", "z")]
+    assert spark.sql(f"SHOW TBLPROPERTIES {t} ('note')").first().value == "kept"
+    assert lancepart.crosscheck(spark, t)["rows"] == 3
+    # the branch goes on from what it published
+    spark.sql(f"DELETE FROM {t}.branch_audit WHERE id = 1")
+    admin.fast_forward(f"{ns}.t", "audit")
+    assert rows(spark, t) == [(2, "b", "y"), (3, "c", "z")]
+
+
+def test_named_branches_options_and_wap_ids(spark, ns):
+    """Regressions (a trial): the read option `branch` read main, `spark.wap.id` committed to main
+    (Iceberg stages such a write), `.refs` gave a branch a version number that VERSION AS OF reads
+    as main's, and DROP TABLE of a branch reported success."""
+    t = f"lance.{ns}.t"
+    spark.sql(CREATE.format(t=t))
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 'x')")
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
+    spark.createDataFrame([(2, "b", "y")], "id BIGINT, data STRING, category STRING").writeTo(t) \
+        .option("branch", "audit").append()
+    assert sorted(r.id for r in spark.read.option("branch", "audit").table(t).collect()) == [1, 2]
+    assert sorted(r.id for r in spark.read.option("branch", "main").table(t).collect()) == [1]
+    with pytest.raises(Exception, match="option branch = 'main' names another version"):
+        spark.read.option("branch", "main").table(f"{t}.branch_audit").collect()
+    assert spark.sql(f"SELECT snapshot_id FROM {t}.refs WHERE name = 'audit'").first()[0] is None
+    spark.conf.set("spark.wap.id", "abc")
+    try:
+        with pytest.raises(Exception, match=r"spark.wap.id \(write-audit-publish by staged commits"):
+            spark.sql(f"INSERT INTO {t} VALUES (3, 'c', 'x')")
+    finally:
+        spark.conf.unset("spark.wap.id")
+    with pytest.raises(Exception, match=r"is a branch, a version or a metadata table of table .*: DROP TABLE drops"):
+        spark.sql(f"DROP TABLE {t}.branch_audit")
+    assert rows(spark, t) == [(1, "a", "x")] and len(rows(spark, f"{t}.branch_audit")) == 2
 
 
 def test_a_weak_mode_table_refuses_branches_saying_why(spark, ns):
@@ -177,6 +209,7 @@ def test_a_weak_mode_table_refuses_branches_saying_why(spark, ns):
      r"VERSION AS OF 1 cannot read a version of a table named as a version already"),
     ("ALTER TABLE {t} CREATE BRANCH b WITH SNAPSHOT RETENTION 3 SNAPSHOTS", r"WITH SNAPSHOT RETENTION is not supported"),
     ("ALTER TABLE {t} CREATE BRANCH `ü`", r"cannot create branch 'ü': Lance stores branch names of ASCII"),
+    ("ALTER TABLE {t} CREATE BRANCH `a/b`", r"cannot create branch 'a/b': Lance keeps a branch in directory"),
     ("ALTER TABLE {t} CREATE BRANCH main", r"cannot create branch 'main'"),
     ("ALTER TABLE {t} CREATE TAG audit", r"cannot create tag 'audit': the table has a branch of that name"),
     ("ALTER TABLE {t} CREATE BRANCH b AS OF VERSION 987654321", r"no manifest version 987654321"),

@@ -405,3 +405,22 @@ def test_a_version_with_unpinned_partition_tables_is_not_tagged(spark, root, ns)
     with pytest.raises(Exception, match=r"has 1 partition tables whose rows pin no version"):
         spark.sql(f"ALTER TABLE lance.{ns}.events CREATE TAG release")
 
+
+def test_pylance_reads_a_branch_at_the_rows_spark_reads(spark, root, ns):
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, data STRING, category STRING) PARTITIONED BY (category) "
+              "TBLPROPERTIES ('transaction.mode' = 'strong')")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')")
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
+    spark.sql(f"DELETE FROM {t}.branch_audit WHERE id = 2")
+    spark.sql(f"INSERT INTO {t}.branch_audit VALUES (3, 'c', 'x')")
+    manifest = lance.dataset(str(root / ns / "t" / "__manifest"))
+    assert set(manifest.branches.list()) == {"audit"}
+    rows_on_branch = manifest.checkout_version(("audit", None)).to_table(
+        filter="object_type = 'table'", columns=["location", "read_version"]).to_pylist()
+    ids = sorted(i for r in rows_on_branch for i in
+                 lance.dataset(str(root / ns / "t" / r["location"]), version=r["read_version"]).to_table()["id"]
+                 .to_pylist())
+    assert ids == [1, 3]
+    assert lancepart.crosscheck(spark, t, version="audit")["rows"] == 2
+    assert lancepart.crosscheck(spark, t)["rows"] == 2  # main: 1, 2

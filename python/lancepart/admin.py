@@ -174,8 +174,8 @@ class Admin:
 
     def fast_forward(self, name: str, to: str, branch: str = "main") -> dict:
         """Publishes branch ``to`` of a partitioned table: ``branch`` (main) then reads what ``to``
-        reads, when it has not changed since ``to`` was made or last published (Iceberg's
-        ``fast_forward``): ``CALL <catalog>.system.fast_forward``."""
+        reads, when no write changed its partitions since ``to`` was made or last published
+        (Iceberg's ``fast_forward``): ``CALL <catalog>.system.fast_forward``."""
         return self._call("fast_forward", name, branch=branch, to=to)
 
     def expire_snapshots(self, name: str, older_than: dt.datetime | None = None, retain_last: int | None = None) -> dict:

@@ -122,10 +122,12 @@ def crosscheck_search(spark: SparkSession, table: str, column: str, vector: Sequ
 
 def _dataset_at(uri: str, version: int | str | None, storage: dict):
     """The Lance dataset at ``uri`` at ``version``: a version number, a branch's latest version (a
-    branch of that name first, as VERSION AS OF reads it), or a tag; None: the latest."""
+    branch of that name first, as VERSION AS OF reads it), or a tag; None or ``"main"``: the latest."""
     import lance
 
     ds = lance.dataset(uri, storage_options=storage)
+    if version == "main":  # the latest version, as VERSION AS OF 'main' reads it
+        return ds
     if isinstance(version, str) and version in ds.branches.list():
         return ds.checkout_version((version, None))
     return ds if version is None else lance.dataset(uri, version=version, storage_options=storage)

@@ -8,11 +8,12 @@ package lancepart.lance
 import org.lance.Ref
 
 import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
 
 /** A branch made from main version `parentVersion`, whose latest version is `head`, committed at
  * `headAt`; `maxAgeMillis`: how long after that expire_snapshots keeps it (None: until dropped);
- * `published`: main's version and this branch's version whose rows it holds (from the branch's
- * creation or its last fast-forward), when lancepart made the branch. */
+ * `published`: a version of main and this branch's version that read the same partition tables
+ * (when the branch was made or last fast-forwarded), when lancepart made the branch. */
 final case class DatasetBranch(
     name: String,
     parentVersion: Long,
@@ -24,8 +25,8 @@ final case class DatasetBranch(
 
 object DatasetBranches {
 
-  /** The branch metadata key of main's version and the branch's that hold the same rows:
-   * `<main version>:<branch version>`. */
+  /** The branch metadata key of a version of main and the branch's version that read the same
+   * partition tables: `<main version>:<branch version>`. */
   val PublishedKey = "lancepart.published"
 
   /** The dataset's branches, by name. */
@@ -78,6 +79,10 @@ object DatasetBranches {
     }
     (current, existing) match {
       case (Some(_), DatasetTags.Keep) =>
+      case (None, DatasetTags.Keep) => // another client may make it first (two first writes of write-audit-publish)
+        requireBranchName(table, name)
+        try make()
+        catch { case NonFatal(e) if list(lance, uri).exists(_.name == name) => }
       case (Some(b), DatasetTags.Fail) => throw refused(s"it exists (made from version ${b.getParentVersion}); use " +
           "CREATE OR REPLACE BRANCH to make it anew, or DROP BRANCH first")
       case (None, DatasetTags.MustExist) => throw new IllegalArgumentException(
@@ -86,9 +91,19 @@ object DatasetBranches {
         ds.branches().delete(name)
         make()
       case (None, _) =>
-        DatasetTags.requireStorableName(table, "branch", name)
+        requireBranchName(table, name)
         make()
     }
+  }
+
+  /** Refuses a branch name Lance stores but cannot take back as one path part of `tree/<name>/`
+   * (`/` nests the branch below another name's directory; `.` and `..` are no directory of their
+   * own), besides names no tag takes. */
+  private def requireBranchName(table: String, name: String): Unit = {
+    DatasetTags.requireStorableName(table, "branch", name)
+    if (name.contains('/') || name == "." || name == "..") throw new IllegalArgumentException(
+      s"table $table: cannot create branch '$name': Lance keeps a branch in directory tree/<name>/, so a name " +
+        "takes no '/' and is not '.' or '..'")
   }
 
   /** Removes branch `name` and its versions; a missing one fails unless `ifExists`. */
@@ -99,7 +114,7 @@ object DatasetBranches {
         s"table $table: cannot drop branch '$name': there is no such branch${known(lance, uri)}")
     }
 
-  /** Records that main version `mainVersion` holds the rows of version `branchVersion` of branch `name`. */
+  /** Records that main version `mainVersion` reads the partition tables of version `branchVersion` of branch `name`. */
   def published(lance: LanceAccess, uri: String, name: String, mainVersion: Long, branchVersion: Long): Unit =
     lance.withDataset(uri) { ds =>
       val metadata = ds.branches().list().asScala.find(_.getName == name).fold(Map.empty[String, String])(

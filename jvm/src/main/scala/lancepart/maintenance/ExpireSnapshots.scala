@@ -37,8 +37,7 @@ object ExpireSnapshots {
       val kept = versions.map(_.version).filterNot(expired.toSet)
       val before = store.leafReferences(expired)
       // every version of every branch is kept, with what it reads
-      val keptReferences =
-        (store.leafReferences(kept).toSeq ++ store.branchLeafReferences().toSeq).groupMapReduce(_._1)(_._2)(_ ++ _)
+      val keptReferences = store.keptLeafReferences(versions.map(_.version), kept)
       // Records of partition table versions no kept manifest version pins name versions about to go.
       val stale = store.rows(latest, ManifestQuery.versionRecords).filterNot(r =>
         r.readVersion.exists(v => keptReferences.get(r.location.get).exists(_(v))))

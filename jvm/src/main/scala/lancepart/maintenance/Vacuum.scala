@@ -8,8 +8,6 @@ package lancepart.maintenance
 import lancepart.lance.{Lance, LanceAccess, LeafFiles}
 import lancepart.manifest.{LeafFile, ManifestStore, TableFiles}
 
-import scala.collection.compat._
-
 /** What a vacuum removed: leaf directories (relative to the table) and files (relative to the table). */
 case class VacuumResult(directories: Seq[String], files: Seq[String])
 
@@ -38,8 +36,8 @@ object Vacuum {
       files: TableFiles,
       cutoffMillis: Long,
       progress: Progress): VacuumResult = {
-    // what any manifest version of main or of a branch reads
-    val pinned = (store.leafReferences().toSeq ++ store.branchLeafReferences().toSeq).groupMapReduce(_._1)(_._2)(_ ++ _)
+    val listed = store.versions()
+    val pinned = store.keptLeafReferences(listed, listed)
     val (referenced, unreferenced) = files.leafDirectories().partition(pinned.contains)
     progress.start(referenced.size + unreferenced.size)
     val directories = unreferenced.filter { location =>

@@ -57,6 +57,12 @@ object ManifestQuery {
   /** The strong-mode records of partition table versions (`table_version` rows). */
   val versionRecords: String = s"$ObjectType = '${Naming.TableVersionType}'"
 
+  /** The `table` rows of every spec version, declared or not. */
+  val allTables: String = s"$ObjectType = '${Naming.TableType}'"
+
+  /** The namespace and `table` rows (every row but the `table_version` records). */
+  val entries: String = s"$ObjectType <> '${Naming.TableVersionType}'"
+
   /** The rows with object ids `ids` (not empty), of any type. */
   def byId(ids: Seq[String]): String = s"$ObjectId IN (${ids.map(quote).mkString(", ")})"
 

@@ -37,8 +37,19 @@ class ManifestStore(
   def onBranch(name: String): ManifestStore = new ManifestStore(tableUri, table, lance, Some(name))
 
   /** `f` of `__manifest` at `version` (None: the latest) of this store's branch. */
-  private def withManifest[A](version: Option[Long] = None)(f: Dataset => A): A =
-    lance.withDataset(uri, version, branch)(f)
+  private def withManifest[A](version: Option[Long] = None)(f: Dataset => A): A = Lance.using(open(version))(f)
+
+  /** `__manifest` at `version` (None: the latest) of this store's branch; the caller closes it. A
+   * branch that is gone (dropped, or replaced while a write ran) says so. */
+  private def open(version: Option[Long]): Dataset =
+    try lance.open(uri, version, branch)
+    catch {
+      case NonFatal(e)
+          if branch.exists(b => Try(!DatasetBranches.list(lance, uri).exists(_.name == b)).getOrElse(false)) =>
+        throw new IllegalStateException(
+          s"table $table: branch '${branch.get}' is gone (dropped, or replaced meanwhile); nothing was changed",
+          e)
+    }
 
   /** URI of a partition table from its location (relative to the table root). */
   def leafUri(location: String): String = s"$tableUri/$location"
@@ -329,46 +340,64 @@ class ManifestStore(
       Location).toString)(r => r.get(ReadVersion).flatMap(Option(_)).map(version).toSet)(_ ++ _)
   }
 
-  /** [[leafReferences]] of every version of every branch of `__manifest`: what expire_snapshots
-   * and vacuum keep for them (docs/format.md "Branches"). */
-  def branchLeafReferences(): Map[String, Set[Long]] =
-    DatasetBranches.list(lance, uri).flatMap(b => onBranch(b.name).leafReferences().toSeq)
-      .groupMapReduce(_._1)(_._2)(_ ++ _)
+  /**
+   * What expire_snapshots and vacuum keep ([[leafReferences]]): of main versions `counted` (of the
+   * `listed` ones), then of every version of every branch, then of main's versions committed since
+   * `listed` was listed, so that a branch published to main (fast_forward) and dropped meanwhile
+   * is counted in one or the other (docs/format.md "Branches").
+   */
+  def keptLeafReferences(listed: Seq[Long], counted: Seq[Long]): Map[String, Set[Long]] = {
+    val main = leafReferences(counted)
+    val branches = DatasetBranches.list(lance, uri).flatMap(b => onBranch(b.name).leafReferences().toSeq)
+    val newer = leafReferences(versions().filterNot(listed.toSet))
+    (main.toSeq ++ branches ++ newer.toSeq).groupMapReduce(_._1)(_._2)(_ ++ _)
+  }
 
   /**
-   * Makes main (this store's branch) hold every row of `from`'s latest version, with all their
-   * columns: one merge_insert on top of main version `expected` that updates, inserts and deletes
-   * rows, so that main reads as `from` reads (the fast-forward of main to a branch); refused when
-   * the table metadata differs. It rewrites every fragment of `expected`, so a commit after
-   * `expected` that changed or deleted rows (every transaction writes its spec's namespace row)
-   * makes it a [[ManifestConflict]]; one that only added rows or changed table metadata lands
-   * under it as though it came after (Lance rebases the merge_insert): then the returned version
-   * (main's new one) is not `expected + 1`.
+   * Publishes branch `from` to main (this store): main then reads the partition tables `from`'s
+   * latest version reads, when main's own `table` rows are still those of `from`'s version `since`
+   * (made from main, or last published to it), whatever else main committed meanwhile (table
+   * metadata, records, expiries), as Iceberg's fast-forward needs main to be an ancestor of the
+   * branch; None when they are not. One transaction on main (it writes the current spec's
+   * namespace row, so a concurrent one makes it a [[ManifestConflict]]): the branch's `table`
+   * rows and new namespace rows, main's `table` rows the branch lacks removed, and a
+   * `table_version` record of each changed partition table numbered by the version it commits
+   * (the branch's own records are numbered by its versions, which main's numbers reach too).
+   * Main keeps its table metadata and namespace rows; refused when its partition specs differ from
+   * the branch's. Returns main's version before and after (the same when main already reads so).
    */
-  def fastForward(expected: Long, from: ManifestStore): Long = from.withManifest() { source =>
-    val base =
-      try lance.open(uri, Some(expected), branch)
-      catch { case NonFatal(e) if expired(expected) => throw new ManifestConflict(table, expected, e) }
-    Lance.using(base) { ds =>
-      if (ds.getTableMetadata != source.getTableMetadata) throw new IllegalStateException(
-        s"table $table: branch '${from.branch.getOrElse("main")}' has other table metadata (schema, partition " +
-          "specs or properties) than main; nothing was changed")
-      val options = new ScanOptions.Builder().batchSize(8192).build()
-      Lance.using(source.newScan(options)) { scanner =>
-        Lance.using(ArrowArrayStream.allocateNew(Lance.allocator)) { stream =>
-          // the stream's release closes the reader
-          val reader = scanner.scanBatches()
-          try Data.exportArrayStream(Lance.allocator, reader, stream)
-          catch { case e: Throwable => reader.close(); throw e }
-          val params = new MergeInsertParams(Collections.singletonList(ObjectId)).withMatchedUpdateAll()
-            .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll).withNotMatchedBySourceDelete()
-            .withConflictRetries(0)
-          try Lance.using(ds.mergeInsert(params, stream).dataset())(_.version())
-          catch { case NonFatal(e) if Lance.isConflict(e) => throw new ManifestConflict(table, expected, e) }
-        }
-      }
+  def fastForward(from: ManifestStore, since: Long): Option[(Long, Long)] = {
+    val main = load()
+    val source = from.load()
+    val specs = (m: Manifest) => m.meta.properties.filter { case (k, _) => PartitionSpec.versionOfKey(k).isDefined }
+    val reads = tablesRead(main)
+    if (reads == from.tablesRead(source)) Some((main.version, main.version))
+    else if (reads != from.tablesRead(from.loadAt(since))) None
+    else if (specs(main) != specs(source)) throw new IllegalStateException(
+      s"table $table: main's partition specs changed after branch '${from.branch.getOrElse("")}' was made or last " +
+        "published, so its rows cannot be published; nothing was changed")
+    else {
+      val kept = rows(main, ManifestQuery.entries)
+      val mainRows = kept.map(r => r.objectId -> r).toMap
+      val branchRows = from.rows(source, ManifestQuery.entries)
+      val tables = branchRows.filter(_.objectType == Naming.TableType)
+      val namespaces = branchRows.filter(r => r.objectType == Naming.NamespaceType && !mainRows.contains(r.objectId))
+      val records = tables.filterNot(r =>
+        mainRows.get(r.objectId).exists(m =>
+          m.location == r.location && m.readVersion == r.readVersion)).flatMap(r =>
+        r.readVersion.map(r.versionRecord(_, main.version + 1)))
+      val removed =
+        kept.filter(_.objectType == Naming.TableType).map(_.objectId).filterNot(tables.map(_.objectId).toSet)
+      val written = tables ++ namespaces ++ records ++ mainRows.get(main.meta.currentSpec.namespace)
+      requireAddable(main, written.map(_.objectId).filterNot(mainRows.contains), records = true)
+      Some((main.version, commit(main.version, written, removed).version))
     }
   }
+
+  /** What the `table` rows of `manifest` (a version of this store's branch) read: by object id,
+   * location, read_version and read_branch. */
+  private def tablesRead(manifest: Manifest): Map[String, (Option[String], Option[Long], Option[String])] =
+    rows(manifest, ManifestQuery.allTables).map(r => r.objectId -> ((r.location, r.readVersion, r.readBranch))).toMap
 
   /** Number of partition tables at `manifest.version` whose row pins no version (NULL
    * `read_version`: read at their latest; another writer's rows in a strong-mode table). */
@@ -417,7 +446,7 @@ class ManifestStore(
    */
   def commit(expected: Long, rows: Seq[ManifestRow], removed: Seq[String]): Committed = {
     val base =
-      try lance.open(uri, Some(expected), branch)
+      try open(Some(expected))
       catch { case NonFatal(e) if expired(expected) => throw new ManifestConflict(table, expected, e) }
     Lance.using(base) { ds =>
       val (version, after) =

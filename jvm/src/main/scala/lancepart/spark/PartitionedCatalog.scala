@@ -94,7 +94,10 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
   override def loadTable(ident: Identifier, version: String): Table = {
     requireNoVersionName(ident, s"VERSION AS OF $version")
     val current = loadTable(ident)
-    if (version == TableTags.Main) current
+    if (version == TableTags.Main) current match {
+      case t: PartitionedTable => t.namedMain(t.name()) // main, whatever spark.wap.branch says
+      case other => other
+    }
     else if (TableBranches.list(current).exists(_.name == version))
       partitioned(ident, current, s"VERSION AS OF $version").onBranch(version, pinned = true)
     else {
@@ -625,10 +628,17 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
 
   /** Drops the partitioned table `ident` and a plain table of its name it hides (left by a REPLACE
    * or a conversion that could not delete it), or else the plain table `ident`. */
+  /** Drops table `ident`; a name that reads as a table but holds none (a branch, a version or a
+   * metadata table of one: `<table>.branch_<b>`) is refused rather than reported dropped. */
   override def dropTable(ident: Identifier): Boolean = {
     val uri = warehouse.tableUri(ident)
     if (warehouse.isTable(uri)) { warehouse.delete(uri); plainTables.drop(ident); true }
-    else plainTables.drop(ident)
+    else plainTables.drop(ident) || {
+      if (ident.namespace().nonEmpty && Try(loadTable(ident)).isSuccess) throw new UnsupportedOperationException(
+        s"${qualified(ident)} is a branch, a version or a metadata table of table ${qualified(parent(ident))}, not a " +
+          "table: DROP TABLE drops tables (ALTER TABLE ... DROP BRANCH drops a branch)")
+      false
+    }
   }
 
   override def purgeTable(ident: Identifier): Boolean = dropTable(ident)

@@ -31,7 +31,8 @@ import scala.jdk.CollectionConverters._
  * `spj` says when a scan reports its partitioning for storage-partitioned joins (catalog
  * options `spj.*`);
  * `commitAttempts` bounds a write's commit attempts (catalog option `commit.attempts`);
- * `pinned` when time travel chose `manifest`. */
+ * `pinned` when time travel chose `manifest`; `named` when the statement named the branch it reads
+ * (`<table>.branch_main`, VERSION AS OF 'main'), which write-audit-publish does not redirect. */
 class PartitionedTable(
     val tableName: String,
     val store: ManifestStore,
@@ -39,7 +40,8 @@ class PartitionedTable(
     val manifest: Manifest,
     val spj: SpjPolicy,
     commitAttempts: Int,
-    pinned: Boolean = false)
+    pinned: Boolean = false,
+    named: Boolean = false)
     extends Table with SupportsRead with SupportsWrite with SupportsDeleteV2 with SupportsRowLevelOperations
     with SupportsMetadataColumns {
 
@@ -68,6 +70,22 @@ class PartitionedTable(
       pinned)
   }
 
+  /** This table as `<table>.branch_main` names it: main, whatever `spark.wap.branch` says. */
+  def namedMain(name: String): PartitionedTable =
+    new PartitionedTable(name, store, files, manifest, spj, commitAttempts, pinned, named = true)
+
+  /** The branch the read or write option `branch` names (Iceberg's), when it is given. */
+  private def optionBranch(options: CaseInsensitiveStringMap): Option[PartitionedTable] =
+    Option(options.get(TableBranches.BranchOption)).map { b =>
+      val current = branch.orElse(if (named) Some(TableTags.Main) else None)
+      if (current.exists(_ != b) || pinned) throw new IllegalArgumentException(
+        s"table $tableName: option ${TableBranches.BranchOption} = '$b' names another version than the table's name " +
+          "or its time travel")
+      if (current.contains(b)) this
+      else if (b == TableTags.Main) namedMain(tableName)
+      else TableBranches.load(this, b)
+    }
+
   /** Refuses `what` on a branch, which takes reads and writes only: table DDL, tags, branches,
    * metadata tables and procedures work on the table itself. */
   def requireMain(what: String): Unit = branch.foreach { b =>
@@ -85,21 +103,23 @@ class PartitionedTable(
   private def forWrite: PartitionedTable = wap(create = true).getOrElse(this)
 
   private def wap(create: Boolean): Option[PartitionedTable] =
-    (if (pinned || branch.isDefined) None else TableBranches.wapBranch(this)).flatMap { name =>
+    (if (pinned || named || branch.isDefined) None else TableBranches.wapBranch(this, create)).flatMap { name =>
       val exists = TableBranches.exists(this, name)
       if (!exists && create) TableBranches.create(this, name, None, None, DatasetTags.Keep)
       if (!exists && !create) None
       else {
         val onIt = onBranch(name)
-        if (onIt.manifest.meta.properties != manifest.meta.properties) throw new IllegalStateException(
+        if (onIt.manifest.meta.properties != manifest.meta.properties) throw new IllegalArgumentException(
           s"table $tableName: its write-audit-publish branch '$name' (${TableBranches.WapBranchKey}) has another " +
-            s"schema, partition specs or transaction mode than the table; read and write $tableName.branch_$name")
+            "schema, partition specs or transaction mode than the table (a branch keeps those it was made with): " +
+            s"read and write $tableName.branch_$name by name, make the branch anew (ALTER TABLE $tableName CREATE OR " +
+            s"REPLACE BRANCH `$name`), or RESET ${TableBranches.WapBranchKey}")
         Some(onIt)
       }
     }
 
   private def withManifest(m: Manifest, pinned: Boolean): PartitionedTable =
-    new PartitionedTable(tableName, store, files, m, spj, commitAttempts, pinned)
+    new PartitionedTable(tableName, store, files, m, spj, commitAttempts, pinned, named)
 
   override def schema(): StructType = manifest.meta.schema.sparkSchema
 
@@ -134,7 +154,7 @@ class PartitionedTable(
   override def metadataColumns(): Array[MetadataColumn] = Array(PartitionTableColumn, RowAddressColumn)
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    new PartitionedScanBuilder(forRead, options)
+    new PartitionedScanBuilder(optionBranch(options).map(_.latest).getOrElse(forRead), options)
 
   /** The namespace column `column` (any case); `fail` reports a table without it. */
   def column(column: String, fail: String => Nothing): SchemaField = {
@@ -175,7 +195,7 @@ class PartitionedTable(
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
     requireWritable("write")
-    new PartitionedWriteBuilder(forWrite, info)
+    new PartitionedWriteBuilder(optionBranch(info.options()).getOrElse(forWrite), info)
   }
 
   /** Commits writes to this table; new leaves get the namespace's columns. */
@@ -188,7 +208,7 @@ class PartitionedTable(
    * changes ([[MergeOnReadOperation]]). */
   override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = () => {
     requireWritable("write")
-    val table = forWrite.latest
+    val table = optionBranch(info.options()).getOrElse(forWrite).latest
     RowLevelMode.of(tableName, info.command(), table.manifest.meta.tableProperties) match {
       case RowLevelMode.CopyOnWrite => new CopyOnWriteOperation(table, info)
       case RowLevelMode.MergeOnRead => new MergeOnReadOperation(table, info)

@@ -2,12 +2,14 @@
 // VERSION AS OF '<branch>', write-audit-publish with `spark.wap.branch`, CALL ... fast_forward):
 // Lance branches of its `__manifest`, made from a strong-mode manifest version. A write to a branch
 // commits its partition tables detached, as every strong-mode write does, and its rows to the
-// branch of `__manifest`, so main reads nothing of it until a fast-forward copies the branch's rows
-// onto main (docs/format.md "Branches").
+// branch of `__manifest`, so main reads nothing of it until a fast-forward commits the branch's
+// partition tables to main (docs/format.md "Branches").
 package lancepart.spark
 
 import lancepart.lance.{DatasetBranch, DatasetBranches, DatasetTags}
+import lancepart.manifest.ManifestConflict
 import lancepart.spark.plain.PlainTable
+import lancepart.txn.TransactionConflict
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.Table
 
@@ -18,6 +20,12 @@ object TableBranches {
 
   /** The table property that turns write-audit-publish on for a table (as Iceberg's). */
   val WapEnabledKey = "write.wap.enabled"
+
+  /** Iceberg's session setting of write-audit-publish by staged commits, which lancepart does not take. */
+  val WapIdKey = "spark.wap.id"
+
+  /** The read and write option naming the branch to read or write (as Iceberg's). */
+  val BranchOption = "branch"
 
   /** Makes branch `name` of `table` from its version `version` (None: its latest), kept
    * `maxAgeMillis` after its latest commit (None: until dropped); `existing` says what a branch
@@ -55,46 +63,61 @@ object TableBranches {
   /** Whether `table` has branch `name`. */
   def exists(table: PartitionedTable, name: String): Boolean = list(table).exists(_.name == name)
 
-  /** Branch `name` of `table` at its latest version, which reads and writes it (`<table>.branch_<name>`). */
+  /** Branch `name` of `table` at its latest version, which reads and writes it (`<table>.branch_<name>`;
+   * `main`: the table itself, which write-audit-publish does not redirect). */
   def load(table: Table, name: String): PartitionedTable = {
     val t = partitioned(table, "branch")
-    DatasetBranches.get(t.store.lance, t.store.uri, t.name(), name)
-    t.onBranch(name)
+    if (name == TableTags.Main) t.namedMain(s"${t.name()}.branch_$name")
+    else {
+      DatasetBranches.get(t.store.lance, t.store.uri, t.name(), name)
+      t.onBranch(name)
+    }
   }
 
   /**
    * Publishes branch `from` of `table` to `to` (main only): main then reads what the branch reads,
-   * when main has not changed since the branch was made or last published (as Iceberg's
-   * fast_forward needs main to be an ancestor of the branch). Returns main's version before and after.
+   * when main's partition tables are still those the branch was made from or last published (as
+   * Iceberg's fast_forward needs main to be an ancestor of the branch); table metadata main
+   * changed meanwhile stays. Returns main's version before and after.
    */
   def fastForward(table: Table, to: String, from: String): (Long, Long) = {
     val t = partitioned(table, "branch")
     if (to != TableTags.Main) throw new UnsupportedOperationException(
       s"table ${t.name()}: fast_forward publishes a branch to ${TableTags.Main} only, not to '$to'")
     val branch = DatasetBranches.get(t.store.lance, t.store.uri, t.name(), from)
-    val (mainVersion, branchVersion) = branch.published.getOrElse(throw new UnsupportedOperationException(
+    val (_, since) = branch.published.getOrElse(throw new UnsupportedOperationException(
       s"table ${t.name()}: branch '$from' was not made by lancepart (it records no version of main it holds the " +
         "rows of), so it cannot be published"))
-    val latest = t.store.latestVersion()
-    if (latest != mainVersion) throw new IllegalStateException(
+    val published =
+      try t.store.fastForward(t.store.onBranch(from), since)
+      catch {
+        case e: ManifestConflict => throw new TransactionConflict(
+            s"table ${t.name()}: ${TableTags.Main} changed while branch '$from' was being published; nothing was " +
+              "changed, run fast_forward again",
+            e)
+      }
+    val (before, after) = published.getOrElse(throw new IllegalArgumentException(
       s"table ${t.name()}: cannot fast-forward ${TableTags.Main} to branch '$from': ${TableTags.Main} is not an " +
-        s"ancestor of it (${TableTags.Main} is at version $latest, committed after version $mainVersion, whose " +
-        "rows the branch started from); nothing was changed")
-    if (branch.head == branchVersion) (latest, latest)
-    else {
-      val published = t.store.fastForward(latest, t.store.onBranch(from))
-      // a commit rebased under the fast-forward (rows added, metadata set) left main holding more
-      // than the branch: a later fast-forward would undo it, so main is no ancestor of the branch
-      if (published == latest + 1) DatasetBranches.published(t.store.lance, t.store.uri, from, published, branch.head)
-      (latest, published)
-    }
+        s"ancestor of it (a write changed ${TableTags.Main}'s partitions after the branch was made or last " +
+        "published); nothing was changed"))
+    DatasetBranches.published(t.store.lance, t.store.uri, from, after, branch.head)
+    (before, after)
   }
 
   /** The write-audit-publish branch of `table` in this session: `spark.wap.branch` when the table
-   * has `write.wap.enabled` = true. */
-  def wapBranch(table: PartitionedTable): Option[String] =
+   * has `write.wap.enabled` = true. A `write` with `spark.wap.id` set instead is refused: it would
+   * commit to the table, which Iceberg would stage. */
+  def wapBranch(table: PartitionedTable, write: Boolean): Option[String] =
     if (!table.manifest.meta.tableProperties.get(WapEnabledKey).exists(_.equalsIgnoreCase("true"))) None
-    else SparkSession.active.conf.getOption(WapBranchKey).filter(_.nonEmpty)
+    else {
+      val conf = SparkSession.active.conf
+      val branch = conf.getOption(WapBranchKey).filter(_.nonEmpty)
+      if (write && branch.isEmpty && conf.getOption(WapIdKey).exists(_.nonEmpty))
+        throw new UnsupportedOperationException(
+          s"table ${table.name()}: $WapIdKey (write-audit-publish by staged commits, published by cherry-picking) " +
+            s"is not supported; set $WapBranchKey instead, or unset $WapIdKey")
+      branch
+    }
 
   /** `table` as a partitioned table on its main branch, whose `kind` (branch) statements these are. */
   private def partitioned(table: Table, kind: String): PartitionedTable = table match {
