@@ -18,44 +18,71 @@ from differential import Case, mismatch
 FUTURE = datetime.datetime(2999, 1, 1)
 CREATE = ("CREATE TABLE {t} (id BIGINT, data STRING, category STRING) PARTITIONED BY (category) "
           "TBLPROPERTIES ('transaction.mode' = 'strong', 'write.wap.enabled' = 'true')")
+PLAIN = "CREATE TABLE {t} (id BIGINT, data STRING, category STRING)"
 MERGE = ("MERGE INTO {t}.branch_audit AS target USING (SELECT 4L AS id, 'D' AS data, 'z' AS category UNION ALL "
          "SELECT 5L, 'e', 'y') AS source ON target.id = source.id WHEN MATCHED THEN UPDATE SET data = source.data "
          "WHEN NOT MATCHED THEN INSERT *")
 
+# The same life of a branch on each catalog: writes to it change it only (main reads as before),
+# reads through each of its names, the statements' failures, a replaced branch.
+BRANCH_STEPS = (
+    "INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')",
+    "ALTER TABLE {t} CREATE BRANCH audit",
+    "INSERT INTO {t}.branch_audit VALUES (3, 'c', 'x'), (4, 'd', 'z')",
+    "DELETE FROM {t}.branch_audit WHERE id = 1",
+    "UPDATE {t}.branch_audit SET data = 'B' WHERE id = 2",
+    MERGE,
+    "INSERT INTO {t} VALUES (6, 'f', 'x')",
+    "ALTER TABLE {t} CREATE BRANCH IF NOT EXISTS audit",
+    "ALTER TABLE {t} CREATE BRANCH `other-branch` RETAIN 7 DAYS",
+    "ALTER TABLE {t} CREATE BRANCH dropped",
+    "ALTER TABLE {t} DROP BRANCH dropped",
+    "ALTER TABLE {t} DROP BRANCH IF EXISTS never",
+)
+BRANCH_QUERIES = (
+    "SELECT * FROM {t}.branch_audit",
+    "SELECT * FROM {t}.branch_audit WHERE category = 'x'",
+    "SELECT * FROM {t} VERSION AS OF 'audit'",
+    "SELECT * FROM {t}.`branch_other-branch`",
+    "SELECT count(*) FROM {t}.branch_audit",
+    "SELECT name, type, max_reference_age_in_ms FROM {t}.refs",
+    "SELECT * FROM {t}.branch_dropped",
+    "SELECT * FROM {t}.branch_main",
+    "ALTER TABLE {t} CREATE BRANCH audit",
+    "ALTER TABLE {t} DROP BRANCH never",
+    "ALTER TABLE {t} REPLACE BRANCH never",
+    "INSERT INTO {t} VERSION AS OF 'audit' VALUES (7, 'g', 'x')",
+    "ALTER TABLE {t} REPLACE BRANCH `other-branch`",
+    "SELECT name, max_reference_age_in_ms FROM {t}.refs WHERE name = 'other-branch'",
+    "SELECT * FROM {t}.`branch_other-branch`",
+    "ALTER TABLE {t} CREATE OR REPLACE BRANCH audit",
+    "SELECT * FROM {t}.branch_audit",
+)
+# publishing: fast_forward while main has not been written, again after more writes to the branch,
+# and not once main was written
+PUBLISH_STEPS = (
+    "INSERT INTO {t} VALUES (1, 'a', 'x')",
+    "ALTER TABLE {t} CREATE BRANCH audit",
+    "INSERT INTO {t}.branch_audit VALUES (2, 'b', 'y'), (3, 'c', 'x')",
+    "DELETE FROM {t}.branch_audit WHERE id = 1",
+    "CALL {catalog}.system.fast_forward('{t}', 'main', 'audit')",
+    "UPDATE {t}.branch_audit SET data = 'C' WHERE id = 3",
+    "CALL {catalog}.system.fast_forward('{t}', 'main', 'audit')",
+    "CALL {catalog}.system.fast_forward('{t}', 'main', 'audit')",
+    "INSERT INTO {t}.branch_audit VALUES (5, 'e', 'z')",
+    "INSERT INTO {t} VALUES (9, 'm', 'x')",
+)
+PUBLISH_QUERIES = (
+    "SELECT * FROM {t}",
+    "SELECT * FROM {t}.branch_audit",
+    "CALL {catalog}.system.fast_forward('{t}', 'main', 'audit')",
+    "CALL {catalog}.system.fast_forward('{t}', 'main', 'never')",
+)
+
 CASES = [
-    # writes to a branch change the branch only; main reads as before
-    Case("writes to a branch", (
-        CREATE,
-        "INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')",
-        "ALTER TABLE {t} CREATE BRANCH audit",
-        "INSERT INTO {t}.branch_audit VALUES (3, 'c', 'x'), (4, 'd', 'z')",
-        "DELETE FROM {t}.branch_audit WHERE id = 1",
-        "UPDATE {t}.branch_audit SET data = 'B' WHERE id = 2",
-        MERGE,
-        "INSERT INTO {t} VALUES (6, 'f', 'x')",
-        "ALTER TABLE {t} CREATE BRANCH IF NOT EXISTS audit",
-        "ALTER TABLE {t} CREATE BRANCH `other-branch` RETAIN 7 DAYS",
-        "ALTER TABLE {t} CREATE BRANCH dropped",
-        "ALTER TABLE {t} DROP BRANCH dropped",
-        "ALTER TABLE {t} DROP BRANCH IF EXISTS never",
-    ), (
-        "SELECT * FROM {t}.branch_audit",
-        "SELECT * FROM {t}.branch_audit WHERE category = 'x'",
-        "SELECT * FROM {t} VERSION AS OF 'audit'",
-        "SELECT * FROM {t}.`branch_other-branch`",
-        "SELECT count(*) FROM {t}.branch_audit",
-        "SELECT name, type, max_reference_age_in_ms FROM {t}.refs",
-        "SELECT * FROM {t}.branch_dropped",
-        "ALTER TABLE {t} CREATE BRANCH audit",
-        "ALTER TABLE {t} DROP BRANCH never",
-        "ALTER TABLE {t} REPLACE BRANCH never",
-        "INSERT INTO {t} VERSION AS OF 'audit' VALUES (7, 'g', 'x')",
-        "ALTER TABLE {t} REPLACE BRANCH `other-branch`",
-        "SELECT name, max_reference_age_in_ms FROM {t}.refs WHERE name = 'other-branch'",
-        "SELECT * FROM {t}.`branch_other-branch`",
-        "ALTER TABLE {t} CREATE OR REPLACE BRANCH audit",
-        "SELECT * FROM {t}.branch_audit",
-    )),
+    Case("branches of a partitioned table", (CREATE, *BRANCH_STEPS), BRANCH_QUERIES),
+    Case("branches of a plain table", (PLAIN, *BRANCH_STEPS), BRANCH_QUERIES),
+    Case("publishing a plain table's branch", (PLAIN, *PUBLISH_STEPS), PUBLISH_QUERIES),
     # write-audit-publish: with spark.wap.branch set, writes go to that branch (made by the first
     # write) and reads read it; fast_forward publishes it to main while main has not moved
     Case("write-audit-publish", (
@@ -87,6 +114,27 @@ CASES = [
         "SELECT * FROM {t}",
         "RESET spark.wap.branch",
         "SELECT name, type FROM {t}.refs",
+    )),
+    Case("write-audit-publish on a plain table", (
+        PLAIN + " TBLPROPERTIES ('write.wap.enabled' = 'true')",
+        "INSERT INTO {t} VALUES (1, 'a', 'x')",
+        "SET spark.wap.branch = audit",
+        "INSERT INTO {t} VALUES (2, 'b', 'y'), (3, 'c', 'x')",
+        "DELETE FROM {t} WHERE id = 1",
+        "UPDATE {t} SET data = 'C' WHERE id = 3",
+        "RESET spark.wap.branch",
+        "CALL {catalog}.system.fast_forward('{t}', 'main', 'audit')",
+        "SET spark.wap.branch = audit",
+        "INSERT INTO {t} VALUES (4, 'd', 'z')",
+        "RESET spark.wap.branch",
+    ), (
+        "SELECT * FROM {t}",
+        "SELECT * FROM {t}.branch_audit",
+        "SET spark.wap.branch = audit",
+        "SELECT * FROM {t}",
+        "SELECT * FROM {t} VERSION AS OF 'main'",
+        "SELECT * FROM {t}.branch_main",
+        "RESET spark.wap.branch",
     )),
 ]
 
@@ -227,13 +275,59 @@ def test_what_a_branch_refuses_says_why_and_changes_nothing(spark, ns, statement
     assert rows(spark, f"{t}.branch_audit") == rows(spark, t) == [(1, "a", "x")]
 
 
-def test_streams_and_plain_tables_refuse_branches(spark, ns, tmp_path):
+def test_streams_refuse_branches(spark, ns, tmp_path):
     t = f"lance.{ns}.t"
     spark.sql(CREATE.format(t=t))
     spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
     with pytest.raises(Exception, match=r"cannot stream from a branch"):
         spark.readStream.table(f"{t}.branch_audit").writeStream.format("noop") \
             .option("checkpointLocation", str(tmp_path / "c1")).start().processAllAvailable()
-    spark.sql(f"CREATE TABLE lance.{ns}.plain (id BIGINT)")
-    with pytest.raises(Exception, match=r"is a plain Lance table: lancepart makes branches of partitioned tables only"):
-        spark.sql(f"ALTER TABLE lance.{ns}.plain CREATE BRANCH audit")
+
+
+@pytest.mark.parametrize("statement, error", [
+    ("ALTER TABLE {t}.branch_audit ADD COLUMNS (extra INT)", r"is branch 'audit' of a table: cannot run DDL"),
+    ("ALTER TABLE {t}.branch_audit CREATE TAG x", r"cannot name versions of a branch"),
+    ("SELECT * FROM {t}.branch_audit.snapshots", r"cannot read metadata tables of a branch"),
+    ("CALL lance.system.rewrite_data_files('{t}.branch_audit')", r"cannot run rewrite_data_files\(\) on a branch"),
+    ("DROP TABLE {t}.branch_audit", r"is a branch, a version or a metadata table of table"),
+    ("ALTER TABLE {t} ADD PARTITION FIELD category", r"with tags or branches \(branch audit\) cannot be made"),
+])
+def test_what_a_plain_tables_branch_refuses_says_why(spark, ns, statement, error):
+    t = f"lance.{ns}.t"
+    spark.sql(PLAIN.format(t=t))
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 'x')")
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
+    spark.sql(f"INSERT INTO {t}.branch_audit VALUES (2, 'b', 'y')")
+    with pytest.raises(Exception, match=error):
+        spark.sql(statement.format(t=t)).collect()
+    assert rows(spark, t) == [(1, "a", "x")] and rows(spark, f"{t}.branch_audit") == [(1, "a", "x"), (2, "b", "y")]
+
+
+def test_expire_snapshots_keeps_a_plain_tables_branch(spark, admin, ns):
+    t = f"lance.{ns}.t"
+    spark.sql(PLAIN.format(t=t))
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')")
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
+    spark.sql(f"UPDATE {t}.branch_audit SET data = 'A' WHERE id = 1")
+    spark.sql(f"INSERT OVERWRITE {t} SELECT 5, 'e', 'y'")
+    spark.sql(f"INSERT INTO {t} VALUES (6, 'f', 'x')")
+    admin.expire_snapshots(f"{ns}.t", older_than=FUTURE, retain_last=1)
+    assert rows(spark, f"{t}.branch_audit") == [(1, "A", "x"), (2, "b", "y")]
+    assert lancepart.crosscheck(spark, t, version="audit")["rows"] == 2
+    assert rows(spark, t) == [(5, "e", "y"), (6, "f", "x")]
+    spark.sql(f"ALTER TABLE {t} DROP BRANCH audit")
+    admin.expire_snapshots(f"{ns}.t", older_than=FUTURE, retain_last=1)
+    assert rows(spark, t) == [(5, "e", "y"), (6, "f", "x")]
+
+
+def test_the_branch_option_reads_and_writes_a_plain_tables_branch(spark, ns):
+    t = f"lance.{ns}.t"
+    spark.sql(PLAIN.format(t=t))
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 'x')")
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
+    spark.createDataFrame([(2, "b", "y")], "id BIGINT, data STRING, category STRING").writeTo(t) \
+        .option("branch", "audit").append()
+    assert sorted(r.id for r in spark.read.option("branch", "audit").table(t).collect()) == [1, 2]
+    assert rows(spark, t) == [(1, "a", "x")]
+    with pytest.raises(Exception, match="has no branch 'never'"):
+        spark.read.option("branch", "never").table(t).collect()

@@ -406,6 +406,25 @@ def test_a_version_with_unpinned_partition_tables_is_not_tagged(spark, root, ns)
         spark.sql(f"ALTER TABLE lance.{ns}.events CREATE TAG release")
 
 
+def test_pylance_reads_a_plain_tables_branch_at_the_rows_spark_reads(spark, root, ns):
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, category STRING)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'x'), (2, 'y')")
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
+    spark.sql(f"DELETE FROM {t}.branch_audit WHERE id = 2")
+    spark.sql(f"INSERT INTO {t}.branch_audit VALUES (3, 'x')")
+    ds = lance.dataset(str(root / ns / "t.lance"))
+    assert set(ds.branches.list()) == {"audit"}
+    assert sorted(ds.checkout_version(("audit", None)).to_table()["id"].to_pylist()) == [1, 3]
+    assert lancepart.crosscheck(spark, t, version="audit")["rows"] == 2
+    # pylance's write to the branch is read by Spark
+    branch = ds.checkout_version(("audit", None))
+    branch.insert(pa.table({"id": pa.array([4], pa.int64()), "category": ["z"]}))
+    assert sorted(r.id for r in spark.table(f"{t}.branch_audit").collect()) == [1, 3, 4]
+    spark.sql(f"CALL lance.system.fast_forward('{t}', 'main', 'audit')")
+    assert sorted(lance.dataset(str(root / ns / "t.lance")).to_table()["id"].to_pylist()) == [1, 3, 4]
+
+
 def test_pylance_reads_a_branch_at_the_rows_spark_reads(spark, root, ns):
     t = f"lance.{ns}.t"
     spark.sql(f"CREATE TABLE {t} (id BIGINT, data STRING, category STRING) PARTITIONED BY (category) "

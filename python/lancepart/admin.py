@@ -173,7 +173,7 @@ class Admin:
         return self._call("rollback_to_timestamp", name, timestamp=timestamp)
 
     def fast_forward(self, name: str, to: str, branch: str = "main") -> dict:
-        """Publishes branch ``to`` of a partitioned table: ``branch`` (main) then reads what ``to``
+        """Publishes branch ``to`` of a table: ``branch`` (main) then reads what ``to``
         reads, when no write changed its partitions since ``to`` was made or last published
         (Iceberg's ``fast_forward``): ``CALL <catalog>.system.fast_forward``."""
         return self._call("fast_forward", name, branch=branch, to=to)

@@ -5,7 +5,10 @@
 // table's of its dataset (docs/format.md "Branches").
 package lancepart.lance
 
-import org.lance.Ref
+import org.apache.arrow.c.{ArrowArrayStream, Data}
+import org.lance.{Ref, Transaction}
+import org.lance.ipc.ScanOptions
+import org.lance.operation.Update
 
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
@@ -28,6 +31,10 @@ object DatasetBranches {
   /** The branch metadata key of a version of main and the branch's version that read the same
    * partition tables: `<main version>:<branch version>`. */
   val PublishedKey = "lancepart.published"
+
+  /** Where branch `branch` (None: main) of the dataset at `uri` keeps the files its commits add:
+   * Lance's `tree/<name>/`. A fragment its commit adds is written there. */
+  def filesUri(uri: String, branch: Option[String]): String = branch.fold(uri)(b => s"$uri/tree/$b")
 
   /** The dataset's branches, by name. */
   def list(lance: LanceAccess, uri: String): Seq[DatasetBranch] = lance.withDataset(uri) { ds =>
@@ -112,6 +119,39 @@ object DatasetBranches {
       if (ds.branches().list().asScala.exists(_.getName == name)) ds.branches().delete(name)
       else if (!ifExists) throw new IllegalArgumentException(
         s"table $table: cannot drop branch '$name': there is no such branch${known(lance, uri)}")
+    }
+
+  /**
+   * Publishes `branch` of the dataset at `uri` (a plain table's) to main, when main's latest version
+   * is the one the branch was made from or last published (else None: main is no ancestor of it):
+   * the branch's latest rows written into main anew in Lance file format `fileVersion` (a version of
+   * main cannot refer to a branch's files), replacing every fragment of that version in one Update,
+   * which fails when a commit since changed those fragments and lands on top of one that only
+   * appended (Lance rebases it). Returns main's version before and after.
+   */
+  def fastForward(lance: LanceAccess, uri: String, branch: DatasetBranch, fileVersion: String): Option[(Long, Long)] =
+    lance.withDataset(uri) { main =>
+      val latest = main.version()
+      branch.published match {
+        case Some((mainVersion, _)) if mainVersion != latest => None
+        case Some((_, branchVersion)) if branchVersion == branch.head => Some((latest, latest))
+        case _ =>
+          val fragments = lance.withDataset(uri, None, Some(branch.name)) { source =>
+            Lance.using(source.newScan(new ScanOptions.Builder().build())) { scanner =>
+              Lance.using(ArrowArrayStream.allocateNew(Lance.allocator)) { stream =>
+                val reader = scanner.scanBatches() // the stream's release closes it
+                try Data.exportArrayStream(Lance.allocator, reader, stream)
+                catch { case e: Throwable => reader.close(); throw e }
+                lance.writeFragments(uri, stream, fileVersion)
+              }
+            }
+          }
+          val removed = main.getFragments.asScala.map(f => java.lang.Long.valueOf(f.getId.toLong))
+          val update = Update.builder().removedFragmentIds(removed.asJava).newFragments(fragments.asJava).build()
+          val committed =
+            Lance.using(new Transaction.Builder().readVersion(latest).operation(update).build())(lance.commit(uri, _))
+          Some((latest, committed.version))
+      }
     }
 
   /** Records that main version `mainVersion` reads the partition tables of version `branchVersion` of branch `name`. */

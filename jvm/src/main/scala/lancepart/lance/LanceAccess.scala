@@ -2,6 +2,7 @@
 // storage options (object-store endpoint, credentials). Serializable, so tasks get it with their work.
 package lancepart.lance
 
+import org.apache.arrow.c.ArrowArrayStream
 import org.apache.arrow.vector.VectorSchemaRoot
 import org.apache.arrow.vector.types.pojo.Schema
 import org.lance.{CommitBuilder, Dataset, Fragment, FragmentMetadata, ReadOptions, Ref, Transaction, WriteParams}
@@ -47,11 +48,25 @@ final case class LanceAccess(storageOptions: Map[String, String]) {
       .dataStorageVersion(fileVersion).execute().asScala.toSeq
   }
 
+  /** Writes the rows of `stream` as new fragments of the dataset at `uri` in Lance file format
+   * `fileVersion`, as [[writeFragments]] does a batch's. */
+  def writeFragments(uri: String, stream: ArrowArrayStream, fileVersion: String): Seq[FragmentMetadata] = {
+    Lance.loadNative()
+    Fragment.write().datasetUri(uri).allocator(Lance.allocator).data(stream).storageOptions(storageOptions.asJava)
+      .dataStorageVersion(fileVersion).execute().asScala.toSeq
+  }
+
   /** Commits `txn` to the dataset at `uri` without opening it (creating it when `txn` is an
-   * Overwrite at read version 0); returns the version committed. */
-  def commit(uri: String, txn: Transaction): LeafStats =
-    Lance.using(new CommitBuilder(uri, Lance.allocator).writeParams(storageOptions.asJava).skipAutoCleanup(true)
-      .execute(txn))(LeafStats.of)
+   * Overwrite at read version 0), or to its branch `branch` on top of the transaction's read
+   * version of that branch; returns the version committed. */
+  def commit(uri: String, txn: Transaction, branch: Option[String] = None): LeafStats = branch match {
+    case None =>
+      Lance.using(new CommitBuilder(uri, Lance.allocator).writeParams(storageOptions.asJava).skipAutoCleanup(true)
+        .execute(txn))(LeafStats.of)
+    case Some(_) =>
+      withDataset(uri, Some(txn.readVersion()), branch)(ds =>
+        Lance.using(new CommitBuilder(ds).skipAutoCleanup(true).execute(txn))(LeafStats.of))
+  }
 
   /** Names the options, not their values: these can be credentials. */
   override def toString: String = s"LanceAccess(storage options: ${storageOptions.keys.toSeq.sorted.mkString(", ")})"

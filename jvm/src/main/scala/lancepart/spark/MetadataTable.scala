@@ -52,6 +52,7 @@ object MetadataTable {
   def of(suffix: String, table: Table): MetadataTable = {
     table match {
       case t: PartitionedTable => t.requireMain("read metadata tables of")
+      case t: PlainTable => t.requireMain("read metadata tables of")
       case _ =>
     }
     bySuffix(suffix)(table)

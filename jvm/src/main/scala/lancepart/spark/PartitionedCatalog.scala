@@ -95,11 +95,12 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     requireNoVersionName(ident, s"VERSION AS OF $version")
     val current = loadTable(ident)
     if (version == TableTags.Main) current match {
-      case t: PartitionedTable => t.namedMain(t.name()) // main, whatever spark.wap.branch says
+      // main, whatever spark.wap.branch says
+      case t: PartitionedTable => t.namedMain(t.name())
+      case t: PlainTable => t.namedMain(t.name())
       case other => other
     }
-    else if (TableBranches.list(current).exists(_.name == version))
-      partitioned(ident, current, s"VERSION AS OF $version").onBranch(version, pinned = true)
+    else if (TableBranches.exists(current, version)) TableBranches.load(current, version, pinned = true)
     else {
       // neither a tag nor a number: the error names the table's tags
       val number = TableTags.list(current).find(_.name == version).map(_.version)
@@ -204,6 +205,18 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
 
   /** The table that `ident` names a metadata table or a version of (`ns.t` for `ns.t.partitions`). */
   private def parent(ident: Identifier): Identifier = Identifier.of(ident.namespace().init, ident.namespace().last)
+
+  /** Table `ident` for a change of the table itself (DDL, REPLACE, a partition spec): a branch
+   * (`<table>.branch_<b>`), which takes reads and writes only, is refused. */
+  private def loadForChange(ident: Identifier): Table = {
+    val table = loadTable(ident)
+    table match {
+      case t: PartitionedTable => t.requireMain("run DDL or procedures on")
+      case t: PlainTable => t.requireMain("run DDL or procedures on")
+      case _ =>
+    }
+    table
+  }
 
   /** Partitioned table `ident` (not a metadata table such as `<table>.partitions`); a plain Lance
    * table is refused, saying so. */
@@ -325,13 +338,13 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
       ident: Identifier,
       columns: Array[Column],
       partitions: Array[Transform],
-      properties: util.Map[String, String]): StagedTable = loadTable(ident) match {
+      properties: util.Map[String, String]): StagedTable = loadForChange(ident) match {
     case current: PlainTable if plain(partitions, properties) =>
       plainDdl.stageReplace(ident, current, columns, properties)
     case current: PlainTable =>
       requireFreeTableDirectory(ident, current, "replace the plain Lance table by a partitioned one")
-      // its tags would go with the dataset, which the partitioned table's publication deletes
-      requireNoTags(ident, current, "replaced by a partitioned table")
+      // its tags and branches would go with the dataset, which the partitioned table's publication deletes
+      requireNoRefs(ident, current, "replaced by a partitioned table")
       // properties the statement does not restate stay, as Iceberg's REPLACE keeps them
       val kept = (current.config ++ properties.asScala).asJava
       val fileVersion = newFileVersion(ident, columns, kept)
@@ -343,14 +356,15 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     case _ => replacing(loadPartitioned(ident), ident, columns, partitions, properties, commitAttempts)
   }
 
-  /** Refuses plain table `plain` (`ident`) becoming a partitioned table (`becoming`) while it has tags:
-   * they name versions of the plain table, which the partitioned table does not have. */
-  private def requireNoTags(ident: Identifier, plain: PlainTable, becoming: String): Unit = {
-    val tags = TableTags.list(plain).map(_.name)
-    if (tags.nonEmpty) throw new UnsupportedOperationException(
-      s"table ${qualified(ident)}: a plain Lance table with tags (${tags.mkString(", ")}) cannot be $becoming: they " +
-        "name versions of the plain table, which the partitioned table does not have; drop them first " +
-        "(ALTER TABLE ... DROP TAG)")
+  /** Refuses plain table `plain` (`ident`) becoming a partitioned table (`becoming`) while it has
+   * tags or branches: they name versions of the plain table, which the partitioned table does not have. */
+  private def requireNoRefs(ident: Identifier, plain: PlainTable, becoming: String): Unit = {
+    val refs =
+      TableTags.list(plain).map(t => s"tag ${t.name}") ++ TableBranches.list(plain).map(b => s"branch ${b.name}")
+    if (refs.nonEmpty) throw new UnsupportedOperationException(
+      s"table ${qualified(ident)}: a plain Lance table with tags or branches (${refs.mkString(", ")}) cannot be " +
+        s"$becoming: they name versions of the plain table, which the partitioned table does not have; drop them " +
+        "first (ALTER TABLE ... DROP TAG, DROP BRANCH)")
   }
 
   /** Refuses to `what` for plain table `plain` when the directory its partitioned table would have
@@ -452,7 +466,7 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
   def evolvePartitionSpecWith(
       ident: Identifier,
       request: (String, TableMetadata) => Seq[SpecEvolution.Requested]): PartitionedTable = {
-    loadTable(ident) match {
+    loadForChange(ident) match {
       case plain: PlainTable => partitionPlain(ident, plain, request)
       case _ =>
         val table = loadPartitioned(ident)
@@ -485,7 +499,7 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
     }
     requireFreeTableDirectory(ident, plain, "make the plain Lance table partitioned")
     // its tags would go with the dataset into a partition table
-    requireNoTags(ident, plain, "made partitioned")
+    requireNoRefs(ident, plain, "made partitioned")
     val created = tableMetadata(
       ident,
       plain.columns(),
@@ -513,7 +527,7 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
    * top-level columns: the namespace schema changes, partition tables are not rewritten (a rename renames their
    * columns too, and an added column moves aside a leaf column of a dropped one of its name, a
    * metadata-only commit on each: [[LeafRenames]]). */
-  override def alterTable(ident: Identifier, changes: TableChange*): Table = loadTable(ident) match {
+  override def alterTable(ident: Identifier, changes: TableChange*): Table = loadForChange(ident) match {
     case plain: PlainTable => PlainAlter(plain, changes.toSeq); loadTable(ident)
     case _ => alterPartitioned(ident, changes)
   }

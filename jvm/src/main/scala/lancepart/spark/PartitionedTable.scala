@@ -3,7 +3,7 @@ package lancepart.spark
 
 import java.util
 
-import lancepart.lance.{DatasetTags, LeafSchema}
+import lancepart.lance.{DatasetBranches, LeafSchema}
 import lancepart.manifest.{Manifest, ManifestStore, TableFiles}
 import lancepart.prune.V2Predicates
 import lancepart.spark.read.{PartitionTableColumn, PartitionedScanBuilder, RowAddressColumn, SpjPolicy, LeafSearch}
@@ -76,14 +76,14 @@ class PartitionedTable(
 
   /** The branch the read or write option `branch` names (Iceberg's), when it is given. */
   private def optionBranch(options: CaseInsensitiveStringMap): Option[PartitionedTable] =
-    Option(options.get(TableBranches.BranchOption)).map { b =>
-      val current = branch.orElse(if (named) Some(TableTags.Main) else None)
-      if (current.exists(_ != b) || pinned) throw new IllegalArgumentException(
-        s"table $tableName: option ${TableBranches.BranchOption} = '$b' names another version than the table's name " +
-          "or its time travel")
-      if (current.contains(b)) this
-      else if (b == TableTags.Main) namedMain(tableName)
-      else TableBranches.load(this, b)
+    TableBranches.optionBranch(this, branch.orElse(if (named) Some(TableTags.Main) else None), pinned, options).map {
+      b =>
+        if (branch.contains(b) || named) this
+        else if (b == TableTags.Main) namedMain(tableName)
+        else {
+          DatasetBranches.get(store.lance, store.uri, tableName, b) // a missing one named in the error
+          onBranch(b)
+        }
     }
 
   /** Refuses `what` on a branch, which takes reads and writes only: table DDL, tags, branches,
@@ -103,20 +103,9 @@ class PartitionedTable(
   private def forWrite: PartitionedTable = wap(create = true).getOrElse(this)
 
   private def wap(create: Boolean): Option[PartitionedTable] =
-    (if (pinned || named || branch.isDefined) None else TableBranches.wapBranch(this, create)).flatMap { name =>
-      val exists = TableBranches.exists(this, name)
-      if (!exists && create) TableBranches.create(this, name, None, None, DatasetTags.Keep)
-      if (!exists && !create) None
-      else {
-        val onIt = onBranch(name)
-        if (onIt.manifest.meta.properties != manifest.meta.properties) throw new IllegalArgumentException(
-          s"table $tableName: its write-audit-publish branch '$name' (${TableBranches.WapBranchKey}) has another " +
-            "schema, partition specs or transaction mode than the table (a branch keeps those it was made with): " +
-            s"read and write $tableName.branch_$name by name, make the branch anew (ALTER TABLE $tableName CREATE OR " +
-            s"REPLACE BRANCH `$name`), or RESET ${TableBranches.WapBranchKey}")
-        Some(onIt)
-      }
-    }
+    if (pinned || named || branch.isDefined) None
+    // its schema, partition specs and transaction mode
+    else TableBranches.wap(this, manifest.meta.tableProperties, create)(onBranch(_), _.manifest.meta.properties)
 
   private def withManifest(m: Manifest, pinned: Boolean): PartitionedTable =
     new PartitionedTable(tableName, store, files, m, spj, commitAttempts, pinned, named)

@@ -1,17 +1,20 @@
-// Branches of a partitioned table (ALTER TABLE ... CREATE / REPLACE / DROP BRANCH, `<table>.branch_<b>`,
-// VERSION AS OF '<branch>', write-audit-publish with `spark.wap.branch`, CALL ... fast_forward):
-// Lance branches of its `__manifest`, made from a strong-mode manifest version. A write to a branch
-// commits its partition tables detached, as every strong-mode write does, and its rows to the
-// branch of `__manifest`, so main reads nothing of it until a fast-forward commits the branch's
-// partition tables to main (docs/format.md "Branches").
+// Branches of both kinds of lancepart table (ALTER TABLE ... CREATE / REPLACE / DROP BRANCH,
+// `<table>.branch_<b>`, VERSION AS OF '<branch>', CALL ... fast_forward; write-audit-publish with
+// `spark.wap.branch` on partitioned tables): Lance branches of a partitioned table's `__manifest`,
+// made from a strong-mode manifest version, or of a plain table's dataset. A write to a partitioned
+// table's branch commits its partition tables detached, as every strong-mode write does, and its
+// rows to the branch of `__manifest`, so main reads nothing of it until a fast-forward commits the
+// branch's partition tables to main (docs/format.md "Branches").
 package lancepart.spark
 
-import lancepart.lance.{DatasetBranch, DatasetBranches, DatasetTags}
+import lancepart.lance.{DatasetBranch, DatasetBranches, DatasetTags, LanceAccess}
+import lancepart.maintenance.PlainMaintenance
 import lancepart.manifest.ManifestConflict
 import lancepart.spark.plain.PlainTable
 import lancepart.txn.TransactionConflict
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.Table
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 object TableBranches {
 
@@ -36,96 +39,147 @@ object TableBranches {
       version: Option[Long],
       maxAgeMillis: Option[Long],
       existing: DatasetTags.Existing): Unit = {
-    val t = partitioned(table, "branch")
+    val (lance, uri) = dataset(table)
     if (name == TableTags.Main) throw new IllegalArgumentException(
-      s"table ${t.name()}: cannot create branch '${TableTags.Main}': it is the table's own latest version")
+      s"table ${table.name()}: cannot create branch '${TableTags.Main}': it is the table's own latest version")
     // as Iceberg's, a table's tags and branches share one set of names
-    if (TableTags.list(t).exists(_.name == name)) throw new IllegalArgumentException(
-      s"table ${t.name()}: cannot create branch '$name': the table has a tag of that name")
-    val from = TableTags.pinnedVersion(t, version, "branch")
-    DatasetBranches.create(t.store.lance, t.store.uri, t.name(), name, from, maxAgeMillis, existing)
+    if (TableTags.list(table).exists(_.name == name)) throw new IllegalArgumentException(
+      s"table ${table.name()}: cannot create branch '$name': the table has a tag of that name")
+    val from = table match {
+      case t: PartitionedTable => TableTags.pinnedVersion(t, version, "branch")
+      case t: PlainTable =>
+        version.foreach(PlainMaintenance.requireVersion(lance, uri, t.name(), _))
+        version.getOrElse(t.withDataset(None)(_.version()))
+    }
+    DatasetBranches.create(lance, uri, table.name(), name, from, maxAgeMillis, existing)
   }
 
   /** Removes branch `name` of `table` and its versions; a missing one fails unless `ifExists`. */
   def drop(table: Table, name: String, ifExists: Boolean): Unit = {
-    val t = partitioned(table, "branch")
+    val (lance, uri) = dataset(table)
     if (name == TableTags.Main) throw new IllegalArgumentException(
-      s"table ${t.name()}: cannot drop branch '${TableTags.Main}': it is the table itself")
-    DatasetBranches.drop(t.store.lance, t.store.uri, t.name(), name, ifExists)
+      s"table ${table.name()}: cannot drop branch '${TableTags.Main}': it is the table itself")
+    DatasetBranches.drop(lance, uri, table.name(), name, ifExists)
   }
 
-  /** The branches of `table` (none for a plain table), by name. */
+  /** The branches of `table` (none for a metadata table), by name. */
   def list(table: Table): Seq[DatasetBranch] = table match {
     case t: PartitionedTable => DatasetBranches.list(t.store.lance, t.store.uri)
+    case t: PlainTable => DatasetBranches.list(t.lance, t.uri)
     case _ => Seq.empty
   }
 
   /** Whether `table` has branch `name`. */
-  def exists(table: PartitionedTable, name: String): Boolean = list(table).exists(_.name == name)
+  def exists(table: Table, name: String): Boolean = list(table).exists(_.name == name)
 
   /** Branch `name` of `table` at its latest version, which reads and writes it (`<table>.branch_<name>`;
-   * `main`: the table itself, which write-audit-publish does not redirect). */
-  def load(table: Table, name: String): PartitionedTable = {
-    val t = partitioned(table, "branch")
-    if (name == TableTags.Main) t.namedMain(s"${t.name()}.branch_$name")
-    else {
-      DatasetBranches.get(t.store.lance, t.store.uri, t.name(), name)
-      t.onBranch(name)
+   * `main`: the table itself, which write-audit-publish does not redirect), or that version read
+   * only (`pinned`: VERSION AS OF '<name>'). */
+  def load(table: Table, name: String, pinned: Boolean = false): Table = {
+    val (lance, uri) = dataset(table)
+    if (name != TableTags.Main) DatasetBranches.get(lance, uri, table.name(), name)
+    (table, name) match {
+      case (t: PartitionedTable, TableTags.Main) => t.namedMain(s"${t.name()}.branch_$name")
+      case (t: PartitionedTable, _) => t.onBranch(name, pinned)
+      case (t: PlainTable, TableTags.Main) => t.namedMain(s"${t.name()}.branch_$name")
+      case (t: PlainTable, _) => t.onBranch(name, pinned)
     }
   }
 
   /**
    * Publishes branch `from` of `table` to `to` (main only): main then reads what the branch reads,
-   * when main's partition tables are still those the branch was made from or last published (as
-   * Iceberg's fast_forward needs main to be an ancestor of the branch); table metadata main
-   * changed meanwhile stays. Returns main's version before and after.
+   * when main is still what the branch was made from or last published (as Iceberg's fast_forward
+   * needs main to be an ancestor of the branch): a partitioned table's partition tables (table
+   * metadata main changed meanwhile stays), a plain table's version. Returns main's version before
+   * and after.
    */
   def fastForward(table: Table, to: String, from: String): (Long, Long) = {
-    val t = partitioned(table, "branch")
+    val (lance, uri) = dataset(table)
     if (to != TableTags.Main) throw new UnsupportedOperationException(
-      s"table ${t.name()}: fast_forward publishes a branch to ${TableTags.Main} only, not to '$to'")
-    val branch = DatasetBranches.get(t.store.lance, t.store.uri, t.name(), from)
+      s"table ${table.name()}: fast_forward publishes a branch to ${TableTags.Main} only, not to '$to'")
+    val branch = DatasetBranches.get(lance, uri, table.name(), from)
     val (_, since) = branch.published.getOrElse(throw new UnsupportedOperationException(
-      s"table ${t.name()}: branch '$from' was not made by lancepart (it records no version of main it holds the " +
-        "rows of), so it cannot be published"))
-    val published =
-      try t.store.fastForward(t.store.onBranch(from), since)
-      catch {
-        case e: ManifestConflict => throw new TransactionConflict(
-            s"table ${t.name()}: ${TableTags.Main} changed while branch '$from' was being published; nothing was " +
-              "changed, run fast_forward again",
-            e)
-      }
+      s"table ${table.name()}: branch '$from' was not made by lancepart (it records no version of main it holds " +
+        "the rows of), so it cannot be published"))
+    val (published, changed) = table match {
+      case t: PartitionedTable =>
+        val published =
+          try t.store.fastForward(t.store.onBranch(from), since)
+          catch {
+            case e: ManifestConflict => throw new TransactionConflict(
+                s"table ${t.name()}: ${TableTags.Main} changed while branch '$from' was being published; nothing " +
+                  "was changed, run fast_forward again",
+                e)
+          }
+        (published, s"a write changed ${TableTags.Main}'s partitions")
+      case t: PlainTable =>
+        (DatasetBranches.fastForward(lance, uri, branch, t.fileVersion), s"${TableTags.Main} was committed to")
+    }
     val (before, after) = published.getOrElse(throw new IllegalArgumentException(
-      s"table ${t.name()}: cannot fast-forward ${TableTags.Main} to branch '$from': ${TableTags.Main} is not an " +
-        s"ancestor of it (a write changed ${TableTags.Main}'s partitions after the branch was made or last " +
-        "published); nothing was changed"))
-    DatasetBranches.published(t.store.lance, t.store.uri, from, after, branch.head)
+      s"table ${table.name()}: cannot fast-forward ${TableTags.Main} to branch '$from': ${TableTags.Main} is not an " +
+        s"ancestor of it ($changed after the branch was made or last published); nothing was changed"))
+    // a plain table's commit rebased over an append to main holds more than the branch: not recorded,
+    // so that a later fast-forward does not replace that append
+    if (table.isInstanceOf[PartitionedTable] || after <= before + 1)
+      DatasetBranches.published(lance, uri, from, after, branch.head)
     (before, after)
   }
 
-  /** The write-audit-publish branch of `table` in this session: `spark.wap.branch` when the table
-   * has `write.wap.enabled` = true. A `write` with `spark.wap.id` set instead is refused: it would
-   * commit to the table, which Iceberg would stage. */
-  def wapBranch(table: PartitionedTable, write: Boolean): Option[String] =
-    if (!table.manifest.meta.tableProperties.get(WapEnabledKey).exists(_.equalsIgnoreCase("true"))) None
+  /** The branch the read or write option `branch` (Iceberg's) names, when it is given to `table`,
+   * which reads `current` (None: main, unless named) and was `pinned` by time travel; refused
+   * when it names another. */
+  def optionBranch(table: Table, current: Option[String], pinned: Boolean, options: CaseInsensitiveStringMap)
+      : Option[String] = Option(options.get(BranchOption)).map { b =>
+    if (current.exists(_ != b) || pinned) throw new IllegalArgumentException(
+      s"table ${table.name()}: option $BranchOption = '$b' names another version than the table's name or its time " +
+        "travel")
+    b
+  }
+
+  /**
+   * Under write-audit-publish (`spark.wap.branch` set in this session, table property
+   * `write.wap.enabled` = true among `properties`), the branch of `table` that reads and writes go
+   * to, as Iceberg's: reads once it exists, writes (`write`) making it from the latest version
+   * first. `onBranch` loads a branch. Refused when the branch's `layout` (columns, partitioning) is
+   * no longer the table's (a branch keeps those it was made with), and for a write with
+   * `spark.wap.id` set instead, which Iceberg would stage and lancepart would commit.
+   */
+  def wap[T <: Table](table: T, properties: Map[String, String], write: Boolean)(
+      onBranch: String => T,
+      layout: T => Any): Option[T] =
+    if (!properties.get(WapEnabledKey).exists(_.equalsIgnoreCase("true"))) None
     else {
       val conf = SparkSession.active.conf
-      val branch = conf.getOption(WapBranchKey).filter(_.nonEmpty)
-      if (write && branch.isEmpty && conf.getOption(WapIdKey).exists(_.nonEmpty))
+      val name = conf.getOption(WapBranchKey).filter(_.nonEmpty)
+      if (write && name.isEmpty && conf.getOption(WapIdKey).exists(_.nonEmpty))
         throw new UnsupportedOperationException(
           s"table ${table.name()}: $WapIdKey (write-audit-publish by staged commits, published by cherry-picking) " +
             s"is not supported; set $WapBranchKey instead, or unset $WapIdKey")
-      branch
+      name.flatMap { b =>
+        val made = exists(table, b)
+        if (!made && write) create(table, b, None, None, DatasetTags.Keep)
+        if (!made && !write) None
+        else {
+          val branch = onBranch(b)
+          if (layout(branch) != layout(table)) throw new IllegalArgumentException(
+            s"table ${table.name()}: its write-audit-publish branch '$b' ($WapBranchKey) has other columns or " +
+              "partitioning than the table (a branch keeps those it was made with): read and write " +
+              s"${table.name()}.branch_$b by name, make the branch anew (ALTER TABLE ${table.name()} CREATE OR " +
+              s"REPLACE BRANCH `$b`), or RESET $WapBranchKey")
+          Some(branch)
+        }
+      }
     }
 
-  /** `table` as a partitioned table on its main branch, whose `kind` (branch) statements these are. */
-  private def partitioned(table: Table, kind: String): PartitionedTable = table match {
+  /** The Lance dataset whose branches are `table`'s (a partitioned table's `__manifest`, a plain
+   * table's dataset); `table` is refused when it is a branch itself or a metadata table. */
+  private def dataset(table: Table): (LanceAccess, String) = table match {
     case t: PartitionedTable =>
-      t.requireMain(s"run $kind statements on")
-      t
-    case t: PlainTable => throw new UnsupportedOperationException(
-        s"table ${t.name()} is a plain Lance table: lancepart makes ${kind}es of partitioned tables only")
-    case t => throw new UnsupportedOperationException(s"${t.name()} is a metadata table: it has no ${kind}es")
+      t.requireMain("run branch statements on")
+      (t.store.lance, t.store.uri)
+    case t: PlainTable =>
+      t.requireMain("run branch statements on")
+      (t.lance, t.uri)
+    case t => throw new UnsupportedOperationException(s"${t.name()} is a metadata table: it has no branches")
   }
 }

@@ -27,12 +27,11 @@ object TableTags {
       existing: DatasetTags.Existing): Unit = {
     if (name == Main) throw new IllegalArgumentException(
       s"table ${table.name()}: cannot create tag '$Main': it names the table's latest version (its main branch)")
+    // as Iceberg's, a table's tags and branches share one set of names
+    if (TableBranches.exists(table, name)) throw new IllegalArgumentException(
+      s"table ${table.name()}: cannot create tag '$name': the table has a branch of that name")
     val tagged = table match {
-      case t: PartitionedTable =>
-        // as Iceberg's, a table's tags and branches share one set of names
-        if (TableBranches.exists(t, name)) throw new IllegalArgumentException(
-          s"table ${t.name()}: cannot create tag '$name': the table has a branch of that name")
-        pinnedVersion(t, version, "tag")
+      case t: PartitionedTable => pinnedVersion(t, version, "tag")
       case t: PlainTable =>
         version.foreach(PlainMaintenance.requireVersion(t.lance, t.uri, t.name(), _))
         version.getOrElse(t.lance.withDataset(t.uri)(_.version()))
@@ -91,7 +90,9 @@ object TableTags {
     case t: PartitionedTable =>
       t.requireMain("name versions of")
       (t.store.lance, t.store.uri)
-    case t: PlainTable => (t.lance, t.uri)
+    case t: PlainTable =>
+      t.requireMain("name versions of")
+      (t.lance, t.uri)
     case t => throw unsupported(t)
   }
 

@@ -22,8 +22,13 @@ import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
-/** `stream`: the micro-batch of a streaming query these commits belong to. */
-class LeafCommits(lance: LanceAccess, detached: Boolean, stream: Option[StreamEpoch] = None) {
+/** `stream`: the micro-batch of a streaming query these commits belong to; `branch`: the branch
+ * [[update]] commits to (None: main; a plain table's branch). */
+class LeafCommits(
+    lance: LanceAccess,
+    detached: Boolean,
+    stream: Option[StreamEpoch] = None,
+    branch: Option[String] = None) {
   private val MainRetries = 20
 
   private def transaction(readVersion: Long, op: Operation): Transaction = {
@@ -70,7 +75,7 @@ class LeafCommits(lance: LanceAccess, detached: Boolean, stream: Option[StreamEp
    */
   def update(uri: String, base: Option[Long], deletion: Option[RowDeletion], fragments: Seq[FragmentMetadata])
       : LeafStats = {
-    def change(): LeafStats = lance.withDataset(uri, base) { ds =>
+    def change(): LeafStats = lance.withDataset(uri, base, branch) { ds =>
       val removal = deletion.flatMap(removalOf(uri, ds, _))
       val appended = fragments.asJava
       val op: Option[Operation] = removal match {
@@ -144,7 +149,7 @@ class LeafCommits(lance: LanceAccess, detached: Boolean, stream: Option[StreamEp
     def state(ds: Dataset) = ds.getFragments.asScala.collect {
       case f if fragments(f.getId) => f.getId -> (f.metadata().getPhysicalRows, f.metadata().getDeletionFile)
     }.toMap
-    if (latest.version() != version && lance.withDataset(uri, Some(version))(state) != state(latest)) {
+    if (latest.version() != version && lance.withDataset(uri, Some(version), branch)(state) != state(latest)) {
       throw new TransactionConflict(s"Lance dataset $uri: fragments ${fragments.toSeq.sorted.mkString(", ")} " +
         s"were compacted, updated or had rows deleted after version $version, at which the rows to delete were read")
     }

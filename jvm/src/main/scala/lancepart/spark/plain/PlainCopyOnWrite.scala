@@ -48,7 +48,7 @@ class PlainCopyOnWrite(table: PlainTable, info: RowLevelOperationInfo) extends R
       val read = scan.getOrElse(throw new IllegalStateException(
         s"table ${table.name()}: the write of a ${command()} was planned before its scan"))
       val what = if (command() == Command.MERGE) "MERGE INTO" else command().name()
-      new PlainWrite(table.tableName, table.uri, table.writtenColumns, table.fileVersion, table.lance)(fragments =>
+      new PlainWrite(table.tableName, table.filesUri, table.writtenColumns, table.fileVersion, table.lance)(fragments =>
         PlainWrite.replace(table, what, read.fragmentsRead, fragments))
     }
   }

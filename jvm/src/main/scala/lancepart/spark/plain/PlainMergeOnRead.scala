@@ -57,7 +57,7 @@ class PlainMergeOnReadWrite(table: PlainTable, command: Command) extends DeltaWr
   override def createBatchWriterFactory(physical: PhysicalWriteInfo): DeltaWriterFactory = {
     val rows = new PlainWriterFactory(
       table.tableName,
-      table.uri,
+      table.filesUri,
       table.writtenColumns.schema.toJson,
       table.fileVersion,
       table.lance)

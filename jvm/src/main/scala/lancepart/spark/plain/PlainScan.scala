@@ -97,7 +97,7 @@ class PlainScan(
 
   /** The fragments at the version read, each with its share of the dataset's bytes. */
   private lazy val fragments: Seq[(Int, Long)] =
-    table.lance.withDataset(table.uri, Some(table.lanceVersion)) { ds =>
+    table.withDataset() { ds =>
       val rows = ds.getFragments.asScala.toSeq.map(f => f.getId -> f.metadata().getPhysicalRows)
       val total = math.max(1L, rows.map(_._2).sum)
       val bytes = ds.calculateDataSize()
@@ -135,7 +135,7 @@ class PlainScan(
   }
 
   private def fragment(ids: Seq[Int]): LeafPartition =
-    LeafPartition(table.uri, Some(table.lanceVersion), Map.empty, ids.mkString(","), Some(ids))
+    LeafPartition(table.uri, Some(table.lanceVersion), Map.empty, ids.mkString(","), Some(ids), table.branch)
 
   override def createReaderFactory(): PartitionReaderFactory =
     new LeafReaderFactory(
@@ -151,7 +151,7 @@ class PlainScan(
   def countScan: Scan = new LocalScan {
     override def readSchema(): StructType = StructType(Seq(StructField("count(*)", LongType, nullable = false)))
     override def rows(): Array[InternalRow] =
-      Array(InternalRow(table.lance.withDataset(table.uri, Some(table.lanceVersion))(_.countRows())))
+      Array(InternalRow(table.withDataset()(_.countRows())))
     override def description(): String = s"${PlainScan.this.description()} COUNT(*) from metadata"
   }
 }

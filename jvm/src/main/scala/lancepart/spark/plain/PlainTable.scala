@@ -5,10 +5,10 @@ package lancepart.spark.plain
 import java.util
 
 import lancepart.arrow.UnsupportedArrowType
-import lancepart.lance.{Lance, LanceAccess, LeafSchema}
+import lancepart.lance.{DatasetBranches, Lance, LanceAccess, LeafSchema}
 import lancepart.maintenance.PlainMaintenance
 import lancepart.prune.V2Predicates
-import lancepart.spark.{FixedSizeLists, TableProperties, TimeTravel}
+import lancepart.spark.{FixedSizeLists, TableBranches, TableProperties, TableTags, TimeTravel}
 import lancepart.spark.read.RowAddressColumn
 import lancepart.spark.write.{IsolationLevel, RowLevelMode}
 import lancepart.txn.{LeafCommits, RowDeletion}
@@ -30,9 +30,11 @@ import org.lance.ipc.ScanOptions
 import scala.jdk.CollectionConverters._
 import scala.util.Try
 
-/** The dataset at `uri` as version `version` has it: `columns`, Lance file format `fileVersion`
- * and Lance config `config` (the user's table properties); `pinned` when time travel chose the
- * version. `tableName` is the catalog-qualified name used in messages. */
+/** The dataset at `uri` as version `version` (of branch `branch`, None: main) has it: `columns`,
+ * Lance file format `fileVersion` and Lance config `config` (the user's table properties);
+ * `pinned` when time travel chose the version; `named` when the statement named the branch it reads
+ * (`<table>.branch_main`, VERSION AS OF 'main'), which write-audit-publish does not redirect.
+ * `tableName` is the catalog-qualified name used in messages. */
 class PlainTable(
     val tableName: String,
     val uri: String,
@@ -41,7 +43,9 @@ class PlainTable(
     val plainColumns: PlainColumns,
     val fileVersion: String,
     val config: Map[String, String],
-    pinned: Boolean)
+    pinned: Boolean,
+    val branch: Option[String] = None,
+    named: Boolean = false)
     extends Table with SupportsRead with SupportsWrite with SupportsDeleteV2 with SupportsRowLevelOperations
     with SupportsMetadataColumns {
 
@@ -52,9 +56,42 @@ class PlainTable(
 
   /** This table at its Lance version `older` (VERSION AS OF). */
   def at(older: Long): PlainTable = {
+    requireMain("read an older version of")
     PlainMaintenance.requireVersion(lance, uri, tableName, older)
     PlainTable.load(tableName, uri, lance, Some(older))
   }
+
+  /** Branch `name` of this table at its latest version (`<table>.branch_<name>`), or that version
+   * read only (`pinned`: VERSION AS OF '<name>'). */
+  def onBranch(name: String, pinned: Boolean = false): PlainTable =
+    PlainTable.load(s"$tableName.branch_$name", uri, lance, None, Some(name), pinned)
+
+  /** This table as `<table>.branch_main` names it (`name`): main, whatever `spark.wap.branch` says. */
+  def namedMain(name: String): PlainTable = PlainTable.load(name, uri, lance, None, None, named = true)
+
+  /** Under write-audit-publish, the branch reads (or a `write`) go to ([[TableBranches.wap]]). */
+  private def wap(write: Boolean): Option[PlainTable] =
+    if (pinned || named || branch.isDefined) None
+    else TableBranches.wap(this, config, write)(onBranch(_), _.plainColumns.sparkSchema)
+
+  /** Refuses `what` on a branch, which takes reads and writes only (see
+   * [[lancepart.spark.PartitionedTable.requireMain]]). */
+  def requireMain(what: String): Unit = branch.foreach { b =>
+    throw new UnsupportedOperationException(
+      s"table $tableName is branch '$b' of a table: cannot $what a branch (it takes reads and writes); $what the " +
+        "table itself")
+  }
+
+  /** `f` of the dataset at `version` (default: this table's) of this table's branch. */
+  def withDataset[A](version: Option[Long] = Some(lanceVersion))(f: Dataset => A): A =
+    lance.withDataset(uri, version, branch)(f)
+
+  /** Where the fragments of a write to this table go (a branch keeps its own). */
+  def filesUri: String = DatasetBranches.filesUri(uri, branch)
+
+  /** Commits of DELETE and merge-on-read commands on this table's branch (as a weak-mode
+   * partition table's: on the latest version). */
+  def commits: LeafCommits = new LeafCommits(lance, detached = false, branch = branch)
 
   /** This table at the last Lance version committed at or before `micros` (TIMESTAMP AS OF). */
   def atTime(micros: Long): PlainTable = at(PlainMaintenance.versionAt(lance, uri, tableName, micros))
@@ -63,8 +100,7 @@ class PlainTable(
 
   /** The columns as rows written into the dataset carry them: with its Lance field ids
    * ([[LeafSchema.forAppend]]; a dataset that lost a column has gaps in them). */
-  lazy val writtenColumns: PlainColumns =
-    lance.withDataset(uri, Some(lanceVersion))(ds => PlainColumns(tableName, LeafSchema.forAppend(ds)))
+  lazy val writtenColumns: PlainColumns = withDataset()(ds => PlainColumns(tableName, LeafSchema.forAppend(ds)))
 
   override def properties(): util.Map[String, String] =
     (config + (TableCatalog.PROP_LOCATION -> uri) + (TableProperties.FileVersionKey -> fileVersion) +
@@ -83,13 +119,26 @@ class PlainTable(
   @volatile private var commandVersion: Option[PlainTable] = None
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    new PlainScanBuilder(commandVersion.getOrElse(latest), options)
+    new PlainScanBuilder(
+      optionBranch(options).map(_.latest).getOrElse(commandVersion.getOrElse(wap(write = false).getOrElse(latest))),
+      options)
+
+  /** The branch the read or write option `branch` names (Iceberg's), when it is given. */
+  private def optionBranch(options: CaseInsensitiveStringMap): Option[PlainTable] =
+    TableBranches.optionBranch(this, branch, pinned, options).map { b =>
+      if (branch.contains(b) || named) this
+      else if (b == TableTags.Main) namedMain(tableName)
+      else {
+        DatasetBranches.get(lance, uri, tableName, b) // a missing one named in the error
+        onBranch(b)
+      }
+    }
 
   /** What a scan reads: the latest version unless time travel pinned one (a DataFrame kept across
    * writes reads what they wrote); refused when the columns changed since. */
   private def latest: PlainTable = if (pinned) this
   else {
-    val now = PlainTable.load(tableName, uri, lance, None)
+    val now = PlainTable.load(tableName, uri, lance, None, branch, named = named)
     if (now.lanceVersion == lanceVersion) this
     else if (now.schema() != schema()) throw new IllegalStateException(
       s"table $tableName: its columns changed after this DataFrame or view loaded it; read the table again " +
@@ -101,7 +150,7 @@ class PlainTable(
    * TRUNCATE replace every row. */
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
     TimeTravel.requireLatest(tableName, pinned, "write")
-    new PlainWriteBuilder(this, info)
+    new PlainWriteBuilder(optionBranch(info.options()).getOrElse(wap(write = true).getOrElse(this)), info)
   }
 
   override def metadataColumns(): Array[MetadataColumn] = Array(FragmentColumn, RowAddressColumn)
@@ -111,7 +160,8 @@ class PlainTable(
    * merge-on-read, the changed rows deleted and their new versions appended ([[PlainMergeOnRead]]). */
   override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = () => {
     TimeTravel.requireLatest(tableName, pinned, "write")
-    val read = commandVersion.getOrElse(latest)
+    val read = optionBranch(info.options()).map(_.latest)
+      .getOrElse(commandVersion.getOrElse(wap(write = true).getOrElse(latest)))
     commandVersion = Some(read)
     RowLevelMode.of(tableName, info.command(), read.config) match {
       case RowLevelMode.CopyOnWrite => new PlainCopyOnWrite(read, info)
@@ -127,8 +177,8 @@ class PlainTable(
     TimeTravel.requireLatest(tableName, pinned, "write")
     val filters = V2Predicates.toFilters(predicates.toSeq).getOrElse(
       throw new UnsupportedOperationException(s"table $tableName: cannot delete where ${predicates.mkString(" AND ")}"))
-    new LeafCommits(lance, detached = false)
-      .update(uri, None, Some(RowDeletion.Matching(plainColumns.predicate(filters))), Seq.empty)
+    val target = wap(write = true).getOrElse(this)
+    target.commits.update(uri, None, Some(RowDeletion.Matching(target.plainColumns.predicate(filters))), Seq.empty)
   }
 }
 
@@ -157,9 +207,17 @@ object PlainTable {
       }
     }
 
-  /** The dataset at `uri` at `version` (None: its latest). */
-  def load(tableName: String, uri: String, lance: LanceAccess, version: Option[Long]): PlainTable =
-    lance.withDataset(uri, version) { ds =>
+  /** The dataset at `uri` at `version` (None: its latest) of branch `branch` (None: main), read
+   * only when `pinned` (default: when a version is given); `named`: see [[PlainTable]]. */
+  def load(
+      tableName: String,
+      uri: String,
+      lance: LanceAccess,
+      version: Option[Long],
+      branch: Option[String] = None,
+      pinned: Boolean = false,
+      named: Boolean = false): PlainTable =
+    lance.withDataset(uri, version, branch) { ds =>
       requireNoDictionary(tableName, ds)
       new PlainTable(
         tableName,
@@ -169,7 +227,9 @@ object PlainTable {
         PlainColumns(tableName, ds.getSchema.getFields.asScala.toSeq),
         ds.getLanceFileFormatVersion,
         ds.getConfig.asScala.toMap,
-        pinned = version.isDefined
+        pinned = pinned || version.isDefined,
+        branch,
+        named
       )
     }
 }

@@ -10,7 +10,7 @@ import org.apache.arrow.vector.types.pojo.Schema
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write._
 import org.lance.{FragmentMetadata, Transaction}
-import lancepart.txn.{LeafCommits, RowDeletion, TransactionConflict}
+import lancepart.txn.{RowDeletion, TransactionConflict}
 import org.lance.operation.{Append, Overwrite, Update}
 
 import scala.collection.mutable
@@ -27,10 +27,16 @@ class PlainWriteBuilder(table: PlainTable, info: LogicalWriteInfo)
   override def overwriteDynamicPartitions(): WriteBuilder = truncate()
 
   override def build(): Write =
-    new PlainWrite(table.tableName, table.uri, table.writtenColumns, table.fileVersion, table.lance)(fragments =>
+    new PlainWrite(table.tableName, table.filesUri, table.writtenColumns, table.fileVersion, table.lance)(fragments =>
       if (overwrite)
-        PlainWrite.overwrite(table.lance, table.uri, table.lanceVersion, table.writtenColumns.schema, fragments)
-      else PlainWrite.append(table.lance, table.uri, table.lanceVersion, fragments))
+        PlainWrite.overwrite(
+          table.lance,
+          table.uri,
+          table.lanceVersion,
+          table.writtenColumns.schema,
+          fragments,
+          branch = table.branch)
+      else PlainWrite.append(table.lance, table.uri, table.lanceVersion, fragments, table.branch))
 }
 
 /** Writes rows of `columns` as fragments of the dataset at `uri`; `commit` takes them all. */
@@ -50,8 +56,15 @@ class PlainWrite(table: String, uri: String, columns: PlainColumns, fileVersion:
 
 object PlainWrite {
 
-  def append(lance: LanceAccess, uri: String, readVersion: Long, fragments: Seq[FragmentMetadata]): Unit =
-    if (fragments.nonEmpty) commit(lance, uri, readVersion, Append.builder().fragments(fragments.asJava).build())
+  /** Appends `fragments` to the dataset at `uri` (of its branch `branch`, None: main). */
+  def append(
+      lance: LanceAccess,
+      uri: String,
+      readVersion: Long,
+      fragments: Seq[FragmentMetadata],
+      branch: Option[String] = None): Unit =
+    if (fragments.nonEmpty)
+      commit(lance, uri, readVersion, Append.builder().fragments(fragments.asJava).build(), branch)
 
   /** Replaces every row (and the schema, for REPLACE TABLE), setting `config` in the Lance config
    * (other keys stay); `readVersion` 0 creates the dataset. */
@@ -61,12 +74,14 @@ object PlainWrite {
       readVersion: Long,
       schema: Schema,
       fragments: Seq[FragmentMetadata],
-      config: Map[String, String] = Map.empty): Unit =
+      config: Map[String, String] = Map.empty,
+      branch: Option[String] = None): Unit =
     commit(
       lance,
       uri,
       readVersion,
-      Overwrite.builder().fragments(fragments.asJava).schema(schema).configUpsertValues(config.asJava).build())
+      Overwrite.builder().fragments(fragments.asJava).schema(schema).configUpsertValues(config.asJava).build(),
+      branch)
 
   /** Replaces fragments `removed` of `table` (at the version it was loaded at) by `added`: the
    * commit of a copy-on-write `command`. */
@@ -74,24 +89,25 @@ object PlainWrite {
     if (removed.nonEmpty || added.nonEmpty) {
       val update = Update.builder().removedFragmentIds(removed.map(id => java.lang.Long.valueOf(id.toLong)).asJava)
         .newFragments(added.asJava).build()
-      failingOnConflict(table, command, removed)(commit(table.lance, table.uri, table.lanceVersion, update))
+      failingOnConflict(table, command, removed)(
+        commit(table.lance, table.uri, table.lanceVersion, update, table.branch))
     }
 
   /**
    * Deletes the rows at `addresses` (Lance row addresses at the version `table` was loaded at) and
    * adds fragments `added`, in one Lance commit: the commit of a merge-on-read `command`, made as a
-   * weak-mode partition table's ([[LeafCommits.update]]): on the latest version, once the fragments
+   * weak-mode partition table's ([[lancepart.txn.LeafCommits.update]]): on the latest version, once the fragments
    * holding deleted rows are found as the command read them (appends since commute).
    */
   def delta(table: PlainTable, command: String, addresses: Seq[Long], added: Seq[FragmentMetadata]): Unit = {
     val deletion = if (addresses.isEmpty) None else Some(RowDeletion.At(table.lanceVersion, addresses))
     val fragments = addresses.map(a => (a >>> 32).toInt).distinct.sorted
     failingOnConflict(table, command, fragments)(
-      new LeafCommits(table.lance, detached = false).update(table.uri, None, deletion, added))
+      table.commits.update(table.uri, None, deletion, added))
   }
 
   /** `commit`, a `command`'s commit on `table`, as a [[TransactionConflict]] when a write since the
-   * version the command read changed its `fragments` (Lance refused it, or [[LeafCommits]] did). */
+   * version the command read changed its `fragments` (Lance refused it, or [[lancepart.txn.LeafCommits]] did). */
   private def failingOnConflict(table: PlainTable, command: String, fragments: Seq[Int])(commit: => Unit): Unit =
     try commit
     catch {
@@ -104,8 +120,13 @@ object PlainWrite {
         )
     }
 
-  private def commit(lance: LanceAccess, uri: String, readVersion: Long, op: org.lance.operation.Operation): Unit =
-    Lance.using(new Transaction.Builder().readVersion(readVersion).operation(op).build())(lance.commit(uri, _))
+  private def commit(
+      lance: LanceAccess,
+      uri: String,
+      readVersion: Long,
+      op: org.lance.operation.Operation,
+      branch: Option[String]): Unit =
+    Lance.using(new Transaction.Builder().readVersion(readVersion).operation(op).build())(lance.commit(uri, _, branch))
 }
 
 /** `schemaJson`: the dataset's Arrow schema (Arrow fields are not serializable). */

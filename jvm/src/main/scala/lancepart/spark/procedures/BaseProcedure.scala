@@ -3,6 +3,7 @@
 package lancepart.spark.procedures
 
 import lancepart.spark.{PartitionedCatalog, PartitionedTable}
+import lancepart.spark.plain.PlainTable
 import lancepart.spark.read.PartitionedScan
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
@@ -32,6 +33,9 @@ abstract class BaseProcedure(catalog: PartitionedCatalog, val outputType: Struct
   protected def table(input: InternalRow, ordinal: Int): Table =
     catalog.loadTable(tableArgument(input, ordinal)) match {
       case t: PartitionedTable =>
+        t.requireMain(s"run ${name()}() on")
+        t
+      case t: PlainTable =>
         t.requireMain(s"run ${name()}() on")
         t
       case t => t

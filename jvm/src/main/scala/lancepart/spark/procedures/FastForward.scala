@@ -13,8 +13,8 @@ class FastForward(catalog: PartitionedCatalog) extends BaseProcedure(catalog, Fa
   override def name(): String = FastForward.Name
 
   override def description(): String =
-    "Publishes a branch of a partitioned table: main reads what the branch reads, when main has not changed " +
-      "since the branch was made or last published."
+    "Publishes a branch: main reads what the branch reads, when no write to main since the branch was made or " +
+      "last published stands in the way (as Iceberg's, main must be an ancestor of the branch)."
 
   override def parameters(): Array[ProcedureParameter] = Array(
     parameter("table", StringType),
@@ -25,7 +25,7 @@ class FastForward(catalog: PartitionedCatalog) extends BaseProcedure(catalog, Fa
     requireValues(input, 0, 1, 2)
     val branch = input.getUTF8String(1).toString
     val (previous, updated) =
-      TableBranches.fastForward(partitionedTable(input, 0), branch, input.getUTF8String(2).toString)
+      TableBranches.fastForward(table(input, 0), branch, input.getUTF8String(2).toString)
     result(InternalRow(UTF8String.fromString(branch), previous, updated))
   }
 }
