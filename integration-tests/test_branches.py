@@ -331,3 +331,43 @@ def test_the_branch_option_reads_and_writes_a_plain_tables_branch(spark, ns):
     assert rows(spark, t) == [(1, "a", "x")]
     with pytest.raises(Exception, match="has no branch 'never'"):
         spark.read.option("branch", "never").table(t).collect()
+    # regression (a review): through <table>.branch_main the option read and wrote main
+    with pytest.raises(Exception, match="option branch = 'audit' names another version"):
+        spark.read.option("branch", "audit").table(f"{t}.branch_main").collect()
+    assert rows(spark, f"{t}.branch_main") == [(1, "a", "x")]
+
+
+def test_a_plain_tables_branch_is_published_with_main_field_ids(spark, ns):
+    """Regression (a review): the rows written into main carried field ids 0, 1, ..., which main,
+    whose ids had a gap from a dropped column, could no longer read."""
+    t = f"lance.{ns}.t"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, gone STRING, data STRING)")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'g', 'a'), (2, 'g', 'b')")
+    spark.sql(f"ALTER TABLE {t} DROP COLUMN gone")
+    spark.sql(f"ALTER TABLE {t} ADD COLUMN extra INT")
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
+    spark.sql(f"INSERT INTO {t}.branch_audit VALUES (3, 'c', 33)")
+    spark.sql(f"CALL lance.system.fast_forward('{t}', 'main', 'audit')")
+    assert rows(spark, t) == [(1, "a", None), (2, "b", None), (3, "c", 33)]
+    assert lancepart.crosscheck(spark, t)["rows"] == 3
+
+
+@pytest.mark.parametrize("create", [CREATE, PLAIN], ids=["partitioned", "plain"])
+def test_a_rollback_of_main_to_where_a_branch_started_lets_it_be_published(spark, admin, ns, create):
+    """As Iceberg: main rolled back to the version a branch was made from is its ancestor again."""
+    t = f"lance.{ns}.t"
+    spark.sql(create.format(t=t))
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 'x')")
+    start = spark.sql(f"SELECT snapshot_id FROM {t}.refs WHERE name = 'main'").first()[0]
+    spark.sql(f"ALTER TABLE {t} CREATE BRANCH audit")
+    spark.sql(f"INSERT INTO {t}.branch_audit VALUES (2, 'b', 'y')")
+    spark.sql(f"INSERT INTO {t} VALUES (9, 'm', 'x')")
+    with pytest.raises(Exception, match="main is not an ancestor of it"):
+        admin.fast_forward(f"{ns}.t", "audit")
+    admin.rollback_to_version(f"{ns}.t", start)
+    assert rows(spark, f"{t}.branch_audit") == [(1, "a", "x"), (2, "b", "y")]
+    # and so does a property change on main
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('note' = 'kept')")
+    admin.fast_forward(f"{ns}.t", "audit")
+    assert rows(spark, t) == [(1, "a", "x"), (2, "b", "y")]
+    assert lancepart.crosscheck(spark, t)["rows"] == 2

@@ -6,11 +6,13 @@
 package lancepart.lance
 
 import org.apache.arrow.c.{ArrowArrayStream, Data}
-import org.lance.{Ref, Transaction}
+import org.apache.arrow.vector.types.pojo.Schema
+import org.lance.{Dataset, Ref, Transaction}
 import org.lance.ipc.ScanOptions
 import org.lance.operation.Update
 
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 import scala.util.control.NonFatal
 
 /** A branch made from main version `parentVersion`, whose latest version is `head`, committed at
@@ -53,6 +55,16 @@ object DatasetBranches {
       )
     }.sortBy(_.name)
   }
+
+  /** The names of the dataset's branches (without opening each, as [[list]] does). */
+  def names(lance: LanceAccess, uri: String): Seq[String] =
+    lance.withDataset(uri)(_.branches().list().asScala.map(_.getName).toSeq)
+
+  /** What tells branch `name` from another made later under its name (REPLACE BRANCH): Lance's
+   * identifier of it, versions and uuids; None when there is no such branch. */
+  def identity(lance: LanceAccess, uri: String, name: String): Option[String] =
+    lance.withDataset(uri)(_.branches().list().asScala.find(_.getName == name).map(
+      _.getBranchIdentifier.asScala.map(m => s"${m.getVersion}:${m.getUuid}").mkString(",")))
 
   /** Branch `name`; `table` names the table in the error when there is none. */
   def get(lance: LanceAccess, uri: String, table: String, name: String): DatasetBranch =
@@ -123,7 +135,9 @@ object DatasetBranches {
 
   /**
    * Publishes `branch` of the dataset at `uri` (a plain table's) to main, when main's latest version
-   * is the one the branch was made from or last published (else None: main is no ancestor of it):
+   * holds the fragments of the one the branch was made from or last published, as it does after
+   * commits that changed no data (properties, a rollback to that version; else None: main is no
+   * ancestor of it; when that version was expired, any commit since):
    * the branch's latest rows written into main anew in Lance file format `fileVersion` (a version of
    * main cannot refer to a branch's files), replacing every fragment of that version in one Update,
    * which fails when a commit since changed those fragments and lands on top of one that only
@@ -132,14 +146,20 @@ object DatasetBranches {
   def fastForward(lance: LanceAccess, uri: String, branch: DatasetBranch, fileVersion: String): Option[(Long, Long)] =
     lance.withDataset(uri) { main =>
       val latest = main.version()
+      def fragments(ds: Dataset) = ds.getFragments.asScala.map(_.metadata()).toSet
+      def holds(version: Long) =
+        version == latest || Try(lance.withDataset(uri, Some(version))(fragments)).toOption.contains(fragments(main))
       branch.published match {
-        case Some((mainVersion, _)) if mainVersion != latest => None
+        case Some((mainVersion, _)) if !holds(mainVersion) => None
         case Some((_, branchVersion)) if branchVersion == branch.head => Some((latest, latest))
         case _ =>
-          val fragments = lance.withDataset(uri, None, Some(branch.name)) { source =>
+          // the head the branch was listed at, which is recorded as published
+          val fragments = lance.withDataset(uri, Some(branch.head), Some(branch.name)) { source =>
+            val schema = new Schema(LeafSchema.forAppend(source).asJava)
             Lance.using(source.newScan(new ScanOptions.Builder().build())) { scanner =>
               Lance.using(ArrowArrayStream.allocateNew(Lance.allocator)) { stream =>
-                val reader = scanner.scanBatches() // the stream's release closes it
+                // the stream's release closes the reader
+                val reader = new FieldIdReader(scanner.scanBatches(), schema, Lance.allocator)
                 try Data.exportArrayStream(Lance.allocator, reader, stream)
                 catch { case e: Throwable => reader.close(); throw e }
                 lance.writeFragments(uri, stream, fileVersion)

@@ -76,7 +76,7 @@ class PartitionedTable(
 
   /** The branch the read or write option `branch` names (Iceberg's), when it is given. */
   private def optionBranch(options: CaseInsensitiveStringMap): Option[PartitionedTable] =
-    TableBranches.optionBranch(this, branch.orElse(if (named) Some(TableTags.Main) else None), pinned, options).map {
+    TableBranches.optionBranch(this, branch, named, pinned, options).map {
       b =>
         if (branch.contains(b) || named) this
         else if (b == TableTags.Main) namedMain(tableName)

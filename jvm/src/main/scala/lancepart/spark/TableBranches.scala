@@ -7,7 +7,7 @@
 // branch's partition tables to main (docs/format.md "Branches").
 package lancepart.spark
 
-import lancepart.lance.{DatasetBranch, DatasetBranches, DatasetTags, LanceAccess}
+import lancepart.lance.{DatasetBranch, DatasetBranches, DatasetTags, Lance, LanceAccess}
 import lancepart.maintenance.PlainMaintenance
 import lancepart.manifest.ManifestConflict
 import lancepart.spark.plain.PlainTable
@@ -15,6 +15,8 @@ import lancepart.txn.TransactionConflict
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.Table
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import scala.util.control.NonFatal
 
 object TableBranches {
 
@@ -70,7 +72,11 @@ object TableBranches {
   }
 
   /** Whether `table` has branch `name`. */
-  def exists(table: Table, name: String): Boolean = list(table).exists(_.name == name)
+  def exists(table: Table, name: String): Boolean = table match {
+    case t: PartitionedTable => DatasetBranches.names(t.store.lance, t.store.uri).contains(name)
+    case t: PlainTable => DatasetBranches.names(t.lance, t.uri).contains(name)
+    case _ => false
+  }
 
   /** Branch `name` of `table` at its latest version, which reads and writes it (`<table>.branch_<name>`;
    * `main`: the table itself, which write-audit-publish does not redirect), or that version read
@@ -113,7 +119,18 @@ object TableBranches {
           }
         (published, s"a write changed ${TableTags.Main}'s partitions")
       case t: PlainTable =>
-        (DatasetBranches.fastForward(lance, uri, branch, t.fileVersion), s"${TableTags.Main} was committed to")
+        val published =
+          try DatasetBranches.fastForward(lance, uri, branch, t.fileVersion)
+          catch {
+            // the rows it wrote are in no version: Lance's cleanup (expire_snapshots) removes them
+            case NonFatal(e) if Lance.isConflict(e) =>
+              throw new TransactionConflict(
+                s"table ${t.name()}: a write to ${TableTags.Main} changed its data while branch '$from' was being " +
+                  "published; nothing was changed, run fast_forward again",
+                e
+              )
+          }
+        (published, s"a write changed ${TableTags.Main}'s data")
     }
     val (before, after) = published.getOrElse(throw new IllegalArgumentException(
       s"table ${table.name()}: cannot fast-forward ${TableTags.Main} to branch '$from': ${TableTags.Main} is not an " +
@@ -126,10 +143,15 @@ object TableBranches {
   }
 
   /** The branch the read or write option `branch` (Iceberg's) names, when it is given to `table`,
-   * which reads `current` (None: main, unless named) and was `pinned` by time travel; refused
-   * when it names another. */
-  def optionBranch(table: Table, current: Option[String], pinned: Boolean, options: CaseInsensitiveStringMap)
-      : Option[String] = Option(options.get(BranchOption)).map { b =>
+   * which reads `branch` (None: main, `named` when the statement named main) and was `pinned` by
+   * time travel; refused when it names another. */
+  def optionBranch(
+      table: Table,
+      branch: Option[String],
+      named: Boolean,
+      pinned: Boolean,
+      options: CaseInsensitiveStringMap): Option[String] = Option(options.get(BranchOption)).map { b =>
+    val current = branch.orElse(if (named) Some(TableTags.Main) else None)
     if (current.exists(_ != b) || pinned) throw new IllegalArgumentException(
       s"table ${table.name()}: option $BranchOption = '$b' names another version than the table's name or its time " +
         "travel")

@@ -11,7 +11,7 @@ import lancepart.prune.V2Predicates
 import lancepart.spark.{FixedSizeLists, TableBranches, TableProperties, TableTags, TimeTravel}
 import lancepart.spark.read.RowAddressColumn
 import lancepart.spark.write.{IsolationLevel, RowLevelMode}
-import lancepart.txn.{LeafCommits, RowDeletion}
+import lancepart.txn.{LeafCommits, RowDeletion, TransactionConflict}
 import org.apache.spark.sql.connector.catalog.{
   MetadataColumn, SupportsDeleteV2, SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite,
   Table, TableCapability, TableCatalog
@@ -86,6 +86,17 @@ class PlainTable(
   def withDataset[A](version: Option[Long] = Some(lanceVersion))(f: Dataset => A): A =
     lance.withDataset(uri, version, branch)(f)
 
+  /** Lance's identifier of this table's branch as it was loaded ([[DatasetBranches.identity]]). */
+  private val branchIdentity: Option[String] = branch.flatMap(DatasetBranches.identity(lance, uri, _))
+
+  /** Refuses a commit to this table's branch once the branch was dropped or made anew (REPLACE
+   * BRANCH) after the table was loaded: the write read the rows of the branch that was. */
+  def requireSameBranch(): Unit = branch.foreach { b =>
+    if (DatasetBranches.identity(lance, uri, b) != branchIdentity) throw new TransactionConflict(
+      s"table $tableName: branch '$b' was dropped or made anew while this write ran; nothing was committed, run " +
+        "it again")
+  }
+
   /** Where the fragments of a write to this table go (a branch keeps its own). */
   def filesUri: String = DatasetBranches.filesUri(uri, branch)
 
@@ -125,7 +136,7 @@ class PlainTable(
 
   /** The branch the read or write option `branch` names (Iceberg's), when it is given. */
   private def optionBranch(options: CaseInsensitiveStringMap): Option[PlainTable] =
-    TableBranches.optionBranch(this, branch, pinned, options).map { b =>
+    TableBranches.optionBranch(this, branch, named, pinned, options).map { b =>
       if (branch.contains(b) || named) this
       else if (b == TableTags.Main) namedMain(tableName)
       else {
@@ -178,6 +189,7 @@ class PlainTable(
     val filters = V2Predicates.toFilters(predicates.toSeq).getOrElse(
       throw new UnsupportedOperationException(s"table $tableName: cannot delete where ${predicates.mkString(" AND ")}"))
     val target = wap(write = true).getOrElse(this)
+    target.requireSameBranch()
     target.commits.update(uri, None, Some(RowDeletion.Matching(target.plainColumns.predicate(filters))), Seq.empty)
   }
 }

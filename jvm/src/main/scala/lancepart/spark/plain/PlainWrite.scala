@@ -27,7 +27,8 @@ class PlainWriteBuilder(table: PlainTable, info: LogicalWriteInfo)
   override def overwriteDynamicPartitions(): WriteBuilder = truncate()
 
   override def build(): Write =
-    new PlainWrite(table.tableName, table.filesUri, table.writtenColumns, table.fileVersion, table.lance)(fragments =>
+    new PlainWrite(table.tableName, table.filesUri, table.writtenColumns, table.fileVersion, table.lance)({ fragments =>
+      table.requireSameBranch()
       if (overwrite)
         PlainWrite.overwrite(
           table.lance,
@@ -36,7 +37,8 @@ class PlainWriteBuilder(table: PlainTable, info: LogicalWriteInfo)
           table.writtenColumns.schema,
           fragments,
           branch = table.branch)
-      else PlainWrite.append(table.lance, table.uri, table.lanceVersion, fragments, table.branch))
+      else PlainWrite.append(table.lance, table.uri, table.lanceVersion, fragments, table.branch)
+    })
 }
 
 /** Writes rows of `columns` as fragments of the dataset at `uri`; `commit` takes them all. */
@@ -87,6 +89,7 @@ object PlainWrite {
    * commit of a copy-on-write `command`. */
   def replace(table: PlainTable, command: String, removed: Seq[Int], added: Seq[FragmentMetadata]): Unit =
     if (removed.nonEmpty || added.nonEmpty) {
+      table.requireSameBranch()
       val update = Update.builder().removedFragmentIds(removed.map(id => java.lang.Long.valueOf(id.toLong)).asJava)
         .newFragments(added.asJava).build()
       failingOnConflict(table, command, removed)(
@@ -102,6 +105,7 @@ object PlainWrite {
   def delta(table: PlainTable, command: String, addresses: Seq[Long], added: Seq[FragmentMetadata]): Unit = {
     val deletion = if (addresses.isEmpty) None else Some(RowDeletion.At(table.lanceVersion, addresses))
     val fragments = addresses.map(a => (a >>> 32).toInt).distinct.sorted
+    table.requireSameBranch()
     failingOnConflict(table, command, fragments)(
       table.commits.update(table.uri, None, deletion, added))
   }
