@@ -249,7 +249,7 @@ def test_a_weak_mode_table_refuses_branches_saying_why(spark, ns):
 
 @pytest.mark.parametrize("statement, error", [
     ("ALTER TABLE {t}.branch_audit ADD COLUMNS (extra INT)", r"is branch 'audit' of a table: cannot run DDL"),
-    ("ALTER TABLE {t}.branch_audit CREATE TAG x", r"is branch 'audit' of a table: cannot make a tag of a branch"),
+    ("ALTER TABLE {t}.branch_audit CREATE TAG x", r"is branch 'audit' of a table: cannot name versions of a branch"),
     ("ALTER TABLE {t}.branch_audit CREATE BRANCH x", r"is branch 'audit' of a table: cannot run branch statements on a branch"),
     ("SELECT * FROM {t}.branch_audit.snapshots", r"cannot read metadata tables of a branch"),
     ("CALL lance.system.rewrite_data_files('{t}.branch_audit')", r"cannot run rewrite_data_files\(\) on a branch"),

@@ -213,7 +213,7 @@ def test_time_travel_reads_lance_versions(spark, root, ns):
     assert rows(spark, f"SELECT id FROM {t} VERSION AS OF {first_insert}") == [(1,), (2,), (3,)]
     assert rows(spark, f"SELECT count(*) FROM {t} TIMESTAMP AS OF '{moment}'") == [(6,)]
     assert rows(spark, f"SELECT id FROM {t}") == [(1,)]
-    with pytest.raises(Exception, match="has no tag 'x' \\(it has none\\)"):
+    with pytest.raises(Exception, match="has no tag or branch 'x' \\(tags: none; branches: none;"):
         spark.sql(f"SELECT * FROM {t} VERSION AS OF 'x'").collect()
     with pytest.raises(Exception, match=f"no version was committed at or before"):
         spark.sql(f"SELECT * FROM {t} TIMESTAMP AS OF '2000-01-01'").collect()

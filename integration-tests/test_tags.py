@@ -186,9 +186,10 @@ def test_a_plain_table_with_tags_is_not_made_partitioned(spark, root, ns):
     assert [r.id for r in spark.table(t).collect()] == [1]
 
 
-def test_snapshot_id_names_a_version_and_version_as_of_a_tag_first(spark, ns):
-    """As Iceberg: `VERSION AS OF 3` reads a tag named 3 when there is one, `<table>.snapshot_id_3`
-    always version 3 (a trial found the tag read there, and crosscheck(version=3) comparing the two)."""
+def test_a_number_is_a_version_and_tag_names_a_tag_named_like_one(spark, ns):
+    """As Iceberg 1.12 (a number is a snapshot id there, then refs): `VERSION AS OF 3` and
+    `<table>.snapshot_id_3` read version 3 even when a tag is named 3, which `<table>.tag_3` reads
+    (a trial found a tag or branch named like a number read instead of the version)."""
     t = f"lance.{ns}.t"
     spark.sql(f"CREATE TABLE {t} (id BIGINT)")
     for i in range(3):
@@ -196,10 +197,12 @@ def test_snapshot_id_names_a_version_and_version_as_of_a_tag_first(spark, ns):
     versions = [r.snapshot_id for r in spark.sql(f"SELECT snapshot_id FROM {t}.snapshots").collect()]
     first, last = versions[-3], versions[-1]
     spark.sql(f"ALTER TABLE {t} CREATE TAG `{last}` AS OF VERSION {first}")
-    assert spark.sql(f"SELECT count(*) FROM {t} VERSION AS OF {last}").first()[0] == 1
+    assert spark.sql(f"SELECT count(*) FROM {t} VERSION AS OF {last}").first()[0] == 3
+    assert spark.sql(f"SELECT count(*) FROM {t} VERSION AS OF '{last}'").first()[0] == 3
     assert spark.sql(f"SELECT count(*) FROM {t}.snapshot_id_{last}").first()[0] == 3
+    assert spark.sql(f"SELECT count(*) FROM {t}.tag_{last}").first()[0] == 1
     assert lancepart.crosscheck(spark, t, version=last)["rows"] == 3
-    assert lancepart.crosscheck(spark, t, version=str(last))["rows"] == 1
+    assert lancepart.crosscheck(spark, t, version=str(last))["rows"] == 3
 
 
 def test_replacing_tables_keeps_tags_or_refuses(spark, ns):

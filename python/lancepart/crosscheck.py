@@ -56,6 +56,8 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
     ``progress`` (a bar over the partition tables pylance reads): see ``lancepart.progress``.
     ``table`` is named as ``Admin`` takes names (``resolve_table``: ``ns.t`` is ``lance.ns.t``)."""
     table = qualified_table(spark, table)
+    if isinstance(version, str) and version.isdigit():  # a version number, as VERSION AS OF reads it
+        version = int(version)
     # a number is a version (as <table>.snapshot_id_<n> names it, never a tag), a string a tag or branch
     df = (spark.table(table) if version is None else spark.table(f"{table}.snapshot_id_{version}")
           if isinstance(version, int) else spark.sql(f"SELECT * FROM {table} VERSION AS OF {_literal(version)}"))

@@ -89,25 +89,33 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
   }
 
   /** The table as manifest version `version` recorded it (`VERSION AS OF`; strong mode only), or
-   * a plain table at its Lance version `version`; `version` may also name a tag or a branch (as
-   * Iceberg, a reference of that name first, then a version number) or `main` (the latest version). */
+   * a plain table at its Lance version `version`; as Iceberg 1.12 reads it, a number is a version
+   * (`<table>.tag_<tag>` and `<table>.branch_<branch>` name a ref named like one), anything else a
+   * branch (its latest version, read only) or a tag; `main` is the latest version. */
   override def loadTable(ident: Identifier, version: String): Table = {
     requireNoVersionName(ident, s"VERSION AS OF $version")
     val current = loadTable(ident)
+    val clause = s"VERSION AS OF $version"
     if (version == TableTags.Main) current match {
       // main, whatever spark.wap.branch says
       case t: PartitionedTable => t.namedMain(t.name())
       case t: PlainTable => t.namedMain(t.name())
       case other => other
     }
+    else if (Try(version.toLong).isSuccess) at(ident, current, version.toLong, clause)
     else if (TableBranches.exists(current, version)) TableBranches.load(current, version, pinned = true)
+    else if (TableTags.exists(current, version)) atTag(ident, current, version)
     else {
-      // neither a tag nor a number: the error names the table's tags
-      val number = TableTags.list(current).find(_.name == version).map(_.version)
-        .orElse(Try(version.toLong).toOption).getOrElse(TableTags.version(current, version))
-      at(ident, current, number, s"VERSION AS OF $version")
+      def names(all: Seq[String]) = if (all.isEmpty) "none" else all.mkString(", ")
+      throw new IllegalArgumentException(
+        s"table ${qualified(ident)} has no tag or branch '$version' (tags: ${names(TableTags.list(current).map(_.name))}; " +
+          s"branches: ${names(TableBranches.list(current).map(_.name))}; names are case-sensitive)")
     }
   }
+
+  /** Table `ident` (`current`, loaded) at the version its tag `tag` names (`<table>.tag_<tag>`). */
+  private def atTag(ident: Identifier, current: Table, tag: String): Table =
+    at(ident, current, TableTags.version(current, tag), s"VERSION AS OF '$tag'")
 
   /** The table as it was at `timestamp` (microseconds; `TIMESTAMP AS OF`; strong mode only). */
   override def loadTable(ident: Identifier, timestamp: Long): Table = {
@@ -194,7 +202,9 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
               case PartitionedCatalog.SnapshotSuffix(version) =>
                 at(parent(ident), loadTable(parent(ident)), version.toLong, s"VERSION AS OF $version")
               case PartitionedCatalog.TimestampSuffix(millis) => loadTable(parent(ident), millis.toLong * 1000)
-              case PartitionedCatalog.TagSuffix(tag) => loadTable(parent(ident), tag)
+              case PartitionedCatalog.TagSuffix(tag) =>
+                requireNoVersionName(parent(ident), s"tag_$tag")
+                atTag(parent(ident), loadTable(parent(ident)), tag)
               case PartitionedCatalog.BranchSuffix(branch) => TableBranches.load(loadTable(parent(ident)), branch)
               case _ => throw new NoSuchTableException(ident)
             }

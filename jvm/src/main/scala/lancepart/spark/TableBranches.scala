@@ -117,7 +117,9 @@ object TableBranches {
                   "was changed, run fast_forward again",
                 e)
           }
-        (published, s"a write changed ${TableTags.Main}'s partitions")
+        (
+          published,
+          s"a write, or a column rename that rewrote partition tables, changed ${TableTags.Main}'s partitions")
       case t: PlainTable =>
         val published =
           try DatasetBranches.fastForward(lance, uri, branch, t.fileVersion)
@@ -193,15 +195,7 @@ object TableBranches {
       }
     }
 
-  /** The Lance dataset whose branches are `table`'s (a partitioned table's `__manifest`, a plain
-   * table's dataset); `table` is refused when it is a branch itself or a metadata table. */
-  private def dataset(table: Table): (LanceAccess, String) = table match {
-    case t: PartitionedTable =>
-      t.requireMain("run branch statements on")
-      (t.store.lance, t.store.uri)
-    case t: PlainTable =>
-      t.requireMain("run branch statements on")
-      (t.lance, t.uri)
-    case t => throw new UnsupportedOperationException(s"${t.name()} is a metadata table: it has no branches")
-  }
+  /** The Lance dataset whose branches are `table`'s. */
+  private def dataset(table: Table): (LanceAccess, String) =
+    TableTags.dataset(table, "run branch statements on", "branches")
 }

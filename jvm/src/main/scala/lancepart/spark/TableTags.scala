@@ -25,6 +25,7 @@ object TableTags {
       version: Option[Long],
       maxAgeMillis: Option[Long],
       existing: DatasetTags.Existing): Unit = {
+    val (lance, uri) = dataset(table)
     if (name == Main) throw new IllegalArgumentException(
       s"table ${table.name()}: cannot create tag '$Main': it names the table's latest version (its main branch)")
     // as Iceberg's, a table's tags and branches share one set of names
@@ -33,11 +34,9 @@ object TableTags {
     val tagged = table match {
       case t: PartitionedTable => pinnedVersion(t, version, "tag")
       case t: PlainTable =>
-        version.foreach(PlainMaintenance.requireVersion(t.lance, t.uri, t.name(), _))
-        version.getOrElse(t.lance.withDataset(t.uri)(_.version()))
-      case t => throw unsupported(t)
+        version.foreach(PlainMaintenance.requireVersion(lance, uri, t.name(), _))
+        version.getOrElse(t.withDataset(None)(_.version()))
     }
-    val (lance, uri) = dataset(table)
     DatasetTags.create(lance, uri, table.name(), name, tagged, maxAgeMillis, existing)
   }
 
@@ -79,6 +78,12 @@ object TableTags {
     DatasetTags.onMain(lance, uri)
   }
 
+  /** Whether `table` has tag `name` (of a main-branch version or, another client's, of a branch's). */
+  def exists(table: Table, name: String): Boolean = {
+    val (lance, uri) = dataset(table)
+    DatasetTags.list(lance, uri).exists(_.name == name)
+  }
+
   /** The version tag `name` of `table` names (its manifest version, a plain table's Lance version). */
   def version(table: Table, name: String): Long = {
     val (lance, uri) = dataset(table)
@@ -86,16 +91,18 @@ object TableTags {
   }
 
   /** The Lance dataset whose tags are `table`'s. */
-  private def dataset(table: Table): (LanceAccess, String) = table match {
+  private def dataset(table: Table): (LanceAccess, String) = dataset(table, "name versions of", "tags")
+
+  /** The Lance dataset whose tags or branches (`kind`) are `table`'s: a partitioned table's
+   * `__manifest`, a plain table's dataset; refused when `table` is a branch, which cannot `what`,
+   * or a metadata table. */
+  private[spark] def dataset(table: Table, what: String, kind: String): (LanceAccess, String) = table match {
     case t: PartitionedTable =>
-      t.requireMain("name versions of")
+      t.requireMain(what)
       (t.store.lance, t.store.uri)
     case t: PlainTable =>
-      t.requireMain("name versions of")
+      t.requireMain(what)
       (t.lance, t.uri)
-    case t => throw unsupported(t)
+    case t => throw new UnsupportedOperationException(s"${t.name()} is a metadata table: it has no $kind")
   }
-
-  private def unsupported(t: Table) =
-    new UnsupportedOperationException(s"${t.name()} is a metadata table: it has no tags")
 }
