@@ -219,6 +219,12 @@ def test_named_branches_options_and_wap_ids(spark, ns):
     with pytest.raises(Exception, match="option branch = 'main' names another version"):
         spark.read.option("branch", "main").table(f"{t}.branch_audit").collect()
     assert spark.sql(f"SELECT snapshot_id FROM {t}.refs WHERE name = 'audit'").first()[0] is None
+    # crosscheck compares main, also where write-audit-publish reads the branch (a trial found it failing)
+    spark.conf.set("spark.wap.branch", "audit")
+    try:
+        assert lancepart.crosscheck(spark, t)["rows"] == 1
+    finally:
+        spark.conf.unset("spark.wap.branch")
     spark.conf.set("spark.wap.id", "abc")
     try:
         with pytest.raises(Exception, match=r"spark.wap.id \(write-audit-publish by staged commits"):

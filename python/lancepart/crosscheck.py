@@ -58,9 +58,11 @@ def crosscheck(spark: SparkSession, table: str, where: str | None = None, show: 
     table = qualified_table(spark, table)
     if isinstance(version, str) and version.isdigit():  # a version number, as VERSION AS OF reads it
         version = int(version)
-    # a number is a version (as <table>.snapshot_id_<n> names it, never a tag), a string a tag or branch
-    df = (spark.table(table) if version is None else spark.table(f"{table}.snapshot_id_{version}")
-          if isinstance(version, int) else spark.sql(f"SELECT * FROM {table} VERSION AS OF {_literal(version)}"))
+    # a number is a version (as <table>.snapshot_id_<n> names it, never a tag), a string a tag or
+    # branch; no version is main, which VERSION AS OF 'main' reads also where write-audit-publish
+    # (spark.wap.branch) has the table's reads go to a branch
+    df = (spark.table(f"{table}.snapshot_id_{version}") if isinstance(version, int)
+          else spark.sql(f"SELECT * FROM {table} VERSION AS OF {_literal(version or 'main')}"))
     if where:
         df = df.where(where)
     spark_rows = _arrow_table(df)
