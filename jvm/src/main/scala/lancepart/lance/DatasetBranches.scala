@@ -7,7 +7,7 @@ package lancepart.lance
 
 import org.apache.arrow.c.{ArrowArrayStream, Data}
 import org.apache.arrow.vector.types.pojo.Schema
-import org.lance.{Dataset, Ref, Transaction}
+import org.lance.{Branch, Dataset, Ref, Transaction}
 import org.lance.ipc.ScanOptions
 import org.lance.operation.Update
 
@@ -60,10 +60,13 @@ object DatasetBranches {
   def names(lance: LanceAccess, uri: String): Seq[String] =
     lance.withDataset(uri)(_.branches().list().asScala.map(_.getName).toSeq)
 
+  /** Lance's record of `ds`'s branch `name`, if there is one. */
+  private def find(ds: Dataset, name: String): Option[Branch] = ds.branches().list().asScala.find(_.getName == name)
+
   /** What tells branch `name` from another made later under its name (REPLACE BRANCH): Lance's
    * identifier of it, versions and uuids; None when there is no such branch. */
   def identity(lance: LanceAccess, uri: String, name: String): Option[String] =
-    lance.withDataset(uri)(_.branches().list().asScala.find(_.getName == name).map(
+    lance.withDataset(uri)(find(_, name).map(
       _.getBranchIdentifier.asScala.map(m => s"${m.getVersion}:${m.getUuid}").mkString(",")))
 
   /** Branch `name`; `table` names the table in the error when there is none. */
@@ -85,7 +88,7 @@ object DatasetBranches {
       version: Long,
       maxAgeMillis: Option[Long],
       existing: DatasetTags.Existing): Unit = lance.withDataset(uri) { ds =>
-    val current = ds.branches().list().asScala.find(_.getName == name)
+    val current = find(ds, name)
     def refused(why: String) = new IllegalArgumentException(s"table $table: cannot create branch '$name': $why")
     val retention = maxAgeMillis.orElse(current.flatMap(b => Option(b.getMetadata.get(DatasetTags.MaxAgeKey)))
       .map(_.toLong))
@@ -101,7 +104,7 @@ object DatasetBranches {
       case (None, DatasetTags.Keep) => // another client may make it first (two first writes of write-audit-publish)
         requireBranchName(table, name)
         try make()
-        catch { case NonFatal(e) if list(lance, uri).exists(_.name == name) => }
+        catch { case NonFatal(_) if names(lance, uri).contains(name) => }
       case (Some(b), DatasetTags.Fail) => throw refused(s"it exists (made from version ${b.getParentVersion}); use " +
           "CREATE OR REPLACE BRANCH to make it anew, or DROP BRANCH first")
       case (None, DatasetTags.MustExist) => throw new IllegalArgumentException(
@@ -128,7 +131,7 @@ object DatasetBranches {
   /** Removes branch `name` and its versions; a missing one fails unless `ifExists`. */
   def drop(lance: LanceAccess, uri: String, table: String, name: String, ifExists: Boolean): Unit =
     lance.withDataset(uri) { ds =>
-      if (ds.branches().list().asScala.exists(_.getName == name)) ds.branches().delete(name)
+      if (find(ds, name).isDefined) ds.branches().delete(name)
       else if (!ifExists) throw new IllegalArgumentException(
         s"table $table: cannot drop branch '$name': there is no such branch${known(lance, uri)}")
     }
@@ -177,8 +180,7 @@ object DatasetBranches {
   /** Records that main version `mainVersion` reads the partition tables of version `branchVersion` of branch `name`. */
   def published(lance: LanceAccess, uri: String, name: String, mainVersion: Long, branchVersion: Long): Unit =
     lance.withDataset(uri) { ds =>
-      val metadata = ds.branches().list().asScala.find(_.getName == name).fold(Map.empty[String, String])(
-        _.getMetadata.asScala.toMap)
+      val metadata = find(ds, name).fold(Map.empty[String, String])(_.getMetadata.asScala.toMap)
       ds.branches().replaceMetadata(name, (metadata + (PublishedKey -> s"$mainVersion:$branchVersion")).asJava)
     }
 
@@ -186,7 +188,7 @@ object DatasetBranches {
   def aged(branches: Seq[DatasetBranch], nowMillis: Long): Seq[DatasetBranch] =
     branches.filter(b => b.maxAgeMillis.exists(age => nowMillis - b.headAt.toEpochMilli > age))
 
-  private def known(lance: LanceAccess, uri: String): String = list(lance, uri).map(_.name) match {
+  private def known(lance: LanceAccess, uri: String): String = names(lance, uri).sorted match {
     case Nil => " (it has none)"
     case names => s" (its branches: ${names.mkString(", ")})"
   }

@@ -43,22 +43,22 @@ object ManifestQuery {
   /** The `v<N>` namespace rows (one per spec version, declared or not). */
   val specNamespaces: String = s"$ObjectType = '${Naming.NamespaceType}' AND $ObjectId NOT LIKE '%${Naming.Delimiter}%'"
 
-  /** The partition tables whose rows pin the version readers read (strong mode). */
-  val pinnedTables: String = tablesWith(ManifestStore.ReadVersion)
+  /** The `table` rows of every spec version, declared or not. */
+  val allTables: String = s"$ObjectType = '${Naming.TableType}'"
 
   /** The partition tables whose rows have a value in `column`. */
-  def tablesWith(column: String): String = s"$ObjectType = '${Naming.TableType}' AND $column IS NOT NULL"
+  def tablesWith(column: String): String = s"$allTables AND $column IS NOT NULL"
+
+  /** The partition tables whose rows pin the version readers read (strong mode). */
+  val pinnedTables: String = tablesWith(ManifestStore.ReadVersion)
 
   /** Rows that lead readers to a partition table's files: `table` rows with a location. (The
    * `table_version` records of a partition's versions only repeat what some manifest version's
    * `table` row pinned; a version no kept manifest version pins is gone, whatever records say.) */
-  val leafReferences: String = s"$ObjectType = '${Naming.TableType}' AND $Location IS NOT NULL"
+  val leafReferences: String = tablesWith(Location)
 
   /** The strong-mode records of partition table versions (`table_version` rows). */
   val versionRecords: String = s"$ObjectType = '${Naming.TableVersionType}'"
-
-  /** The `table` rows of every spec version, declared or not. */
-  val allTables: String = s"$ObjectType = '${Naming.TableType}'"
 
   /** The namespace and `table` rows (every row but the `table_version` records). */
   val entries: String = s"$ObjectType <> '${Naming.TableVersionType}'"

@@ -348,7 +348,7 @@ class ManifestStore(
    */
   def keptLeafReferences(listed: Seq[Long], counted: Seq[Long]): Map[String, Set[Long]] = {
     val main = leafReferences(counted)
-    val branches = DatasetBranches.list(lance, uri).flatMap(b => onBranch(b.name).leafReferences().toSeq)
+    val branches = DatasetBranches.names(lance, uri).flatMap(onBranch(_).leafReferences().toSeq)
     val newer = leafReferences(versions().filterNot(listed.toSet))
     (main.toSeq ++ branches ++ newer.toSeq).groupMapReduce(_._1)(_._2)(_ ++ _)
   }

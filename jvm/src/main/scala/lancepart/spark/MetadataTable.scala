@@ -50,11 +50,7 @@ object MetadataTable {
 
   /** Metadata table `suffix` of `table`, a partitioned or a plain Lance table. */
   def of(suffix: String, table: Table): MetadataTable = {
-    table match {
-      case t: PartitionedTable => t.requireMain("read metadata tables of")
-      case t: PlainTable => t.requireMain("read metadata tables of")
-      case _ =>
-    }
+    TableBranches.requireMain(table, "read metadata tables of")
     bySuffix(suffix)(table)
   }
 

@@ -220,11 +220,7 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
    * (`<table>.branch_<b>`), which takes reads and writes only, is refused. */
   private def loadForChange(ident: Identifier): Table = {
     val table = loadTable(ident)
-    table match {
-      case t: PartitionedTable => t.requireMain("run DDL or procedures on")
-      case t: PlainTable => t.requireMain("run DDL or procedures on")
-      case _ =>
-    }
+    TableBranches.requireMain(table, "run DDL or procedures on")
     table
   }
 
@@ -232,7 +228,7 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
    * table is refused, saying so. */
   def loadPartitioned(ident: Identifier): PartitionedTable = loadTable(ident) match {
     case t: PartitionedTable =>
-      t.requireMain("run DDL or procedures on")
+      TableBranches.requireMain(t, "run DDL or procedures on")
       t
     case _: PlainTable => throw plainRefused(ident)
     case _ => throw new NoSuchTableException(ident)
@@ -651,9 +647,9 @@ class PartitionedCatalog extends StagingTableCatalog with StructTypeForms with S
   }
 
   /** Drops the partitioned table `ident` and a plain table of its name it hides (left by a REPLACE
-   * or a conversion that could not delete it), or else the plain table `ident`. */
-  /** Drops table `ident`; a name that reads as a table but holds none (a branch, a version or a
-   * metadata table of one: `<table>.branch_<b>`) is refused rather than reported dropped. */
+   * or a conversion that could not delete it), or else the plain table `ident`; a name that reads
+   * as a table but holds none (a branch, a version or a metadata table of one:
+   * `<table>.branch_<b>`) is refused rather than reported dropped. */
   override def dropTable(ident: Identifier): Boolean = {
     val uri = warehouse.tableUri(ident)
     if (warehouse.isTable(uri)) { warehouse.delete(uri); plainTables.drop(ident); true }

@@ -74,27 +74,20 @@ class PartitionedTable(
   def namedMain(name: String): PartitionedTable =
     new PartitionedTable(name, store, files, manifest, spj, commitAttempts, pinned, named = true)
 
-  /** The branch the read or write option `branch` names (Iceberg's), when it is given. */
-  private def optionBranch(options: CaseInsensitiveStringMap): Option[PartitionedTable] =
-    TableBranches.optionBranch(this, branch, named, pinned, options).map {
-      b =>
-        if (branch.contains(b) || named) this
-        else if (b == TableTags.Main) namedMain(tableName)
-        else {
-          DatasetBranches.get(store.lance, store.uri, tableName, b) // a missing one named in the error
-          onBranch(b)
-        }
+  /** Branch `name` of this table, which must exist, as [[onBranch]] gives it (`main`: this table
+   * as `<table>.branch_main` names it). */
+  def branchNamed(name: String, pinned: Boolean = false): PartitionedTable =
+    if (name == TableTags.Main) namedMain(s"$tableName.branch_$name")
+    else {
+      DatasetBranches.get(store.lance, store.uri, tableName, name) // a missing one named in the error
+      onBranch(name, pinned)
     }
 
-  /** Refuses `what` on a branch, which takes reads and writes only: table DDL, tags, branches,
-   * metadata tables and procedures work on the table itself. */
-  def requireMain(what: String): Unit = branch.foreach { b =>
-    throw new UnsupportedOperationException(
-      s"table $tableName is branch '$b' of a table: cannot $what a branch (it takes reads and writes); $what the " +
-        "table itself")
-  }
+  /** The branch the read or write option `branch` names (Iceberg's), when it is given. */
+  private def optionBranch(options: CaseInsensitiveStringMap): Option[PartitionedTable] =
+    TableBranches.optionBranch(this, branch, named, pinned, options)(branchNamed(_))
 
-  /** The table a read goes to: under write-audit-publish ([[TableBranches.wapBranch]]) its branch
+  /** The table a read goes to: under write-audit-publish ([[TableBranches.wap]]) its branch
    * once a write made it, as Iceberg's; else this one. */
   private def forRead: PartitionedTable = wap(create = false).getOrElse(latest)
 

@@ -82,13 +82,11 @@ object TableBranches {
    * `main`: the table itself, which write-audit-publish does not redirect), or that version read
    * only (`pinned`: VERSION AS OF '<name>'). */
   def load(table: Table, name: String, pinned: Boolean = false): Table = {
-    val (lance, uri) = dataset(table)
-    if (name != TableTags.Main) DatasetBranches.get(lance, uri, table.name(), name)
-    (table, name) match {
-      case (t: PartitionedTable, TableTags.Main) => t.namedMain(s"${t.name()}.branch_$name")
-      case (t: PartitionedTable, _) => t.onBranch(name, pinned)
-      case (t: PlainTable, TableTags.Main) => t.namedMain(s"${t.name()}.branch_$name")
-      case (t: PlainTable, _) => t.onBranch(name, pinned)
+    requireMain(table, "run branch statements on")
+    table match {
+      case t: PartitionedTable => t.branchNamed(name, pinned)
+      case t: PlainTable => t.branchNamed(name, pinned)
+      case t => throw new UnsupportedOperationException(s"${t.name()} is a metadata table: it has no branches")
     }
   }
 
@@ -144,20 +142,37 @@ object TableBranches {
     (before, after)
   }
 
-  /** The branch the read or write option `branch` (Iceberg's) names, when it is given to `table`,
+  /** The table the read or write option `branch` (Iceberg's) names, when it is given to `table`,
    * which reads `branch` (None: main, `named` when the statement named main) and was `pinned` by
-   * time travel; refused when it names another. */
-  def optionBranch(
-      table: Table,
+   * time travel: `table` itself, or `branchNamed` of the branch; refused when it names another. */
+  def optionBranch[T <: Table](
+      table: T,
       branch: Option[String],
       named: Boolean,
       pinned: Boolean,
-      options: CaseInsensitiveStringMap): Option[String] = Option(options.get(BranchOption)).map { b =>
-    val current = branch.orElse(if (named) Some(TableTags.Main) else None)
-    if (current.exists(_ != b) || pinned) throw new IllegalArgumentException(
-      s"table ${table.name()}: option $BranchOption = '$b' names another version than the table's name or its time " +
-        "travel")
-    b
+      options: CaseInsensitiveStringMap)(branchNamed: String => T): Option[T] =
+    Option(options.get(BranchOption)).map { b =>
+      val current = branch.orElse(if (named) Some(TableTags.Main) else None)
+      if (current.exists(_ != b) || pinned) throw new IllegalArgumentException(
+        s"table ${table.name()}: option $BranchOption = '$b' names another version than the table's name or its " +
+          "time travel")
+      if (current.contains(b)) table else branchNamed(b)
+    }
+
+  /** Refuses `what` on `table` when it is a branch (`<table>.branch_<b>`), which takes reads and
+   * writes only: table DDL, tags, branches, metadata tables, procedures and streams work on the
+   * table itself. */
+  def requireMain(table: Table, what: String): Unit = {
+    val branch = table match {
+      case t: PartitionedTable => t.branch
+      case t: PlainTable => t.branch
+      case _ => None
+    }
+    branch.foreach { b =>
+      throw new UnsupportedOperationException(
+        s"table ${table.name()} is branch '$b' of a table: cannot $what a branch (it takes reads and writes); " +
+          s"$what the table itself")
+    }
   }
 
   /**

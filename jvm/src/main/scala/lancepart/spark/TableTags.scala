@@ -46,7 +46,7 @@ object TableTags {
    * version, and of this catalog's own layout; refused otherwise, saying why.
    */
   def pinnedVersion(t: PartitionedTable, version: Option[Long], kind: String): Long = {
-    t.requireMain(s"make a $kind of")
+    TableBranches.requireMain(t, s"make a $kind of")
     val v = version.getOrElse(t.store.latestVersion())
     if (t.manifest.meta.mode != TransactionMode.Strong) throw new UnsupportedOperationException(
       s"table ${t.name()}: a $kind needs ${TransactionMode.Key}=strong; in weak mode partition tables are read at " +
@@ -96,13 +96,12 @@ object TableTags {
   /** The Lance dataset whose tags or branches (`kind`) are `table`'s: a partitioned table's
    * `__manifest`, a plain table's dataset; refused when `table` is a branch, which cannot `what`,
    * or a metadata table. */
-  private[spark] def dataset(table: Table, what: String, kind: String): (LanceAccess, String) = table match {
-    case t: PartitionedTable =>
-      t.requireMain(what)
-      (t.store.lance, t.store.uri)
-    case t: PlainTable =>
-      t.requireMain(what)
-      (t.lance, t.uri)
-    case t => throw new UnsupportedOperationException(s"${t.name()} is a metadata table: it has no $kind")
+  private[spark] def dataset(table: Table, what: String, kind: String): (LanceAccess, String) = {
+    TableBranches.requireMain(table, what)
+    table match {
+      case t: PartitionedTable => (t.store.lance, t.store.uri)
+      case t: PlainTable => (t.lance, t.uri)
+      case t => throw new UnsupportedOperationException(s"${t.name()} is a metadata table: it has no $kind")
+    }
   }
 }

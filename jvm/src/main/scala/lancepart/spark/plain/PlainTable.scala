@@ -56,7 +56,7 @@ class PlainTable(
 
   /** This table at its Lance version `older` (VERSION AS OF). */
   def at(older: Long): PlainTable = {
-    requireMain("read an older version of")
+    TableBranches.requireMain(this, "read an older version of")
     PlainMaintenance.requireVersion(lance, uri, tableName, older)
     PlainTable.load(tableName, uri, lance, Some(older))
   }
@@ -74,13 +74,14 @@ class PlainTable(
     if (pinned || named || branch.isDefined) None
     else TableBranches.wap(this, config, write)(onBranch(_), _.plainColumns.sparkSchema)
 
-  /** Refuses `what` on a branch, which takes reads and writes only (see
-   * [[lancepart.spark.PartitionedTable.requireMain]]). */
-  def requireMain(what: String): Unit = branch.foreach { b =>
-    throw new UnsupportedOperationException(
-      s"table $tableName is branch '$b' of a table: cannot $what a branch (it takes reads and writes); $what the " +
-        "table itself")
-  }
+  /** Branch `name` of this table, which must exist, as [[onBranch]] gives it (`main`: this table
+   * as `<table>.branch_main` names it). */
+  def branchNamed(name: String, pinned: Boolean = false): PlainTable =
+    if (name == TableTags.Main) namedMain(s"$tableName.branch_$name")
+    else {
+      DatasetBranches.get(lance, uri, tableName, name) // a missing one named in the error
+      onBranch(name, pinned)
+    }
 
   /** `f` of the dataset at `version` (default: this table's) of this table's branch. */
   def withDataset[A](version: Option[Long] = Some(lanceVersion))(f: Dataset => A): A =
@@ -136,14 +137,7 @@ class PlainTable(
 
   /** The branch the read or write option `branch` names (Iceberg's), when it is given. */
   private def optionBranch(options: CaseInsensitiveStringMap): Option[PlainTable] =
-    TableBranches.optionBranch(this, branch, named, pinned, options).map { b =>
-      if (branch.contains(b) || named) this
-      else if (b == TableTags.Main) namedMain(tableName)
-      else {
-        DatasetBranches.get(lance, uri, tableName, b) // a missing one named in the error
-        onBranch(b)
-      }
-    }
+    TableBranches.optionBranch(this, branch, named, pinned, options)(branchNamed(_))
 
   /** What a scan reads: the latest version unless time travel pinned one (a DataFrame kept across
    * writes reads what they wrote); refused when the columns changed since. */

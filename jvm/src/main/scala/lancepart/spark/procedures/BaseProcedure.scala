@@ -2,8 +2,7 @@
 // resolved in the catalog, string arrays and maps) and returning its result as one local scan.
 package lancepart.spark.procedures
 
-import lancepart.spark.{PartitionedCatalog, PartitionedTable}
-import lancepart.spark.plain.PlainTable
+import lancepart.spark.{PartitionedCatalog, PartitionedTable, TableBranches}
 import lancepart.spark.read.PartitionedScan
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
@@ -30,16 +29,11 @@ abstract class BaseProcedure(catalog: PartitionedCatalog, val outputType: Struct
     BaseProcedure.identifier(catalog.name(), input.getUTF8String(ordinal).toString)
 
   /** Argument `ordinal`, a table name, as the table it names (partitioned or plain). */
-  protected def table(input: InternalRow, ordinal: Int): Table =
-    catalog.loadTable(tableArgument(input, ordinal)) match {
-      case t: PartitionedTable =>
-        t.requireMain(s"run ${name()}() on")
-        t
-      case t: PlainTable =>
-        t.requireMain(s"run ${name()}() on")
-        t
-      case t => t
-    }
+  protected def table(input: InternalRow, ordinal: Int): Table = {
+    val table = catalog.loadTable(tableArgument(input, ordinal))
+    TableBranches.requireMain(table, s"run ${name()}() on")
+    table
+  }
 
   /** Argument `ordinal`, a table name, as the partitioned table it names. */
   protected def partitionedTable(input: InternalRow, ordinal: Int): PartitionedTable = {

@@ -6,7 +6,7 @@ import lancepart.arrow.ArrowTypes
 import lancepart.lance.Lance
 import lancepart.manifest.ManifestRow
 import lancepart.prune.{LanceSql, ManifestFilter}
-import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable}
+import lancepart.spark.{DdlPartitioning, PartitionedCatalog, PartitionedTable, TableBranches}
 import lancepart.spark.functions.CalendarKey
 import lancepart.spec.{BoundField, CalendarRun, NamespaceSchema, TableMetadata, TransactionMode}
 import lancepart.transform.Transform
@@ -107,7 +107,7 @@ class PartitionedScan(
   /** A streaming read (its query's read `options`): the rows appended between manifest versions. */
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
     table.requireWritable("stream from")
-    table.requireMain("stream from")
+    TableBranches.requireMain(table, "stream from")
     new PartitionedMicroBatchStream(table, createReaderFactory(), options)
   }
 

@@ -3,7 +3,7 @@
 // query's micro-batches.
 package lancepart.spark.write
 
-import lancepart.spark.{DdlPartitioning, PartitionedTable}
+import lancepart.spark.{DdlPartitioning, PartitionedTable, TableBranches}
 import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.write.{BatchWrite, LogicalWriteInfo, RequiresDistributionAndOrdering, Write}
@@ -23,7 +23,7 @@ class PartitionedWrite(table: PartitionedTable, info: LogicalWriteInfo, mode: Wr
    * started (its rows clustered by that object's spec): the micro-batch writes the table as its
    * latest manifest version has it, refused when the schema, specs or mode changed since. */
   override def toStreaming: StreamingWrite = {
-    table.requireMain("stream to")
+    TableBranches.requireMain(table, "stream to")
     new PartitionedStreamingWrite(
       table.latestSince(s"streaming query ${info.queryId()}", "restart the query (it goes on from its checkpoint)"),
       info,
