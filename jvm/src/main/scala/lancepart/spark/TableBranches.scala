@@ -8,7 +8,6 @@
 package lancepart.spark
 
 import lancepart.lance.{DatasetBranch, DatasetBranches, DatasetTags, Lance, LanceAccess}
-import lancepart.maintenance.PlainMaintenance
 import lancepart.manifest.ManifestConflict
 import lancepart.spark.plain.PlainTable
 import lancepart.txn.TransactionConflict
@@ -47,12 +46,7 @@ object TableBranches {
     // as Iceberg's, a table's tags and branches share one set of names
     if (TableTags.list(table).exists(_.name == name)) throw new IllegalArgumentException(
       s"table ${table.name()}: cannot create branch '$name': the table has a tag of that name")
-    val from = table match {
-      case t: PartitionedTable => TableTags.pinnedVersion(t, version, "branch")
-      case t: PlainTable =>
-        version.foreach(PlainMaintenance.requireVersion(lance, uri, t.name(), _))
-        version.getOrElse(t.withDataset(None)(_.version()))
-    }
+    val from = TableTags.refVersion(table, version, "branch")
     DatasetBranches.create(lance, uri, table.name(), name, from, maxAgeMillis, existing)
   }
 

@@ -31,21 +31,24 @@ object TableTags {
     // as Iceberg's, a table's tags and branches share one set of names
     if (TableBranches.exists(table, name)) throw new IllegalArgumentException(
       s"table ${table.name()}: cannot create tag '$name': the table has a branch of that name")
-    val tagged = table match {
-      case t: PartitionedTable => pinnedVersion(t, version, "tag")
-      case t: PlainTable =>
-        version.foreach(PlainMaintenance.requireVersion(lance, uri, t.name(), _))
-        version.getOrElse(t.withDataset(None)(_.version()))
-    }
-    DatasetTags.create(lance, uri, table.name(), name, tagged, maxAgeMillis, existing)
+    DatasetTags.create(lance, uri, table.name(), name, refVersion(table, version, "tag"), maxAgeMillis, existing)
+  }
+
+  /** The version `version` of `table` (None: its latest) that a `kind` (tag, branch) names: a
+   * partitioned table's as [[pinnedVersion]] allows, a plain table's Lance version (which must exist). */
+  def refVersion(table: Table, version: Option[Long], kind: String): Long = table match {
+    case t: PartitionedTable => pinnedVersion(t, version, kind)
+    case t: PlainTable =>
+      version.foreach(PlainMaintenance.requireVersion(t.lance, t.uri, t.name(), _))
+      version.getOrElse(t.withDataset(None)(_.version()))
   }
 
   /**
-   * Manifest version `version` of `table` (None: its latest) when a `kind` (tag, branch) made from
+   * Manifest version `version` of `t` (None: its latest) when a `kind` (tag, branch) made from
    * it keeps what it reads: committed in strong mode, where each row pins its partition table's
    * version, and of this catalog's own layout; refused otherwise, saying why.
    */
-  def pinnedVersion(t: PartitionedTable, version: Option[Long], kind: String): Long = {
+  private def pinnedVersion(t: PartitionedTable, version: Option[Long], kind: String): Long = {
     TableBranches.requireMain(t, s"make a $kind of")
     val v = version.getOrElse(t.store.latestVersion())
     if (t.manifest.meta.mode != TransactionMode.Strong) throw new UnsupportedOperationException(
