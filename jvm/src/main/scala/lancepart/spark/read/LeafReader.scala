@@ -2,7 +2,7 @@
 package lancepart.spark.read
 
 import lancepart.arrow.ArrowTypes
-import lancepart.lance.{LanceAccess, LeafColumn, LeafSchema}
+import lancepart.lance.{LeafColumn, LeafSchema}
 import lancepart.spec.{SchemaEvolution, SchemaField}
 import org.apache.arrow.vector.types.pojo.Field
 import org.apache.arrow.vector.ipc.ArrowReader
@@ -19,7 +19,7 @@ import org.lance.ipc.{LanceScanner, ScanOptions}
 import scala.jdk.CollectionConverters._
 
 /**
- * Reads a leaf at its pinned version (with each row's Lance row address after the columns when
+ * Reads `dataset`, the leaf `part` opened at its pinned version, and closes it (with each row's Lance row address after the columns when
  * `rowAddress`), following the schema consistency rules: a column is found
  * as [[LeafSchema.find]] says (by the field id lancepart tagged it with, else by name, else by its
  * Lance field id; renames are followed before and after they reach the leaf) among the columns
@@ -45,10 +45,9 @@ class LeafReader(
     columns: Seq[SchemaField],
     namespace: Seq[SchemaField],
     filters: Seq[LeafFilter],
-    lance: LanceAccess,
+    dataset: Dataset,
     rowAddress: Boolean = false,
     search: Option[LeafSearch] = None) extends PartitionReader[ColumnarBatch] {
-  private val dataset: Dataset = lance.open(part.uri, part.readVersion, part.branch)
   private val leaf =
     try LeafSchema.columns(dataset)
     catch { case e: Throwable => dataset.close(); throw e }

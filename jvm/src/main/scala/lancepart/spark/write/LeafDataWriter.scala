@@ -71,7 +71,7 @@ class LeafDataWriter(
     val version = pinned.getOrElse(lance.withDataset(uri)(_.version()))
     val t = new Target(directory.replacement(leaf.key), newLeafLayout)
     val old = LeafPartition(uri, Some(version), spec.identityValues(leaf.key.byFieldId), leaf.objectId)
-    val reader = new LeafReader(old, active, active, Seq.empty, lance)
+    val reader = new LeafReader(old, active, active, Seq.empty, lance.open(uri, Some(version)))
     try {
       while (reader.next()) reader.get().rowIterator().asScala.foreach(add(t, _))
       flush(t)
