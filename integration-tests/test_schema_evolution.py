@@ -7,6 +7,7 @@ import decimal
 import json
 
 import lance
+import pyarrow as pa
 import pytest
 from pyspark.errors import AnalysisException
 
@@ -335,3 +336,23 @@ def assert_leaves_read_by_field_id(spark, root, ns, t, columns, inserted, leaves
         for row in leaf.to_table().to_pylist():
             read[row[by_id[expected["id"]]]] = {name: row[by_id[expected[name]]] for name in inserted[row["id"]]}
     assert read == inserted
+
+
+def test_a_column_lance_cannot_describe_in_some_partition_tables_stops_only_the_reads_of_it(spark, root, ns):
+    """Regression: reading partition tables through one scan asked each one's Lance schema, which
+    lance-core refuses to describe when a column is dictionary-encoded (as pylance writes a pandas
+    categorical), and failed queries that do not read that column."""
+    t = f"lance.{ns}.cats"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, p STRING, d STRING) PARTITIONED BY (p)")
+    spark.sql(f"INSERT INTO {t} SELECT id, CAST(id % 4 AS STRING), CAST(id AS STRING) FROM range(40)")
+    manifest_rows = lance.dataset(str(root / ns / "cats" / "__manifest")).to_table(
+        filter="object_type = 'table'").to_pylist()
+    for row in manifest_rows:
+        p = row["partition_field_p"]
+        if p in ("0", "1"):
+            ids = [i for i in range(40) if i % 4 == int(p)]
+            data = pa.table({"id": pa.array(ids, pa.int64()), "p": pa.array([p] * len(ids)),
+                             "d": pa.array([str(i) for i in ids]).dictionary_encode()})
+            lance.write_dataset(data, str(root / ns / "cats" / row["location"]), mode="overwrite")
+    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t}").collect()) == list(range(40))
+    assert spark.sql(f"SELECT count(*) FROM {t} WHERE id > 9").first()[0] == 30

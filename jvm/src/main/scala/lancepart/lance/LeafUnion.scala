@@ -65,7 +65,7 @@ object LeafUnion {
    * `dataset` and closes the union.
    */
   def create(schema: UnionSchema, members: Seq[UnionMember], lance: LanceAccess): LeafUnion = {
-    val directory = Files.createTempDirectory("lancepart-union-")
+    val directory = Files.createTempDirectory(Prefix)
     try {
       val bases = members.zipWithIndex.map { case (m, i) => new BasePath(i + 1, Optional.empty(), m.uri, true) }
       var next = -1
@@ -89,14 +89,14 @@ object LeafUnion {
       val empty = Dataset.write().allocator(Lance.allocator).schema(new Schema(schema.fields.asJava))
         .uri(directory.toUri.toString).mode(WriteParams.WriteMode.CREATE).dataStorageVersion(schema.fileVersion)
         .initialBases(bases.asJava).baseStoreParams(stores.asJava).session(Lance.session).execute()
-      if (LeafSchema.forAppend(empty) != schema.fields) {
-        empty.close()
-        throw new IllegalStateException(s"a union of partition tables took other Lance field ids than theirs: " +
-          s"${LeafSchema.forAppend(empty)} for ${schema.fields}")
-      }
       val committed = Lance.using(empty) { ds =>
+        val taken = LeafSchema.forAppend(ds)
+        if (taken != schema.fields) throw new IllegalStateException(
+          s"a union of partition tables took other Lance field ids than theirs: $taken for ${schema.fields}")
+        // no cleanup: the union's base paths are the partition tables' own directories
         Lance.using(new Transaction.Builder().readVersion(ds.version())
-          .operation(Append.builder().fragments(fragments.asJava).build()).build())(new CommitBuilder(ds).execute)
+          .operation(Append.builder().fragments(fragments.asJava).build()).build())(
+          new CommitBuilder(ds).skipAutoCleanup(true).execute)
       }
       // a dataset keeps the base paths' object-store options only from its open
       val dataset = if (stores.isEmpty) committed
@@ -106,10 +106,20 @@ object LeafUnion {
           .baseStoreParams(stores.asJava).session(Lance.session).build())
       new LeafUnion(dataset, directory)
     } catch {
-      case e: Throwable => delete(directory); throw e
+      case e: Throwable =>
+        try delete(directory)
+        catch { case d: Throwable => e.addSuppressed(d) }
+        throw e
     }
   }
 
+  private val Prefix = "lancepart-union-"
+
+  /** Whether this JVM can hold unions: its temporary directory (`java.io.tmpdir`) takes a new
+   * directory. Asked once; where it cannot, partition tables are read one scan each. */
+  lazy val usable: Boolean = scala.util.Try(Files.delete(Files.createTempDirectory(Prefix))).isSuccess
+
   private def delete(directory: Path): Unit =
-    Files.walk(directory).sorted(java.util.Comparator.reverseOrder()).forEach(p => Files.deleteIfExists(p))
+    Lance.using(Files.walk(directory))(_.sorted(java.util.Comparator.reverseOrder()).forEach(p =>
+      Files.deleteIfExists(p)))
 }

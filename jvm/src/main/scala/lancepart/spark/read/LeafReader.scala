@@ -19,8 +19,10 @@ import org.lance.ipc.{LanceScanner, ScanOptions}
 import scala.jdk.CollectionConverters._
 
 /**
- * Reads `dataset`, the leaf `part` opened at its pinned version, and closes it (with each row's Lance row address after the columns when
- * `rowAddress`), following the schema consistency rules: a column is found
+ * Reads `dataset`, the leaf `part` opened at its pinned version (or the dataset of a
+ * [[lancepart.lance.LeafUnion]] of leaves of `part`'s schema, `part` being the first), and closes it
+ * (with each row's Lance row address after the columns when `rowAddress`), following the schema
+ * consistency rules: a column is found
  * as [[LeafSchema.find]] says (by the field id lancepart tagged it with, else by name, else by its
  * Lance field id; renames are followed before and after they reach the leaf) among the columns
  * of `namespace`, the whole namespace schema; it is read as the scan's

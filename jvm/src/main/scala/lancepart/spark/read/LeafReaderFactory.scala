@@ -1,7 +1,7 @@
 // Executor side of a read: the partition tables of one input partition, read one after the other, columnar only.
 package lancepart.spark.read
 
-import lancepart.lance.{LanceAccess, LeafSchema, LeafUnion}
+import lancepart.lance.{LanceAccess, LeafSchema, LeafUnion, UnionMember, UnionSchema}
 import lancepart.spec.SchemaField
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
@@ -12,6 +12,7 @@ import org.apache.spark.unsafe.types.UTF8String
 import org.lance.Dataset
 
 import scala.collection.mutable
+import scala.util.control.NonFatal
 
 /** `columns` are the namespace columns to read, in the scan's order, each with the type the scan
  * reads (Spark may have pruned nested fields); `namespace` is every column of the namespace schema;
@@ -34,58 +35,66 @@ class LeafReaderFactory(
     new SplitReader(partition.asInstanceOf[LeafSplit].leaves)
 
   /** Whether partition tables may be read through a [[LeafUnion]]: when no row needs to say which
-   * partition table it came from (no row addresses, table column or search). */
-  private val unions = !rowAddress && !tableColumn && search.isEmpty
+   * partition table it came from (no row addresses, table column or search) and the executor can
+   * hold unions (asked there, not where the factory is made). */
+  private def unions = !rowAddress && !tableColumn && search.isEmpty && LeafUnion.usable
 
   /** Reads `leaves` in order, each opened when the one before is done; with [[unions]], a leaf
    * storing every column the scan reads is read together with the leaves after it that share its
-   * schema (at most [[LeafReaderFactory.MaxUnion]]), through one scanner. */
+   * schema, through one scanner: at most 16 the first time, twice as many each time after, up to
+   * [[LeafReaderFactory.MaxUnion]] (a query that stops early has opened few ahead). A leaf whose
+   * schema cannot be asked, or a union that cannot be made, is read alone. */
   private class SplitReader(leaves: Seq[LeafPartition]) extends PartitionReader[ColumnarBatch] {
     private val remaining = leaves.iterator
 
-    /** A leaf opened while gathering a union that it could not join: the next one to read. */
-    private var held: Option[(LeafPartition, Dataset)] = None
+    /** Leaves to read before `remaining`, in order: one opened while gathering a union that it
+     * could not join, or the leaves of a union that could not be made (to read alone). */
+    private var pending = List.empty[Pending]
     private var current: Option[(LeafReader, LeafPartition)] = None
     private var union: Option[LeafUnion] = None
+    private var unionSize = LeafReaderFactory.FirstUnion
 
     override def next(): Boolean = {
       while (!current.exists(_._1.next())) {
         closeCurrent()
-        if (held.isEmpty && !remaining.hasNext) return false
+        if (!hasMore) return false
         current = Some(nextReader())
       }
       true
     }
 
-    private def open(leaf: LeafPartition): Dataset = lance.open(leaf.uri, leaf.readVersion, leaf.branch)
+    private def hasMore = pending.nonEmpty || remaining.hasNext
+
+    /** The next leaf, opened; the caller closes it. */
+    private def take(): Pending = {
+      val p = pending match {
+        case first :: rest => pending = rest; first
+        case Nil => Pending(remaining.next(), None, alone = false)
+      }
+      if (p.dataset.isDefined) p else p.copy(dataset = Some(lance.open(p.leaf.uri, p.leaf.readVersion, p.leaf.branch)))
+    }
 
     /** A reader of the next leaf, or of it and the leaves after it that join a union with it. */
     private def nextReader(): (LeafReader, LeafPartition) = {
-      val (leaf, ds) = held.getOrElse { val l = remaining.next(); l -> open(l) }
-      held = None
-      def alone = new LeafReader(leaf, columns, namespace, filters, ds, rowAddress, search) -> leaf
-      val first =
-        try if (unions && storesAll(ds)) member(leaf, ds) else None
+      val Pending(leaf, Some(ds), alone) = take()
+      val gathered =
+        try
+          // a union's leaves share the first one's schema, so they store what it stores
+          if (alone || !unions || !hasMore || !storesAll(ds)) None
+          else unionMember(leaf, ds).flatMap { case (schema, first) =>
+            val others = gather(schema)
+            if (others.isEmpty) None else Some(schema -> ((leaf -> first) +: others))
+          }
         catch { case e: Throwable => ds.close(); throw e }
-      first match {
-        case None => alone
-        case Some((schema, head)) =>
-          val members = mutable.ArrayBuffer(head)
-          try
-            while (held.isEmpty && members.size < LeafReaderFactory.MaxUnion && remaining.hasNext) {
-              val next = remaining.next()
-              val opened = open(next)
-              member(next, opened).filter(_._1 == schema) match {
-                case Some((_, m)) => members += m; opened.close()
-                case None => held = Some(next -> opened)
-              }
-            }
-          catch { case e: Throwable => ds.close(); throw e }
-          if (members.size == 1) alone
-          else {
-            ds.close()
-            val u = LeafUnion.create(schema, members.toSeq, lance)
+      gathered match {
+        case None => new LeafReader(leaf, columns, namespace, filters, ds, rowAddress, search) -> leaf
+        case Some((schema, members)) =>
+          ds.close()
+          unionSize = (unionSize * 2).min(LeafReaderFactory.MaxUnion)
+          try {
+            val u = LeafUnion.create(schema, members.map(_._2), lance)
             union = Some(u)
+            // messages name the first leaf: its schema, which they are about, is every member's
             new LeafReader(
               LeafPartition(leaf.uri, None, Map.empty, leaf.objectId),
               columns,
@@ -94,19 +103,49 @@ class LeafReaderFactory(
               u.dataset,
               rowAddress,
               search) -> leaf
+          } catch {
+            case NonFatal(e) =>
+              LeafReaderFactory.log.warn(
+                s"reading ${members.size} partition tables through one scan failed; reading each alone",
+                e)
+              pending = members.map { case (l, _) => Pending(l, None, alone = true) }.toList ++ pending
+              nextReader()
           }
       }
     }
 
-    /** `leaf`'s part of a union, when it can have one: on the main branch, see [[LeafUnion.member]]. */
-    private def member(leaf: LeafPartition, ds: Dataset) =
-      if (leaf.branch.isDefined) None else LeafUnion.member(ds, leaf.uri, leaf.fragments)
+    /** The leaves after the one read next that join its union of `schema` (their datasets closed
+     * once their fragments are taken), up to `unionSize` in all; the first that cannot join stays
+     * opened, first in `pending`. */
+    private def gather(schema: UnionSchema): Seq[(LeafPartition, UnionMember)] = {
+      val members = mutable.ArrayBuffer.empty[(LeafPartition, UnionMember)]
+      var joining = true
+      while (joining && members.size + 1 < unionSize && hasMore) {
+        val next = take()
+        val ds = next.dataset.get
+        (if (next.alone) None else unionMember(next.leaf, ds).filter(_._1 == schema)) match {
+          case Some((_, m)) => members += next.leaf -> m; ds.close()
+          case None => pending = next :: pending; joining = false
+        }
+      }
+      members.toSeq
+    }
+
+    /** `leaf`'s part of a union, when it can have one: on the main branch ([[LeafUnion.member]]);
+     * None when its schema cannot be asked (lance-core refuses some Arrow types a scan that does
+     * not read them can still skip). */
+    private def unionMember(leaf: LeafPartition, ds: Dataset): Option[(UnionSchema, UnionMember)] =
+      if (leaf.branch.isDefined) None
+      else
+        try LeafUnion.member(ds, leaf.uri, leaf.fragments)
+        catch { case NonFatal(_) => None }
 
     /** Whether `ds` stores every column the scan reads: a union has no partition values to fill in. */
-    private def storesAll(ds: Dataset): Boolean = {
-      val leaf = LeafSchema.columns(ds)
-      columns.forall(LeafSchema.find(leaf, _, namespace).isDefined)
-    }
+    private def storesAll(ds: Dataset): Boolean =
+      try {
+        val stored = LeafSchema.columns(ds)
+        columns.forall(LeafSchema.find(stored, _, namespace).isDefined)
+      } catch { case NonFatal(_) => false }
 
     override def get(): ColumnarBatch = {
       val (reader, leaf) = current.get
@@ -130,13 +169,20 @@ class LeafReaderFactory(
     override def close(): Unit =
       try closeCurrent()
       finally {
-        held.foreach(_._2.close())
-        held = None
+        pending.foreach(_.dataset.foreach(_.close()))
+        pending = Nil
       }
   }
 }
 
+/** A leaf to read, with its dataset once opened; `alone`: not to be read through a union. */
+private case class Pending(leaf: LeafPartition, dataset: Option[Dataset], alone: Boolean)
+
 object LeafReaderFactory {
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[LeafReaderFactory])
+
+  /** The most partition tables the first union of a task reads. */
+  val FirstUnion = 16
 
   /** The most partition tables one union reads (docs/benchmarks.md, "One scan for many partition
    * tables"). */
