@@ -148,11 +148,11 @@ CASES = [
         "ALTER TABLE {t} ALTER COLUMN v TYPE BIGINT", "INSERT INTO {t} VALUES (8, 'f', 5000000000)"),
         ("SELECT * FROM {t} WHERE v > 20", "SELECT p, sum(v) FROM {t} GROUP BY p")),
     # small partition tables of one split are read through one Lance scanner when they share a
-    # schema and have no deletion files (LeafUnion): here some have deletion files, some a column
-    # the others lack, one a widened type
+    # schema and have no deletion files and at least 16 are left to read (LeafUnion): here some
+    # have deletion files, some a column the others lack, one a widened type
     Case("many partitions read together: deletion files, an added column, a widened type", (
         "CREATE TABLE {t} (id BIGINT, p INT, v INT, s STRING) PARTITIONED BY (p)",
-        "INSERT INTO {t} SELECT id, CAST(id % 16 AS INT), CAST(id * 3 AS INT), CAST(id % 3 AS STRING) FROM range(128)",
+        "INSERT INTO {t} SELECT id, CAST(id % 40 AS INT), CAST(id * 3 AS INT), CAST(id % 3 AS STRING) FROM range(320)",
         f"ALTER TABLE {{t}} SET TBLPROPERTIES ({MERGE_ON_READ})", "DELETE FROM {t} WHERE id % 5 = 0 AND p < 3",
         "ALTER TABLE {t} ADD COLUMN c STRING", "INSERT INTO {t} VALUES (100, 4, 1, 'x', 'c4'), (101, 5, 2, 'y', 'c5')",
         "ALTER TABLE {t} ALTER COLUMN v TYPE BIGINT", "INSERT INTO {t} VALUES (102, 6, 5000000000, 'z', NULL)"),

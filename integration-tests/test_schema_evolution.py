@@ -344,15 +344,16 @@ def test_a_column_lance_cannot_describe_in_some_partition_tables_stops_only_the_
     categorical), and failed queries that do not read that column."""
     t = f"lance.{ns}.cats"
     spark.sql(f"CREATE TABLE {t} (id BIGINT, p STRING, d STRING) PARTITIONED BY (p)")
-    spark.sql(f"INSERT INTO {t} SELECT id, CAST(id % 4 AS STRING), CAST(id AS STRING) FROM range(40)")
+    # partitions enough that their tables are read through one scan (at least 16 left in a split)
+    spark.sql(f"INSERT INTO {t} SELECT id, CAST(id % 40 AS STRING), CAST(id AS STRING) FROM range(80)")
     manifest_rows = lance.dataset(str(root / ns / "cats" / "__manifest")).to_table(
         filter="object_type = 'table'").to_pylist()
     for row in manifest_rows:
         p = row["partition_field_p"]
         if p in ("0", "1"):
-            ids = [i for i in range(40) if i % 4 == int(p)]
+            ids = [i for i in range(80) if i % 40 == int(p)]
             data = pa.table({"id": pa.array(ids, pa.int64()), "p": pa.array([p] * len(ids)),
                              "d": pa.array([str(i) for i in ids]).dictionary_encode()})
             lance.write_dataset(data, str(root / ns / "cats" / row["location"]), mode="overwrite")
-    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t}").collect()) == list(range(40))
-    assert spark.sql(f"SELECT count(*) FROM {t} WHERE id > 9").first()[0] == 30
+    assert sorted(r.id for r in spark.sql(f"SELECT id FROM {t}").collect()) == list(range(80))
+    assert spark.sql(f"SELECT count(*) FROM {t} WHERE id > 9").first()[0] == 70
