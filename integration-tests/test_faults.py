@@ -3,12 +3,15 @@
 at all, weak mode shows whole leaf commits only, and vacuum then leaves no orphan and loses nothing
 committed.
 
-The harness picks each kill point: it watches the table's files while a writer's second batch
+The harness picks each kill point: it watches the table's files while a writer's next batch
 commits and kills the writer when the phase it chose began (the first fragment file written, the
 first partition-table version committed, or the new __manifest version: each phase in turn), up
-to 5 ms after; a kill that landed after the writer reported the batch, or before the manifest commit
-but left no orphan, is retried, so every counted kill lands before the writer reported its write
-(and one after the manifest commit, the commit point, must find the batch whole). A writer whose
+to 5 ms after (the random delays are seeded by the mode, the same in every run). When the writer
+reported the batch before the kill came, the harness tries again on its next batch instead of
+killing it (a new writer is a JVM start); a kill that landed after the writer reported the batch,
+or before the manifest commit but left no orphan, is retried with a new writer. So every counted
+kill lands before the writer reported its write (and one after the manifest commit, the commit
+point, must find the batch whole). A writer whose
 batch raised fails the test with its traceback: a failed write is not a kill."""
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from writer_pool import Writer
 TRIALS = int(os.environ.get("LANCEPART_FAULT_TRIALS", "3"))
 PHASES = ("fragments", "leaf commit", "manifest commit")
 ATTEMPTS = 5  # writers started per mode, at most ATTEMPTS * TRIALS, retries included
+BATCHES = 6  # batches a writer may commit: the first, then one per kill tried until one lands
 PER_PARTITION = 100
 # two partitions that exist, two that each batch creates
 PARTITIONS = ["US", "FR", "T{trial}-{{b}}-a", "T{trial}-{{b}}-b"]
@@ -71,29 +75,42 @@ def kill_delay(rng: random.Random) -> float:
     return rng.uniform(0, 0.005)
 
 
-def kill_a_writer(root: Path, table_dir: Path, table: str, trial: int, phase: str, delay: float) -> set[int]:
-    """Starts a writer that commits batch 0, then batch 1, and kills it (and its JVM) ``delay``
-    seconds after ``phase`` of batch 1's commit began; returns the batches it reported committed."""
+def kill_a_writer(root: Path, table_dir: Path, table: str, trial: int, phase: str,
+                  rng: random.Random) -> tuple[int | None, set[int]]:
+    """Starts a writer that commits batch 0, then batch after batch when told, and kills it (and its
+    JVM) while the commit of one of them is in ``phase``: ``kill_delay`` after the phase began (none
+    for the manifest commit). A batch the writer reported before the kill came is not killed: the
+    next one is tried in the same writer, up to BATCHES. Returns the batch killed (None: every batch
+    was reported first) and the batches the writer reported committed."""
     partitions = [p.format(trial=trial) for p in PARTITIONS]
     # A JVM unpacks lance-core's native library (173 MiB) into java.io.tmpdir and deletes it only
     # when it exits normally: a killed writer's copy goes with this directory.
     with tempfile.TemporaryDirectory(prefix="writer-jvm-") as jvm_tmp:
         options = f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} -Djava.io.tmpdir={jvm_tmp}".strip()
         writer = Writer(root, {**os.environ, "JAVA_TOOL_OPTIONS": options})
+        reported, killed, began, stderr = {0}, None, True, ""
         try:
             writer.wait_ready()
-            writer.send({"batches": 2, "step": True, "table": table, "writer": trial, "per_partition": PER_PARTITION,
-                         "partitions": partitions})
+            writer.send({"batches": BATCHES, "step": True, "table": table, "writer": trial,
+                         "per_partition": PER_PARTITION, "partitions": partitions})
             assert writer.event() == {"committed": 0}, f"trial {trial}: {writer.stderr()}"
-            before = phase_files(table_dir, phase)
-            writer.send("next")
-            deadline = time.monotonic() + 120
-            while not (began := bool(phase_files(table_dir, phase) - before)) and time.monotonic() < deadline:
-                time.sleep(0.0005)
-            if began:
-                time.sleep(delay)
-            else:
-                stderr = writer.stderr()  # before the kill closes it
+            for batch in range(1, BATCHES):
+                before = phase_files(table_dir, phase)
+                writer.send("next")
+                deadline = time.monotonic() + 120
+                while not (began := bool(phase_files(table_dir, phase) - before)) and time.monotonic() < deadline:
+                    time.sleep(0.0005)
+                if not began:
+                    stderr = writer.stderr()  # before the kill closes it
+                    break
+                time.sleep(0 if phase == "manifest commit" else kill_delay(rng))
+                if not writer.has_event():
+                    killed = batch
+                    break
+                # the writer reported the batch before the kill came: the next batch, same writer
+                event = writer.event()
+                assert event == {"committed": batch}, f"trial {trial}: {event}; {writer.stderr()}"
+                reported.add(batch)
         finally:
             events = writer.kill()
         # a batch that raised is a failed write, not a kill: its traceback is in the writer's events
@@ -102,7 +119,7 @@ def kill_a_writer(root: Path, table_dir: Path, table: str, trial: int, phase: st
         assert began, f"trial {trial}: no {phase} in 120 s; the writer's stderr ends:\n{stderr}"
         # the writer unpacked its copy into its own temp dir, which goes with the dir
         assert list(Path(jvm_tmp).glob("liblance_jni*.so")), f"trial {trial}: no native library in {jvm_tmp}"
-    return {0} | {e["committed"] for e in events if "committed" in e}
+    return killed, reported | {e["committed"] for e in events if "committed" in e}
 
 
 def check_after_kill(spark, table_dir: Path, table: str, mode: str, trial: int, reported: set[int]) -> None:
@@ -162,19 +179,19 @@ def run_mode(spark, admin, root: Path, ns: str, mode: str) -> dict:
     spark.sql(f"CREATE TABLE {table} (id BIGINT, c STRING, writer STRING, batch INT) PARTITIONED BY (c) "
               f"TBLPROPERTIES ('transaction.mode' = '{mode}')")
     spark.sql(f"INSERT INTO {table} VALUES (-1, 'US', 'seed', -1), (-2, 'FR', 'seed', -1)")
-    rng = random.Random(f"{mode}-{os.getpid()}")
+    rng = random.Random(mode)
     kills, orphans = collections.Counter(), set()
     for trial in range(TRIALS * ATTEMPTS):
         if sum(kills.values()) == TRIALS:
             break
         # each phase in turn
         phase = PHASES[sum(kills.values()) % len(PHASES)]
-        batches = kill_a_writer(root, table_dir, table, trial, phase, 0 if phase == "manifest commit" else kill_delay(rng))
+        killed, batches = kill_a_writer(root, table_dir, table, trial, phase, rng)
         left = set(unreferenced(table_dir))
         # inside the write: before the writer reported it, and before the manifest commit, an orphan;
         # after the manifest commit (the commit point) and before the report, the batch is all there
-        counted = 1 not in batches and (phase == "manifest commit" or bool(left - orphans))
-        committed = batches | {1} if counted and phase == "manifest commit" else batches
+        counted = killed is not None and killed not in batches and (phase == "manifest commit" or bool(left - orphans))
+        committed = batches | {killed} if counted and phase == "manifest commit" else batches
         check_after_kill(spark, table_dir, table, mode, trial, committed)
         if counted:
             kills[phase] += 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -54,6 +55,11 @@ class Writer:
         except json.JSONDecodeError:
             raise AssertionError(f"writer {self.proc.pid} printed a line that is not an event: {line!r}; its stderr "
                                  f"ends:\n{self.stderr()}") from None
+
+    def has_event(self) -> bool:
+        """Whether the writer printed an event not read yet (one printed before the last ``event``
+        and buffered with it is not seen)."""
+        return bool(select.select([self.proc.stdout], [], [], 0)[0])
 
     def wait_ready(self) -> None:
         event = self.event()
