@@ -9,7 +9,9 @@ import org.lance.fragment.DataFile
 import org.lance.operation.Append
 
 import java.nio.file.{Files, Path}
+import java.time.Instant
 import java.util.Optional
+import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
 /** What a union of partition tables needs to agree on: the top-level Arrow fields with their
@@ -35,8 +37,45 @@ object LeafUnion {
    * the dataset's own, files of several formats or older than Lance file format 2.0 (the union is
    * written in the files' format), a blob column (whose values may live in files beside the data
    * files), or no fragment at all.
+   *
+   * Kept for the last [[CachedMembers]] partition-table versions this JVM asked about: a version's
+   * schema and fragments never change, and its commit time is part of the key, so a table made
+   * anew at the same location, whose version numbers start over, is asked again. Equal schemas
+   * are kept once.
    */
   def member(ds: Dataset, uri: String, fragmentIds: Option[Seq[Int]]): Option[(UnionSchema, UnionMember)] = {
+    val version = ds.getVersion
+    val key = MemberKey(uri, version.getId, version.getDataTime.toInstant, fragmentIds)
+    Members.synchronized(Option(Members.get(key))).getOrElse {
+      val found = described(ds, uri, fragmentIds)
+      Members.synchronized {
+        val kept = found.map { case (schema, m) => Schemas.getOrElseUpdate(schema, schema) -> m }
+        if (Schemas.size > CachedSchemas) Schemas.clear()
+        Members.put(key, kept)
+        kept
+      }
+    }
+  }
+
+  /** The most partition-table versions whose [[member]] answers a JVM keeps: about 1 KB each
+   * (their fragments' metadata), beside the schemas they share. */
+  val CachedMembers = 20000
+
+  /** The most distinct schemas kept for sharing (more are kept again from the next [[member]]). */
+  private val CachedSchemas = 1000
+
+  private final case class MemberKey(uri: String, version: Long, committed: Instant, fragmentIds: Option[Seq[Int]])
+
+  /** [[member]]'s answers, least recently asked first. */
+  private val Members = new java.util.LinkedHashMap[MemberKey, Option[(UnionSchema, UnionMember)]](1024, 0.75f, true) {
+    override def removeEldestEntry(e: java.util.Map.Entry[MemberKey, Option[(UnionSchema, UnionMember)]]): Boolean =
+      size() > CachedMembers
+  }
+
+  /** The schemas of [[Members]]' answers, each kept once. */
+  private val Schemas = mutable.HashMap.empty[UnionSchema, UnionSchema]
+
+  private def described(ds: Dataset, uri: String, fragmentIds: Option[Seq[Int]]): Option[(UnionSchema, UnionMember)] = {
     val chosen = fragmentIds.map(_.toSet)
     val fragments = ds.getFragments.asScala.toSeq.map(_.metadata()).filter(f => chosen.forall(_(f.getId)))
     val files = fragments.flatMap(_.getFiles.asScala)

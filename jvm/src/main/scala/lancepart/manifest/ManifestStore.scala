@@ -271,14 +271,33 @@ class ManifestStore(
   def properties(): Map[String, String] =
     withManifest()(_.getTableMetadata.asScala.toMap)
 
-  /** Rows matching a Lance SQL `filter`, read at `manifest.version`; the filter runs inside Lance. */
-  def rows(manifest: Manifest, filter: String): Seq[ManifestRow] =
+  /** Rows matching a Lance SQL `filter`, read at `manifest.version`; the filter runs inside Lance.
+   * Kept for the next call of the same version and filter ([[ManifestRowCache]]), unless a row
+   * reads its partition table at a tag, which another client may move. */
+  def rows(manifest: Manifest, filter: String): Seq[ManifestRow] = {
+    val fields = manifest.meta.allFields
+    val key = RowsKey(
+      uri,
+      branch,
+      manifest.version,
+      manifest.committedAt,
+      filter,
+      fields.map(f => f.fieldId -> f.column),
+      manifest.meta.unpartitioned)
+    ManifestRowCache.get(key).getOrElse {
+      val (found, atTags) = scanRows(manifest, fields, filter)
+      if (!atTags) ManifestRowCache.put(key, found)
+      found
+    }
+  }
+
+  /** [[rows]] read from `__manifest`, and whether a row reads its partition table at a tag. */
+  private def scanRows(manifest: Manifest, fields: Seq[BoundField], filter: String): (Seq[ManifestRow], Boolean) =
     atVersion(manifest.version) { ds =>
-      val fields = manifest.meta.allFields
       val optional = (ReadVersion +: Metadata +: ReadRefs).filter(has(ds, _))
       // each partition table's tag resolved once per call
       val tags = scala.collection.mutable.Map.empty[(Option[String], String), (Option[String], Long)]
-      scan(ds, filter, RequiredColumns ++ optional ++ fields.map(_.column)).map { r =>
+      val found = scan(ds, filter, RequiredColumns ++ optional ++ fields.map(_.column)).map { r =>
         val metadata = r.get(Metadata).flatMap(Option(_)).map(_.toString)
         val location = Option(r(Location)).map(_.toString)
         val kept = metadata.flatMap(RowMetadata.objectOf)
@@ -303,6 +322,7 @@ class ManifestStore(
           copyOf = kept.flatMap(RowMetadata.copyOf)
         )
       }
+      found -> tags.nonEmpty
     }
 
   /** The branch (None: main) and version of the partition table at `location` that its tag `tag`

@@ -25,6 +25,12 @@ class LeafUnionSuite extends AnyFunSuite {
   private def dataset(schema: Schema, ranges: Range*): String = {
     val uri = Files.createTempDirectory("union").resolve("t.lance").toString
     lance.create(uri, schema, Some("2.1"))
+    append(uri, schema, ranges: _*)
+    uri
+  }
+
+  /** Commits a fragment per range of ids to the dataset of `schema` at `uri`, as [[dataset]] writes them. */
+  private def append(uri: String, schema: Schema, ranges: Range*): Unit = {
     val fragments = ranges.flatMap { ids =>
       Lance.using(VectorSchemaRoot.create(schema, Lance.allocator)) { root =>
         root.allocateNew()
@@ -37,9 +43,9 @@ class LeafUnionSuite extends AnyFunSuite {
         lance.writeFragments(uri, root, "2.1")
       }
     }
-    Lance.using(new Transaction.Builder().readVersion(1)
+    val version = lance.withDataset(uri)(_.version())
+    Lance.using(new Transaction.Builder().readVersion(version)
       .operation(Append.builder().fragments(fragments.asJava).build()).build())(lance.commit(uri, _))
-    uri
   }
 
   private def member(uri: String, fragments: Option[Seq[Int]] = None) =
@@ -89,5 +95,24 @@ class LeafUnionSuite extends AnyFunSuite {
     Lance.using(lance.open(uri))(_.delete("id = 3"))
     assert(member(uri).isEmpty)
     assert(member(uri, Some(Seq(0))).map(_._2.fragments.map(_.getId)).contains(Seq(0)))
+  }
+
+  test("a table's part of a union is kept per version: after another writer's commit, and for a table made anew at the same location, it is asked again") {
+    val schema = new Schema(Seq(id, s).asJava)
+    val uri = dataset(schema, 0 until 2)
+    val Some((_, kept)) = member(uri)
+    assert(member(uri).map(_._2).exists(_ eq kept))
+    append(uri, schema, 5 until 6)
+    assert(member(uri).map(_._2.fragments.map(_.getPhysicalRows.toLong)).contains(Seq(2L, 1L)))
+    // version 2 again, with other rows
+    Lance.using(Files.walk(java.nio.file.Paths.get(uri)))(_.sorted(java.util.Comparator.reverseOrder()).forEach(p =>
+      Files.delete(p)))
+    lance.create(uri, schema, Some("2.1"))
+    append(uri, schema, 7 until 10)
+    val Some((_, anew)) = member(uri)
+    assert(lance.withDataset(uri)(_.version()) == 2 && anew.fragments.map(_.getPhysicalRows.toLong) == Seq(3L))
+    Lance.using(LeafUnion.create(member(uri).get._1, Seq(anew), lance)) { union =>
+      assert(rows(union.dataset) == Set("7\ts7", "8\ts8", "9\ts9"))
+    }
   }
 }

@@ -118,6 +118,25 @@ class ManifestStoreSuite extends AnyFunSuite {
     assert(store.rows(store.load(), "object_type = 'table'").size == 2)
   }
 
+  test("a manifest version's rows are kept for its next read; a new version, and a manifest made anew at the same location, are read") {
+    val store = newStore()
+    store.create(meta)
+    store.upsert(Seq(leaf("aaaaaaaaaaaaaaaa", 20000, "US", 1)))
+    val first = store.load()
+    val rows = store.rows(first, "object_type = 'table'")
+    assert(store.rows(first, "object_type = 'table'") eq rows)
+    store.upsert(Seq(leaf("bbbbbbbbbbbbbbbb", 20001, "FR", 1)))
+    assert(store.rows(store.load(), "object_type = 'table'").size == 2)
+    Lance.using(Files.walk(java.nio.file.Paths.get(store.uri)))(_.sorted(java.util.Comparator.reverseOrder()).forEach(
+      p =>
+        Files.delete(p)))
+    store.create(meta)
+    store.upsert(Seq(leaf("cccccccccccccccc", 20002, "DE", 1)))
+    val anew = store.load()
+    assert(anew.version == first.version)
+    assert(store.rows(anew, "object_type = 'table'").map(_.objectId) == Seq("v1$cccccccccccccccc$dataset"))
+  }
+
   test("a commit on top of a manifest version that expire_snapshots removed meanwhile is a conflict, retried") {
     // Regression (test_concurrency): the commit failed with Lance's "Dataset at path ... was not found".
     val store = newStore()
