@@ -38,39 +38,38 @@ object LeafUnion {
    * written in the files' format), a blob column (whose values may live in files beside the data
    * files), or no fragment at all.
    *
-   * Kept for the last [[CachedMembers]] partition-table versions this JVM asked about: a version's
-   * schema and fragments never change, and its commit time is part of the key, so a table made
-   * anew at the same location, whose version numbers start over, is asked again. Equal schemas
-   * are kept once.
+   * Kept per JVM for the partition-table versions (and fragments chosen) asked about last
+   * ([[CachedMembers]]): a version's schema and fragments never change, and its commit time is
+   * part of the key, so a table made anew at the same location, whose version numbers start over,
+   * is asked again. Equal schemas are kept once.
    */
   def member(ds: Dataset, uri: String, fragmentIds: Option[Seq[Int]]): Option[(UnionSchema, UnionMember)] = {
     val version = ds.getVersion
     val key = MemberKey(uri, version.getId, version.getDataTime.toInstant, fragmentIds)
-    Members.synchronized(Option(Members.get(key))).getOrElse {
+    Members.get(key).getOrElse {
       val found = described(ds, uri, fragmentIds)
-      Members.synchronized {
-        val kept = found.map { case (schema, m) => Schemas.getOrElseUpdate(schema, schema) -> m }
-        if (Schemas.size > CachedSchemas) Schemas.clear()
-        Members.put(key, kept)
-        kept
+      val kept = Schemas.synchronized {
+        if (Schemas.size >= CachedSchemas) Schemas.clear()
+        found.map { case (schema, m) => Schemas.getOrElseUpdate(schema, schema) -> m }
       }
+      Members.put(key, kept)
+      kept
     }
   }
 
-  /** The most partition-table versions whose [[member]] answers a JVM keeps: about 1 KB each
-   * (their fragments' metadata), beside the schemas they share. */
-  val CachedMembers = 20000
+  /** The most weight of [[member]] answers a JVM keeps: each weighs 1 and 1 more per fragment (a
+   * fragment's metadata, some hundreds of bytes), beside the schemas they share. */
+  val CachedMembers = 40000
 
   /** The most distinct schemas kept for sharing (more are kept again from the next [[member]]). */
   private val CachedSchemas = 1000
 
   private final case class MemberKey(uri: String, version: Long, committed: Instant, fragmentIds: Option[Seq[Int]])
 
-  /** [[member]]'s answers, least recently asked first. */
-  private val Members = new java.util.LinkedHashMap[MemberKey, Option[(UnionSchema, UnionMember)]](1024, 0.75f, true) {
-    override def removeEldestEntry(e: java.util.Map.Entry[MemberKey, Option[(UnionSchema, UnionMember)]]): Boolean =
-      size() > CachedMembers
-  }
+  /** [[member]]'s answers. */
+  private val Members = new VersionCache[MemberKey, Option[(UnionSchema, UnionMember)]](
+    CachedMembers,
+    found => 1L + found.fold(0)(_._2.fragments.size))
 
   /** The schemas of [[Members]]' answers, each kept once. */
   private val Schemas = mutable.HashMap.empty[UnionSchema, UnionSchema]

@@ -1,6 +1,8 @@
-// The __manifest rows a JVM read last, per manifest version and filter: a version never changes, so
-// the next statement that reads the same version (most queries between two commits) scans none.
+// The __manifest rows scans read last, per manifest version and filter: a version never changes, so
+// the next query of the same version (most queries between two commits) scans none.
 package lancepart.manifest
+
+import lancepart.lance.VersionCache
 
 import java.time.Instant
 
@@ -16,29 +18,22 @@ private[manifest] final case class RowsKey(
     columns: Seq[(String, String)],
     unpartitioned: Set[String])
 
-/** The rows of the keys asked last, together at most [[ManifestRowCache.MaxRows]] rows. */
+/** The rows of the keys asked last. Kept rows are shared by the queries that ask for them again:
+ * no caller may change a row's values (byte arrays, decimals). */
 private[manifest] object ManifestRowCache {
 
-  /** The most rows kept: about 1 KB each on the heap (a row's metadata JSON and partition values),
-   * so at most some tens of MB; a table's full list of more partition tables is read every time. */
-  val MaxRows = 20000
+  /** The most weight kept: a row weighs 1 (about 1 KB on the heap: its metadata JSON and
+   * partition values), and so does each KB of a key's filter; so some tens of MB at most. A scan
+   * of more partition tables than that reads them from `__manifest` every time. */
+  val Capacity = 20000
 
-  private var kept = 0
+  private val cache = new VersionCache[RowsKey, (Seq[ManifestRow], Int)](
+    Capacity,
+    { case (rows, filterKb) =>
+      rows.size + filterKb + 1L
+    })
 
-  /** Least recently asked first. */
-  private val entries = new java.util.LinkedHashMap[RowsKey, Seq[ManifestRow]](64, 0.75f, true)
+  def get(key: RowsKey): Option[Seq[ManifestRow]] = cache.get(key).map(_._1)
 
-  def get(key: RowsKey): Option[Seq[ManifestRow]] = synchronized(Option(entries.get(key)))
-
-  def put(key: RowsKey, rows: Seq[ManifestRow]): Unit = synchronized {
-    if (rows.size <= MaxRows) {
-      Option(entries.put(key, rows)).foreach(old => kept -= old.size)
-      kept += rows.size
-      val oldest = entries.values().iterator()
-      while (kept > MaxRows) {
-        kept -= oldest.next().size
-        oldest.remove()
-      }
-    }
-  }
+  def put(key: RowsKey, rows: Seq[ManifestRow]): Unit = cache.put(key, rows -> key.filter.length / 1024)
 }

@@ -272,58 +272,64 @@ class ManifestStore(
     withManifest()(_.getTableMetadata.asScala.toMap)
 
   /** Rows matching a Lance SQL `filter`, read at `manifest.version`; the filter runs inside Lance.
-   * Kept for the next call of the same version and filter ([[ManifestRowCache]]), unless a row
-   * reads its partition table at a tag, which another client may move. */
-  def rows(manifest: Manifest, filter: String): Seq[ManifestRow] = {
-    val fields = manifest.meta.allFields
-    val key = RowsKey(
-      uri,
-      branch,
-      manifest.version,
-      manifest.committedAt,
-      filter,
-      fields.map(f => f.fieldId -> f.column),
-      manifest.meta.unpartitioned)
-    ManifestRowCache.get(key).getOrElse {
-      val (found, atTags) = scanRows(manifest, fields, filter)
-      if (!atTags) ManifestRowCache.put(key, found)
-      found
-    }
-  }
-
-  /** [[rows]] read from `__manifest`, and whether a row reads its partition table at a tag. */
-  private def scanRows(manifest: Manifest, fields: Seq[BoundField], filter: String): (Seq[ManifestRow], Boolean) =
+   * `keep`: for a scan, whose next query of the same version and filter takes the rows read now
+   * ([[ManifestRowCache]]; the version is still opened, which tells whether it is still there),
+   * unless a row reads its partition table at a tag, which another client may move. */
+  def rows(manifest: Manifest, filter: String, keep: Boolean = false): Seq[ManifestRow] =
     atVersion(manifest.version) { ds =>
-      val optional = (ReadVersion +: Metadata +: ReadRefs).filter(has(ds, _))
-      // each partition table's tag resolved once per call
-      val tags = scala.collection.mutable.Map.empty[(Option[String], String), (Option[String], Long)]
-      val found = scan(ds, filter, RequiredColumns ++ optional ++ fields.map(_.column)).map { r =>
-        val metadata = r.get(Metadata).flatMap(Option(_)).map(_.toString)
-        val location = Option(r(Location)).map(_.toString)
-        val kept = metadata.flatMap(RowMetadata.objectOf)
-        def text(column: String) = r.get(column).flatMap(Option(_)).map(_.toString)
-        val (readBranch, readVersion) = text(ReadTag).fold(
-          (text(ReadBranch), r.get(ReadVersion).flatMap(Option(_)).map(version))) { tag =>
-          val at = tags.getOrElseUpdate((location, tag), tagged(r(ObjectId).toString, location, tag))
-          (at._1, Some(at._2))
-        }
-        ManifestRow(
-          objectId = r(ObjectId).toString,
-          objectType = r(ObjectType).toString,
-          location = location,
-          readVersion = readVersion,
-          readBranch = readBranch,
-          // a table without partition values has none (its NULLs are no values; none is kept in its metadata)
-          values = if (manifest.meta.unpartitioned(r(ObjectId).toString)) Map.empty
-          else fields.map(f => f.fieldId -> r(f.column)).toMap,
-          writtenVersion = kept.flatMap(RowMetadata.writtenVersion),
-          metadata = metadata,
-          stats = kept.flatMap(RowMetadata.stats(_, location)),
-          copyOf = kept.flatMap(RowMetadata.copyOf)
-        )
+      val fields = manifest.meta.allFields
+      // only rows of the version `manifest` describes (a table made anew at this location restarts
+      // its version numbers)
+      val key = if (keep && committedAt(ds) == manifest.committedAt)
+        Some(RowsKey(
+          uri,
+          branch,
+          manifest.version,
+          manifest.committedAt,
+          filter,
+          fields.map(f => f.fieldId -> f.column),
+          manifest.meta.unpartitioned))
+      else None
+      key.flatMap(ManifestRowCache.get).getOrElse {
+        val (found, atTags) = rowsIn(ds, manifest, fields, filter)
+        if (!atTags) key.foreach(ManifestRowCache.put(_, found))
+        found
       }
-      found -> tags.nonEmpty
     }
+
+  /** [[rows]] read from `ds`, and whether a row reads its partition table at a tag. */
+  private def rowsIn(ds: Dataset, manifest: Manifest, fields: Seq[BoundField], filter: String)
+      : (Seq[ManifestRow], Boolean) = {
+    val optional = (ReadVersion +: Metadata +: ReadRefs).filter(has(ds, _))
+    // each partition table's tag resolved once per call
+    val tags = scala.collection.mutable.Map.empty[(Option[String], String), (Option[String], Long)]
+    val found = scan(ds, filter, RequiredColumns ++ optional ++ fields.map(_.column)).map { r =>
+      val metadata = r.get(Metadata).flatMap(Option(_)).map(_.toString)
+      val location = Option(r(Location)).map(_.toString)
+      val kept = metadata.flatMap(RowMetadata.objectOf)
+      def text(column: String) = r.get(column).flatMap(Option(_)).map(_.toString)
+      val (readBranch, readVersion) = text(ReadTag).fold(
+        (text(ReadBranch), r.get(ReadVersion).flatMap(Option(_)).map(version))) { tag =>
+        val at = tags.getOrElseUpdate((location, tag), tagged(r(ObjectId).toString, location, tag))
+        (at._1, Some(at._2))
+      }
+      ManifestRow(
+        objectId = r(ObjectId).toString,
+        objectType = r(ObjectType).toString,
+        location = location,
+        readVersion = readVersion,
+        readBranch = readBranch,
+        // a table without partition values has none (its NULLs are no values; none is kept in its metadata)
+        values = if (manifest.meta.unpartitioned(r(ObjectId).toString)) Map.empty
+        else fields.map(f => f.fieldId -> r(f.column)).toMap,
+        writtenVersion = kept.flatMap(RowMetadata.writtenVersion),
+        metadata = metadata,
+        stats = kept.flatMap(RowMetadata.stats(_, location)),
+        copyOf = kept.flatMap(RowMetadata.copyOf)
+      )
+    }
+    found -> tags.nonEmpty
+  }
 
   /** The branch (None: main) and version of the partition table at `location` that its tag `tag`
    * names (spec, earlier edition: a row that reads its table at a tag); `objectId` names the row. */

@@ -123,10 +123,11 @@ class ManifestStoreSuite extends AnyFunSuite {
     store.create(meta)
     store.upsert(Seq(leaf("aaaaaaaaaaaaaaaa", 20000, "US", 1)))
     val first = store.load()
-    val rows = store.rows(first, "object_type = 'table'")
-    assert(store.rows(first, "object_type = 'table'") eq rows)
+    val rows = store.rows(first, "object_type = 'table'", keep = true)
+    assert(store.rows(first, "object_type = 'table'", keep = true) eq rows)
+    assert(!(store.rows(first, "object_type = 'table'") eq rows)) // not kept: read
     store.upsert(Seq(leaf("bbbbbbbbbbbbbbbb", 20001, "FR", 1)))
-    assert(store.rows(store.load(), "object_type = 'table'").size == 2)
+    assert(store.rows(store.load(), "object_type = 'table'", keep = true).size == 2)
     Lance.using(Files.walk(java.nio.file.Paths.get(store.uri)))(_.sorted(java.util.Comparator.reverseOrder()).forEach(
       p =>
         Files.delete(p)))
@@ -134,7 +135,13 @@ class ManifestStoreSuite extends AnyFunSuite {
     store.upsert(Seq(leaf("cccccccccccccccc", 20002, "DE", 1)))
     val anew = store.load()
     assert(anew.version == first.version)
-    assert(store.rows(anew, "object_type = 'table'").map(_.objectId) == Seq("v1$cccccccccccccccc$dataset"))
+    assert(store.rows(anew, "object_type = 'table'", keep = true).map(_.objectId) == Seq("v1$cccccccccccccccc$dataset"))
+    // a kept version that expire_snapshots removed is not read from what was kept
+    store.upsert(Seq(leaf("dddddddddddddddd", 20003, "IT", 1)))
+    store.lance.withDataset(store.uri)(
+      _.cleanupWithPolicy(org.lance.cleanup.CleanupPolicy.builder().withBeforeVersion(store.latestVersion()).build()))
+    val e = intercept[IllegalStateException](store.rows(anew, "object_type = 'table'", keep = true))
+    assert(e.getMessage.contains(s"manifest version ${anew.version}, which this statement read, was removed"))
   }
 
   test("a commit on top of a manifest version that expire_snapshots removed meanwhile is a conflict, retried") {

@@ -57,8 +57,10 @@ class PartitionedScan(
   /** The `__manifest` filter that selects the partition tables read. */
   val manifestFilter: String = ManifestFilter.tables(meta, if (pruning) filters else Seq.empty)
 
-  /** Partition tables that may hold matching rows, found by a filtered scan of __manifest. */
-  lazy val tablesSelected: Seq[ManifestRow] = table.files.withData(table.store.rows(table.manifest, manifestFilter))
+  /** Partition tables that may hold matching rows, found by a filtered scan of __manifest (kept for
+   * the next scan of the same version). */
+  lazy val tablesSelected: Seq[ManifestRow] =
+    table.files.withData(table.store.rows(table.manifest, manifestFilter, keep = true))
   private lazy val totalTables: Long = table.store.tableCount(table.manifest)
 
   /** The object ids of the tables a runtime filter keeps (see [[filter]]); None: all selected. */
