@@ -446,3 +446,32 @@ def test_pylance_reads_a_branch_at_the_rows_spark_reads(spark, root, ns):
     assert ids == [1, 3]
     assert lancepart.crosscheck(spark, t, version="audit")["rows"] == 2
     assert lancepart.crosscheck(spark, t)["rows"] == 2  # main: 1, 2
+
+
+def test_reads_through_unions_see_pylances_commits_to_partition_tables(spark, root, ns):
+    """A read of many partition tables goes through unions, whose members each executor keeps per
+    partition-table version: after pylance appends a row to every partition table (the tables a
+    split reads last are read alone, and which those are depends on their names), then deletes a
+    row of one and overwrites another, without touching __manifest (weak mode), the next read has
+    each change. 240 partitions: more keys than a scan reports for joins (the catalog's
+    spj.max-partition-keys, 200), whose splits read one partition table each."""
+    t = f"lance.{ns}.many"
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, p INT) PARTITIONED BY (p)")
+    spark.sql(f"INSERT INTO {t} SELECT id, CAST(id % 240 AS INT) FROM range(480)")
+    ids = sorted(r.id for r in spark.table(t).collect())
+    assert ids == list(range(480))
+    leaves = {}
+    for r in _manifest_rows(root / ns / "many").values():
+        if r["object_type"] == "table":
+            leaves[next(v for k, v in r.items() if k.startswith("partition_field_"))] = str(root / ns / "many" / r["location"])
+    for p, uri in leaves.items():
+        leaf = lance.dataset(uri)
+        leaf.insert(pa.Table.from_pylist([{"id": 1000 + p, "p": p}], schema=leaf.schema))
+    lance.dataset(leaves[2]).delete("id = 2")
+    overwritten = lance.dataset(leaves[3])
+    lance.write_dataset(pa.Table.from_pylist([{"id": 3003, "p": 3}], schema=overwritten.schema), leaves[3],
+                        mode="overwrite")
+    partition_of = {**{i: i % 240 for i in ids}, **{1000 + p: p for p in range(240)}}
+    expected = sorted([i for i, p in partition_of.items() if i != 2 and p != 3] + [3003])
+    assert sorted(r.id for r in spark.table(t).collect()) == expected
+    assert lancepart.crosscheck(spark, t)["rows"] == len(expected)
