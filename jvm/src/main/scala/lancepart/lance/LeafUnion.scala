@@ -69,7 +69,7 @@ object LeafUnion {
   /** [[member]]'s answers. */
   private val Members = new VersionCache[MemberKey, Option[(UnionSchema, UnionMember)]](
     CachedMembers,
-    found => 1L + found.fold(0)(_._2.fragments.size))
+    (_, found) => 1L + found.fold(0)(_._2.fragments.size))
 
   /** The schemas of [[Members]]' answers, each kept once. */
   private val Schemas = mutable.HashMap.empty[UnionSchema, UnionSchema]

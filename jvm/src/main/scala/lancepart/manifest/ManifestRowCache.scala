@@ -27,13 +27,10 @@ private[manifest] object ManifestRowCache {
    * of more partition tables than that reads them from `__manifest` every time. */
   val Capacity = 20000
 
-  private val cache = new VersionCache[RowsKey, (Seq[ManifestRow], Int)](
-    Capacity,
-    { case (rows, filterKb) =>
-      rows.size + filterKb + 1L
-    })
+  private val cache =
+    new VersionCache[RowsKey, Seq[ManifestRow]](Capacity, (key, rows) => rows.size + key.filter.length / 1024 + 1L)
 
-  def get(key: RowsKey): Option[Seq[ManifestRow]] = cache.get(key).map(_._1)
+  def get(key: RowsKey): Option[Seq[ManifestRow]] = cache.get(key)
 
-  def put(key: RowsKey, rows: Seq[ManifestRow]): Unit = cache.put(key, rows -> key.filter.length / 1024)
+  def put(key: RowsKey, rows: Seq[ManifestRow]): Unit = cache.put(key, rows)
 }

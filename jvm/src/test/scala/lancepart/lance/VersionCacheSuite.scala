@@ -6,7 +6,7 @@ import org.scalatest.funsuite.AnyFunSuite
 class VersionCacheSuite extends AnyFunSuite {
   test(
     "keeps at most its capacity in weight, dropping the least recently asked; a value heavier than that is not kept") {
-    val cache = new VersionCache[String, Seq[Int]](5, _.size)
+    val cache = new VersionCache[String, Seq[Int]](5, (_, v) => v.size)
     cache.put("a", Seq(1, 2))
     cache.put("b", Seq.empty) // weighs 1, as an empty value does
     cache.put("c", Seq(1, 2))
