@@ -2,9 +2,9 @@
 #   make demo   builds the plugin, installs the Python package in .venv, runs demo/demo.py
 #   make test   checks the Scala formatting, builds each Spark line's jar, the Python environments and the
 #               wheel, then runs side by side the Scala tests, the Python unit and integration tests on the
-#               primary line (with the differential suite against Iceberg, whose runtime jar it fetches,
-#               and the wheel installed into a fresh environment), the interop suites (NEWEST_SUITES)
-#               again under the newest pylance, and LINE_SUITES on the other lines; pytest's per-test
+#               primary line (with the differential suite against Iceberg, whose runtime jar it fetches),
+#               the interop suites (NEWEST_SUITES) again under the newest pylance, and LINE_SUITES on the
+#               other lines pyspark ships (with the wheel installed into a fresh environment); pytest's per-test
 #               times go to target/pytest*.xml (bench/test_durations.py summarizes them)
 #   make test-quick   the inner loop (a few minutes): the Scala tests, the Python unit tests and
 #               QUICK_SUITES (write, read, prune, MERGE and the other row-level commands, evolution,
@@ -71,16 +71,17 @@ SITE_PACKAGES := $(shell python3 -c 'import sys; print("lib/python%d.%d/site-pac
 # Spark reads, reads what Spark wrote, or crosschecks Spark's answers (the rest run once)
 NEWEST_SUITES := test_interop.py test_arrow_types.py test_plain_tables.py test_foreign_rewrite.py \
 	test_catalog.py test_metadata.py test_write_read.py test_errors.py test_evolution.py test_transforms.py
-# The core slice `make test` runs on each other Spark line, in an environment holding its pyspark:
-# writes and reads, pruning, DELETE/UPDATE/MERGE, evolution, storage-partitioned joins, Arrow types,
-# pylance interop with crosscheck, the catalog, the session catalog (it leans on Spark's own
-# commands), and the wheel installed over that pyspark
+# The core slice `make test` runs on each other Spark line pyspark ships, in an environment holding
+# its pyspark: writes and reads, pruning, DELETE/UPDATE/MERGE, evolution, storage-partitioned joins,
+# Arrow types, pylance interop with crosscheck, the catalog, the session catalog (it leans on Spark's
+# own commands), and the wheel installed over that pyspark (its first and second session; the
+# wheel's only runs, at the ends of the range the package takes: 3.5 and 4.2)
 LINE_SUITES := test_write_read.py test_pruning.py test_row_level.py test_evolution.py test_spj.py \
 	test_arrow_types.py test_interop.py test_catalog.py test_session_catalog.py test_running_session.py test_wheel.py
-# the wheel installed over the line's pyspark: at the ends of the range the package takes (3.5, 4.2) and
-# on the primary line (pytest-wheel); 4.0's plugin jar with lance-core's Arrow C data bridge runs
-# its slice without it
-LINE_SUITES_4.0_2.13 := $(filter-out test_wheel.py,$(LINE_SUITES))
+# 4.0 compiles the same sources as 4.1 and 4.2, and its Scala suites drive them through Spark 4.0:
+# its slice is what only its plugin jar in a pyspark session shows, Spark 4.0's Arrow vectors
+# (18.1.0) beside lance-core's C data bridge (18.3.0) in writes and reads of every type
+LINE_SUITES_4.0_2.13 := test_write_read.py test_arrow_types.py
 PYSPARK_3.5_2.12 := 3.5.9
 PYSPARK_4.0_2.13 := 4.0.5
 PYSPARK_4.2_2.13 := 4.2.1
@@ -96,7 +97,7 @@ PYTEST_WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
 # LANCEPART_TEST_LONG_RUN=1 on make test's first pass (integration-tests/jvm_options.py): every
 # JVM maps an archive of the classes of a Spark session with the plugin
 
-.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-wheel pytest-lines pytest-quick scala-tests scala-tests-lines format differential-sweep jar wheel bench bench-quick bench-lines bench-streaming bench-maintenance docs
+.PHONY: demo test test-quick pytest-first-pass pytest-newest-pass pytest-lines pytest-quick scala-tests scala-tests-lines format differential-sweep jar wheel bench bench-quick bench-lines bench-streaming bench-maintenance docs
 
 demo: $(VENV)/.installed $(JAR)
 	$(PY) demo/demo.py
@@ -106,8 +107,7 @@ demo: $(VENV)/.installed $(JAR)
 # and after it
 test:
 	$(MVN) -N spotless:check
-	$(MAKE) --no-print-directory -j 3 scala-tests scala-tests-lines pytest-first-pass pytest-newest-pass pytest-wheel \
-		pytest-lines
+	$(MAKE) --no-print-directory -j 3 scala-tests scala-tests-lines pytest-first-pass pytest-newest-pass pytest-lines
 
 test-quick:
 	$(MVN) -N spotless:check
@@ -120,24 +120,16 @@ pytest-first-pass: $(VENV)/.installed $(JAR) $(ICEBERG_JAR)
 		-o junit_family=xunit1 --junitxml=target/pytest.xml --ignore=integration-tests/test_wheel.py \
 		python/tests integration-tests
 
-# The wheel installed over the primary line's pyspark (the other lines run it in LINE_SUITES)
-pytest-wheel: $(VENV)/.installed wheel $(NEWEST_VENV)/.installed
-	$(PY) -m pytest -q -p no:cacheprovider -o junit_family=xunit1 --junitxml=target/pytest-wheel.xml \
-		integration-tests/test_wheel.py
-
 pytest-newest-pass: $(NEWEST_VENV)/.installed $(JAR) $(ICEBERG_JAR)
 	$(NEWEST_VENV)/bin/python -m pytest -q -p no:cacheprovider \
 		-o junit_family=xunit1 --junitxml=target/pytest-newest.xml python/tests $(addprefix integration-tests/,$(NEWEST_SUITES))
 
 pytest-lines: $(foreach line,$(PYSPARK_LINES),pytest-line-$(line))
 
-# (the wheel's second session, which takes the jars from lancepart's cache, runs on the primary line
-# only: the same Python code on every line)
 pytest-line-%: .venv-spark-%/.installed $(OTHER_BUILT) wheel $(NEWEST_VENV)/.installed
 	.venv-spark-$*/bin/python -m pytest -q -p no:cacheprovider \
 		-o junit_family=xunit1 --junitxml=target/pytest-spark-$*.xml \
-		$(addprefix integration-tests/,$(or $(LINE_SUITES_$*),$(LINE_SUITES))) \
-		--deselect integration-tests/test_wheel.py::test_a_second_session_takes_the_jars_from_the_cache
+		$(addprefix integration-tests/,$(or $(LINE_SUITES_$*),$(LINE_SUITES)))
 
 pytest-quick: $(VENV)/.installed $(JAR)
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) python/tests $(addprefix integration-tests/,$(QUICK_SUITES))

@@ -1,7 +1,7 @@
 """The per-test times of a `make test` run, from the JUnit XML reports it leaves (pytest's
-target/pytest.xml, target/pytest-newest.xml, target/pytest-wheel.xml and the other Spark lines'
-target/pytest-spark-*.xml, scalatest's surefire-reports in the primary line's module), as JSON:
-per suite (a test module or Scala suite) the tests, their seconds and the sum, slowest first.
+target/pytest.xml, target/pytest-newest.xml and the other Spark lines' target/pytest-spark-*.xml,
+scalatest's surefire-reports in the primary line's module), as JSON: per suite (a test module or
+Scala suite) the tests, their seconds and the sum, slowest first.
 
     python bench/test_durations.py --wall '<minutes and seconds of the run>' > bench/results/test-durations.json
 """
@@ -19,7 +19,6 @@ REPO = Path(__file__).resolve().parents[1]
 REPORTS = {
     "pytest": REPO / "target" / "pytest.xml",
     "pytest, newest pylance": REPO / "target" / "pytest-newest.xml",
-    "pytest, wheel": REPO / "target" / "pytest-wheel.xml",
     # the other Spark lines' core slice (the Makefile's LINE_SUITES)
     **{f"pytest, Spark {path.stem.removeprefix('pytest-spark-')}": path
        for path in sorted((REPO / "target").glob("pytest-spark-*.xml"))},

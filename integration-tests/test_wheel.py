@@ -1,12 +1,11 @@
 """The wheel `make wheel` builds carries each Spark line's jar. Installed into a fresh virtual
 environment outside the checkout that already holds the pyspark of the environment running this
-test (each line's environment runs it: LINE_SUITES in the Makefile), with the newest pylance the
-package takes, it leaves that pyspark as it is and runs a write, a pruned read and a crosscheck with
-`lancepart.spark_session(root)` and no other step: Spark's Ivy resolves lance-core and the AWS SDK
-from Maven (a fresh Ivy directory and lancepart cache here), which it says in one line. A second
-session (on the primary line only: `make test` deselects it on the others, since the cache is the
-same Python code on every line) takes them from the cache. Neither prints Ivy's report or Lance's
-panic (the jars are on the driver's class path)."""
+test (`make test` runs it at the ends of the range of pyspark the package takes, 3.5 and 4.2:
+LINE_SUITES in the Makefile), with the newest pylance the package takes, it leaves that pyspark as
+it is and runs a write, a pruned read and a crosscheck with `lancepart.spark_session(root)` and no
+other step: Spark's Ivy resolves lance-core and the AWS SDK from Maven (a fresh Ivy directory and
+lancepart cache here), which it says in one line. A second session takes them from the cache.
+Neither prints Ivy's report or Lance's panic (the jars are on the driver's class path)."""
 
 import os
 import subprocess
