@@ -3,8 +3,9 @@
 #   make test   checks the Scala formatting, builds each Spark line's jar, the Python environments and the
 #               wheel, then runs side by side the Scala tests, the Python unit and integration tests on the
 #               primary line (with the differential suite against Iceberg, whose runtime jar it fetches),
-#               the interop suites (NEWEST_SUITES) again under the newest pylance, and LINE_SUITES on the
-#               other lines pyspark ships (with the wheel installed into a fresh environment); pytest's per-test
+#               the interop suites (NEWEST_SUITES) again under the newest pylance, and a slice on each other
+#               line pyspark ships (LINE_SUITES, with the wheel in a fresh environment, on 3.5 and 4.2,
+#               LINE_SUITES_4.0_2.13 on 4.0); pytest's per-test
 #               times go to target/pytest*.xml (bench/test_durations.py summarizes them)
 #   make test-quick   the inner loop (a few minutes): the Scala tests, the Python unit tests and
 #               QUICK_SUITES (write, read, prune, MERGE and the other row-level commands, evolution,
@@ -27,7 +28,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 # The Spark lines, a Maven module each (jvm/spark-<line>_<scala>), each building its plugin jar into
 # target/ and running the Scala suites: the primary line's runs every Python suite; the other lines
-# that pyspark ships (PYSPARK_LINES: pyspark 3.5 runs Scala 2.12) a core slice (LINE_SUITES)
+# that pyspark ships (PYSPARK_LINES: pyspark 3.5 runs Scala 2.12) a slice (LINE_SUITES, or
+# LINE_SUITES_<line> where set)
 PRIMARY_LINE := 4.1_2.13
 OTHER_LINES := 4.0_2.13 4.2_2.13 3.5_2.12 3.5_2.13
 PYSPARK_LINES := 4.0_2.13 4.2_2.13 3.5_2.12
@@ -71,15 +73,17 @@ SITE_PACKAGES := $(shell python3 -c 'import sys; print("lib/python%d.%d/site-pac
 # Spark reads, reads what Spark wrote, or crosschecks Spark's answers (the rest run once)
 NEWEST_SUITES := test_interop.py test_arrow_types.py test_plain_tables.py test_foreign_rewrite.py \
 	test_catalog.py test_metadata.py test_write_read.py test_errors.py test_evolution.py test_transforms.py
-# The core slice `make test` runs on each other Spark line pyspark ships, in an environment holding
-# its pyspark: writes and reads, pruning, DELETE/UPDATE/MERGE, evolution, storage-partitioned joins,
-# Arrow types, pylance interop with crosscheck, the catalog, the session catalog (it leans on Spark's
-# own commands), and the wheel installed over that pyspark (its first and second session; the
-# wheel's only runs, at the ends of the range the package takes: 3.5 and 4.2)
+# The core slice `make test` runs on 3.5 and 4.2, the ends of the range of pyspark the package
+# takes, each in an environment holding its pyspark: writes and reads, pruning, DELETE/UPDATE/MERGE,
+# evolution, storage-partitioned joins, Arrow types, pylance interop with crosscheck, the catalog,
+# the session catalog (it leans on Spark's own commands), and the wheel installed over that pyspark,
+# its first and second session (test_wheel.py runs nowhere else; the jars a session of 3.5 caches
+# differ from those of 4.x)
 LINE_SUITES := test_write_read.py test_pruning.py test_row_level.py test_evolution.py test_spj.py \
 	test_arrow_types.py test_interop.py test_catalog.py test_session_catalog.py test_running_session.py test_wheel.py
-# 4.0 compiles the same sources as 4.1 and 4.2, and its Scala suites drive them through Spark 4.0:
-# its slice is what only its plugin jar in a pyspark session shows, Spark 4.0's Arrow vectors
+# 4.0 compiles the shared sources and scala-spark4 as 4.1 and 4.2 do (only its LineParsing,
+# scala-spark4.0, is its own), and its Scala suites drive them through Spark 4.0: its slice is
+# what only its plugin jar in a pyspark session shows, Spark 4.0's Arrow vectors
 # (18.1.0) beside lance-core's C data bridge (18.3.0) in writes and reads of every type
 LINE_SUITES_4.0_2.13 := test_write_read.py test_arrow_types.py
 PYSPARK_3.5_2.12 := 3.5.9
@@ -113,8 +117,8 @@ test-quick:
 	$(MVN) -N spotless:check
 	$(MAKE) --no-print-directory -j 3 scala-tests pytest-quick
 
-# Every suite but the wheel's, which needs every line's jar: the first pass starts once the primary
-# line's is built, beside the other lines' build
+# Every suite but the wheel's (it needs every line's jar; the 3.5 and 4.2 slices run it): the first
+# pass starts once the primary line's is built, beside the other lines' build
 pytest-first-pass: $(VENV)/.installed $(JAR) $(ICEBERG_JAR)
 	LANCEPART_TEST_LONG_RUN=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) --durations=25 \
 		-o junit_family=xunit1 --junitxml=target/pytest.xml --ignore=integration-tests/test_wheel.py \

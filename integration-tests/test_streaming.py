@@ -5,7 +5,7 @@ refused naming the column; and a stream killed with SIGKILL in each commit phase
 transaction modes, then restarted from its checkpoint after expire_snapshots and vacuum, holds
 exactly the source's rows.
 
-Reading streams: the Scala StreamingReadSuite (on Spark 3.5, 4.1 and 4.2), the stream over a
+Reading streams: the Scala StreamingReadSuite (on Spark 3.5 with Scala 2.12, and 4.1), the stream over a
 table another writer appends to, and the same read streams of lancepart and of Iceberg, below."""
 
 from __future__ import annotations
