@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 REPORTS = {
     "pytest": REPO / "target" / "pytest.xml",
     "pytest, newest pylance": REPO / "target" / "pytest-newest.xml",
-    # the other Spark lines' core slice (the Makefile's LINE_SUITES)
+    # the other Spark lines' slices (the Makefile's LINE_SUITES, or LINE_SUITES_<line> where set)
     **{f"pytest, Spark {path.stem.removeprefix('pytest-spark-')}": path
        for path in sorted((REPO / "target").glob("pytest-spark-*.xml"))},
 }
