@@ -1,12 +1,13 @@
 # Two entry points for a fresh machine (JDK 17+, Maven 3.8+, Python 3.10+):
 #   make demo   builds the plugin, installs the Python package in .venv, runs demo/demo.py
-#   make test   checks the Scala formatting, builds each Spark line's jar, the Python environments and the
-#               wheel, then runs side by side the Scala tests, the Python unit and integration tests on the
-#               primary line (with the differential suite against Iceberg, whose runtime jar it fetches),
-#               the interop suites (NEWEST_SUITES) again under the newest pylance, and a slice on each other
-#               line pyspark ships (LINE_SUITES, with the wheel in a fresh environment, on 3.5 and 4.2,
-#               LINE_SUITES_4.0_2.13 on 4.0); pytest's per-test
-#               times go to target/pytest*.xml (bench/test_durations.py summarizes them)
+#   make test   checks the Scala formatting, builds the primary Spark line's jar, the other lines' classes,
+#               the Python environments and the wheel, then runs side by side the Scala tests (SCALA_TEST_LINES
+#               and the primary line), the Python unit and integration tests on the primary line (with the
+#               differential suite against Iceberg, whose runtime jar it fetches), the interop suites
+#               (NEWEST_SUITES) again under the newest pylance, and with the wheel a slice on each other line
+#               pyspark ships (LINE_SUITES, with the wheel in a fresh environment too, on 3.5 and 4.2;
+#               LINE_SUITES_4.0_2.13 on 4.0); pytest's per-test times go to target/pytest*.xml
+#               (bench/test_durations.py summarizes them)
 #   make test-quick   the inner loop (a few minutes): the Scala tests, the Python unit tests and
 #               QUICK_SUITES (write, read, prune, MERGE and the other row-level commands, evolution,
 #               crosscheck)
@@ -27,20 +28,26 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 # The Spark lines, a Maven module each (jvm/spark-<line>_<scala>), each building its plugin jar into
-# target/ and running the Scala suites: the primary line's runs every Python suite; the other lines
-# that pyspark ships (PYSPARK_LINES: pyspark 3.5 runs Scala 2.12) a slice (LINE_SUITES, or
-# LINE_SUITES_<line> where set)
+# target/ (`make jar`). make test builds the primary line's and runs every suite with it; it builds
+# the other lines' classes (the jars the wheel carries, which lack lance-core), runs the Scala
+# suites on SCALA_TEST_LINES, and installs the wheel for a slice (LINE_SUITES, or LINE_SUITES_<line>
+# where set) on the lines that pyspark ships (PYSPARK_LINES: pyspark 3.5 runs Scala 2.12)
 PRIMARY_LINE := 4.1_2.13
 OTHER_LINES := 4.0_2.13 4.2_2.13 3.5_2.12 3.5_2.13
 PYSPARK_LINES := 4.0_2.13 4.2_2.13 3.5_2.12
+# 3.5_2.12 compiles the sources of Spark 3.5 with Scala 2.12, 4.0 its own LineParsing; 4.2 compiles
+# what 4.1 does and 3.5_2.13 what 3.5_2.12 does, and run no Scala suite (docs/testing.md)
+SCALA_TEST_LINES := 4.0_2.13 3.5_2.12
 VERSION := 0.1.0-SNAPSHOT
 line_jar = target/lancepart-spark-$(1)-$(VERSION).jar
 JAR := $(call line_jar,$(PRIMARY_LINE))
 OTHER_BUILT := target/.other-lines
+OTHER_JARS := target/.other-jars
 empty :=
 comma := ,
-# the other lines' modules, as Maven's -pl takes them (comma-separated)
-OTHER_MODULES := $(subst $(empty) $(empty),$(comma),$(foreach line,$(OTHER_LINES),jvm/spark-$(line)))
+# lines' modules, as Maven's -pl takes them (comma-separated)
+modules = $(subst $(empty) $(empty),$(comma),$(foreach line,$(1),jvm/spark-$(line)))
+OTHER_MODULES := $(call modules,$(OTHER_LINES))
 SOURCES := pom.xml $(shell find jvm -type f -not -path '*/target/*')
 COMPILED := target/.compiled
 MVN := mvn -q -B
@@ -72,7 +79,7 @@ SITE_PACKAGES := $(shell python3 -c 'import sys; print("lib/python%d.%d/site-pac
 # The suites `make test` runs again under the newest pylance: those where pylance writes tables
 # Spark reads, reads what Spark wrote, or crosschecks Spark's answers (the rest run once)
 NEWEST_SUITES := test_interop.py test_arrow_types.py test_plain_tables.py test_foreign_rewrite.py \
-	test_catalog.py test_metadata.py test_write_read.py test_errors.py test_evolution.py test_transforms.py
+	test_metadata.py test_write_read.py test_errors.py test_evolution.py test_transforms.py
 # The core slice `make test` runs on 3.5 and 4.2, the ends of the range of pyspark the package
 # takes, each in an environment holding its pyspark: writes and reads, pruning, DELETE/UPDATE/MERGE,
 # evolution, storage-partitioned joins, Arrow types, pylance interop with crosscheck, the catalog,
@@ -130,7 +137,8 @@ pytest-newest-pass: $(NEWEST_VENV)/.installed $(JAR) $(ICEBERG_JAR)
 
 pytest-lines: $(foreach line,$(PYSPARK_LINES),pytest-line-$(line))
 
-pytest-line-%: .venv-spark-%/.installed $(OTHER_BUILT) wheel $(NEWEST_VENV)/.installed
+pytest-line-%: .venv-spark-%/.installed wheel $(NEWEST_VENV)/.installed
+	$(call install_wheel,$*)
 	.venv-spark-$*/bin/python -m pytest -q -p no:cacheprovider \
 		-o junit_family=xunit1 --junitxml=target/pytest-spark-$*.xml \
 		$(addprefix integration-tests/,$(or $(LINE_SUITES_$*),$(LINE_SUITES)))
@@ -148,7 +156,7 @@ differential-sweep: $(VENV)/.installed $(JAR) $(ICEBERG_JAR)
 	LANCEPART_DIFF_SEEDS=$(DIFF_SEEDS) $(PY) -m pytest -q -p no:cacheprovider \
 		integration-tests/test_differential_iceberg.py -k test_random_tables_same_as_iceberg
 
-jar: $(JAR) $(OTHER_BUILT)
+jar: $(JAR) $(OTHER_JARS)
 
 # The package is staged under target/ so that the checkout's own package (installed editable
 # in .venv) keeps using the jar Maven builds, which carries lance-core.
@@ -173,10 +181,12 @@ bench-quick: $(VENV)/.installed-bench $(JAR) $(ICEBERG_JAR)
 		--planning-sizes '' --join-rows 0 --no-merge --compaction-partitions 0 \
 		--systems lancepart,iceberg $(BENCH_ARGS)
 
-# The lines one after another (a Spark session each; the first to fail stops it); BENCH_LINES_ARGS goes
-# to each (bench/lines.py --help: bench-quick's 2,000,000 rows, 3 repeats)
-bench-lines: $(VENV)/.installed $(foreach line,$(PYSPARK_LINES),.venv-spark-$(line)/.installed) $(JAR) $(OTHER_BUILT) \
+# The lines one after another (a Spark session each; the first to fail stops it), the other lines
+# with the wheel as the slices of make test; BENCH_LINES_ARGS goes to each (bench/lines.py --help:
+# bench-quick's 2,000,000 rows, 3 repeats)
+bench-lines: $(VENV)/.installed $(foreach line,$(PYSPARK_LINES),.venv-spark-$(line)/.installed) $(JAR) wheel \
 		$(foreach line,$(BENCH_LINES),$(call line_iceberg_jar,$(line)))
+	$(foreach line,$(PYSPARK_LINES),$(call install_wheel,$(line)) &&) true
 	$(foreach line,$(BENCH_LINES),$(call line_python,$(line)) bench/lines.py \
 		$(addprefix --iceberg-jar ,$(call line_iceberg_jar,$(line))) $(BENCH_LINES_ARGS) &&) true
 
@@ -209,6 +219,10 @@ endef
 $(NEWEST_VENV)/.installed: python/pyproject.toml Makefile $(VENV)/.installed
 	$(call layered_environment,$(NEWEST_VENV),$(NEWEST_DEPS))
 
+# The wheel into line $(1)'s environment, over the checkout's package (editable in .venv): the slice
+# and bench-lines run the line's jar as pip users have it, with lance-core from Maven (lancepart.packages)
+install_wheel = .venv-spark-$(1)/bin/python -m pip install -q --no-deps --no-compile --force-reinstall target/wheel/lancepart-*.whl
+
 # Each other Spark line's pyspark (kept: make would delete it as an intermediate file)
 .PRECIOUS: .venv-spark-%/.installed
 .venv-spark-%/.installed: python/pyproject.toml Makefile $(VENV)/.installed
@@ -234,15 +248,20 @@ $(COMPILED): $(SOURCES)
 $(JAR): $(COMPILED)
 	$(MVN) -pl jvm/spark-$(PRIMARY_LINE) package -DskipTests
 
-# The other lines' jars (and test classes), in one Maven run after the primary line's (which
-# resolved the plugins)
+# The other lines' classes and their jars without lance-core (what the wheel carries), in one Maven
+# run after the primary line's (which resolved the plugins): their shaded jars (OTHER_JARS) deflate
+# lance-core's native libraries, about 34 CPU seconds each
 $(OTHER_BUILT): $(SOURCES) | $(JAR)
+	$(MVN) -pl $(OTHER_MODULES) compile jar:jar
+	touch $@
+
+$(OTHER_JARS): $(SOURCES) | $(JAR)
 	$(MVN) -pl $(OTHER_MODULES) package -DskipTests
 	touch $@
 
-# The Scala suites on the other lines
+# The Scala suites on SCALA_TEST_LINES
 scala-tests-lines: $(OTHER_BUILT)
-	$(MVN) -pl $(OTHER_MODULES) scalatest:test
+	$(MVN) -pl $(call modules,$(SCALA_TEST_LINES)) test-compile scalatest:test
 
 # --no-compile: Python compiles each module when first imported instead (an environment took 34 s
 # instead of 48 s to make)

@@ -1,5 +1,6 @@
 """Interop with the newest pylance, which writes Lance file format 2.2: it runs in its own virtual
-environment (`make test` creates .venv-newest-pylance), apart from the package's pinned pylance.
+environment (`make test` creates .venv-newest-pylance), apart from the package's pinned pylance,
+in one process for the module.
 Each way round, one side writes a partitioned namespace and the other reads exact rows, prunes,
 appends and evolves it (RENAME COLUMN included); a namespace of every Arrow type Lance stores reads
 and takes writes; the maintenance procedures keep a namespace the newest pylance reads."""
@@ -25,27 +26,61 @@ NEWEST_PYTHON = Path(os.environ.get("LANCEPART_NEWEST_PYLANCE_PYTHON",
                                     HERE.parent / ".venv-newest-pylance" / "bin" / "python"))
 
 
-def newest(code: str, *args):
-    """Runs `code` under the newest pylance with `args` as sys.argv[1:]; returns what it printed
-    as JSON (None when it printed nothing). `handwritten` is importable there."""
+# The newest pylance's side: one process for the module, which runs each request's code as a
+# script (its stdout captured; anything written to file descriptor 1 goes to stderr) and answers
+# on its own stdout. Importing pylance and pyarrow takes about 3 CPU seconds, which a process per
+# request spent again each time.
+RUNNER = """
+import contextlib, io, json, os, sys, traceback
+replies = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)
+for request in sys.stdin:
+    code, sys.argv[1:] = json.loads(request)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "<request>", "exec"), {"__name__": "__main__"})
+        reply = {"stdout": out.getvalue()}
+    except BaseException:
+        reply = {"error": traceback.format_exc()}
+    print(json.dumps(reply), file=replies, flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def newest():
+    """A function that runs `code` under the newest pylance with `args` as sys.argv[1:] and
+    returns what it printed as JSON (None when it printed nothing); `handwritten` is importable
+    there."""
     assert NEWEST_PYTHON.is_file(), f"{NEWEST_PYTHON} is missing: `make test` creates it"
-    done = subprocess.run([str(NEWEST_PYTHON), "-c", textwrap.dedent(code), *map(str, args)],
-                          env={**os.environ, "PYTHONPATH": str(HERE)}, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout) if done.stdout.strip() else None
+    process = subprocess.Popen([str(NEWEST_PYTHON), "-c", RUNNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               env={**os.environ, "PYTHONPATH": str(HERE)}, text=True)
+
+    def run(code: str, *args):
+        process.stdin.write(json.dumps([textwrap.dedent(code), [str(a) for a in args]]) + "\n")
+        process.stdin.flush()
+        line = process.stdout.readline()
+        assert line, f"the newest pylance's process ended (exit code {process.poll()})"
+        reply = json.loads(line)
+        assert "error" not in reply, reply.get("error")
+        return json.loads(reply["stdout"]) if reply["stdout"].strip() else None
+
+    yield run
+    process.stdin.close()
+    process.wait(timeout=60)
 
 
 def spark_rows(spark, table):
     return comparable(r.asDict(recursive=True) for r in spark.table(table).collect())
 
 
-def test_the_newest_pylance_is_the_one_tested():
+def test_the_newest_pylance_is_the_one_tested(newest):
     version = newest("import json, lance; print(json.dumps(lance.__version__))")
     assert int(version.split(".")[0]) >= 14, version
     assert lance.__version__ != version, "the newest pylance runs apart from the package's pinned one"
 
 
-def test_a_namespace_written_by_the_newest_pylance_reads_prunes_and_takes_writes(spark, root, ns):
+def test_a_namespace_written_by_the_newest_pylance_reads_prunes_and_takes_writes(spark, root, ns, newest):
     table_dir = root / ns / "events"
     newest("""
         import sys, handwritten
@@ -98,7 +133,7 @@ def test_a_namespace_written_by_the_newest_pylance_reads_prunes_and_takes_writes
     lancepart.crosscheck(spark, t)
 
 
-def test_maintenance_leaves_a_namespace_of_the_newest_pylance_that_it_reads(spark, root, ns):
+def test_maintenance_leaves_a_namespace_of_the_newest_pylance_that_it_reads(spark, root, ns, newest):
     """Compaction, manifest compaction and expiry (lance-core 7.0.0) of a namespace the newest
     pylance wrote in file format 2.2: the newest pylance reads the same rows as Spark after them."""
     table_dir = root / ns / "events"
@@ -121,7 +156,7 @@ def test_maintenance_leaves_a_namespace_of_the_newest_pylance_that_it_reads(spar
     assert seen == spark_rows(spark, t) == before
 
 
-def test_a_lancepart_table_reads_lists_and_takes_writes_in_the_newest_pylance(spark, root, ns):
+def test_a_lancepart_table_reads_lists_and_takes_writes_in_the_newest_pylance(spark, root, ns, newest):
     t = f"lance.{ns}.events"
     spark.sql(f"CREATE TABLE {t} (id BIGINT, ts TIMESTAMP, country STRING, amount DECIMAL(10, 2), "
               "score DOUBLE, tags ARRAY<STRING>, place STRUCT<city: STRING, zip: INT>) "
@@ -207,7 +242,7 @@ def test_the_file_format_is_chosen_at_create_and_kept(spark, root, ns):
     assert sorted(r.id for r in spark.table(t).collect()) == [1, 2]
 
 
-def test_a_table_the_newest_directory_namespace_declared_into_is_repaired(spark, admin, root, ns):
+def test_a_table_the_newest_directory_namespace_declared_into_is_repaired(spark, admin, root, ns, newest):
     """Lance's DirectoryNamespace rewrites __manifest down to its five base columns when it
     declares a table, and leaves the declared table's location holding only a reservation."""
     t = f"lance.{ns}.events"
@@ -261,7 +296,7 @@ def test_a_table_the_newest_directory_namespace_declared_into_is_repaired(spark,
 
 
 def test_a_table_the_newest_directory_namespace_created_in_a_partition_is_repaired_and_read_by_every_scan(
-        spark, admin, root, ns):
+        spark, admin, root, ns, newest):
     """A table with rows that DirectoryNamespace created inside a partition namespace has no partition
     values: repair keeps them unguessed (NULL) and records the table, which every scan then reads with
     Spark evaluating the partition filters on its rows; writes that replace partitions treat it
@@ -338,7 +373,7 @@ def test_a_table_the_newest_directory_namespace_created_in_a_partition_is_repair
     assert lancepart.crosscheck(spark, t)["rows"] == len(rows)
 
 
-def test_every_stored_type_written_by_the_newest_pylance_reads_and_takes_writes(spark, root, ns):
+def test_every_stored_type_written_by_the_newest_pylance_reads_and_takes_writes(spark, root, ns, newest):
     """The Arrow types of docs/format.md "Types", in datasets of file format 2.2."""
     from handwritten import TYPED, TYPED_ROWS
     from test_arrow_types import INSERTED, INSERTED_SQL, expected
@@ -369,7 +404,7 @@ def test_every_stored_type_written_by_the_newest_pylance_reads_and_takes_writes(
     assert lancepart.crosscheck(spark, t) == {"rows": 5, "tables": 2}
 
 
-def test_plain_tables_of_a_directory_namespace_the_newest_pylance_manages(spark, tmp_path):
+def test_plain_tables_of_a_directory_namespace_the_newest_pylance_manages(spark, tmp_path, newest):
     root = tmp_path / "dirns"
     newest("""
         import io, sys

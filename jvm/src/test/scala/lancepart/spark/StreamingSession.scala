@@ -1,8 +1,7 @@
 // The local Spark session of the streaming suites: catalog `lance` over a new directory, holding
-// namespace `ns`. Their tests carry the tag `lancepart.streaming`, which the modules of Spark 4.0 and
-// 4.2 exclude (their pom.xml; that of Spark 3.5 for Scala 2.13 runs two other suites only): the
-// streaming code is the same on every line, run on Spark 3.5 (Scala 2.12) and on 4.1, whose sources
-// 4.2 compiles too (make test's time, docs/testing.md).
+// namespace `ns`. Their tests carry the tag `lancepart.streaming`, which the module of Spark 4.0
+// excludes (its pom.xml): the streaming code is the same on every line, run by make test on Spark 3.5
+// (Scala 2.12) and 4.1 (make test's time, docs/testing.md).
 package lancepart.spark
 
 import java.nio.file.{Files, Path}
