@@ -82,12 +82,13 @@ NEWEST_SUITES := test_interop.py test_arrow_types.py test_plain_tables.py test_f
 	test_metadata.py test_write_read.py test_errors.py test_evolution.py test_transforms.py
 # The core slice `make test` runs on 3.5 and 4.2, the ends of the range of pyspark the package
 # takes, each in an environment holding its pyspark: writes and reads, pruning, DELETE/UPDATE/MERGE,
-# evolution, storage-partitioned joins, Arrow types, pylance interop with crosscheck, the catalog,
-# the session catalog (it leans on Spark's own commands), and the wheel installed over that pyspark,
-# its first and second session (test_wheel.py runs nowhere else; the jars a session of 3.5 caches
-# differ from those of 4.x)
+# evolution, storage-partitioned joins, Arrow types (tables pylance wrote among them, crosscheck),
+# the catalog, the session catalog (it leans on Spark's own commands), and the wheel installed over
+# that pyspark, its first and second session (test_wheel.py runs nowhere else; the jars a session of
+# 3.5 caches differ from those of 4.x). The interop suites' pylance side is the same on every line
+# (test_interop.py runs on the primary line, twice)
 LINE_SUITES := test_write_read.py test_pruning.py test_row_level.py test_evolution.py test_spj.py \
-	test_arrow_types.py test_interop.py test_catalog.py test_session_catalog.py test_running_session.py test_wheel.py
+	test_arrow_types.py test_catalog.py test_session_catalog.py test_running_session.py test_wheel.py
 # 4.0 compiles the shared sources and scala-spark4 as 4.1 and 4.2 do (only its LineParsing,
 # scala-spark4.0, is its own), and its Scala suites drive them through Spark 4.0: its slice is
 # what only its plugin jar in a pyspark session shows, Spark 4.0's Arrow vectors

@@ -39,19 +39,28 @@ def test_eight_writers_append_at_once(spark, root, ns, writers, mode):
               f"TBLPROPERTIES ('transaction.mode' = '{mode}')")
     spark.sql(f"INSERT INTO {t} VALUES (-1, 'US', 'seed', -1), (-2, 'FR', 'seed', -1), (-3, 'JP', 'seed', -1)")
     partitions = [[p.format(writer=w) for p in PARTITIONS] for w in range(WRITERS)]
+    taken = writers.take(WRITERS)
     with ThreadPoolExecutor(WRITERS) as threads:
-        running = []
-        for w, writer in enumerate(writers.take(WRITERS)):
-            writer.send({"batches": BATCHES, "table": t, "writer": w, "per_partition": PER_PARTITION,
+        # every writer's first batch at once, then (the writers stepping: writer_process.py) a read
+        # between batches, which must see exactly those, then the other batches at once; reads
+        # run while they commit
+        for w, writer in enumerate(taken):
+            writer.send({"batches": BATCHES, "step": True, "table": t, "writer": w, "per_partition": PER_PARTITION,
                          "partitions": partitions[w]})
-            running.append(threads.submit(writer.until_done))
-        snapshots = read_while_running(spark, t, running)
-        events = [r.result() for r in running]
+        first = [threads.submit(writer.event) for writer in taken]
+        snapshots = read_while_running(spark, t, first)
+        assert [f.result() for f in first] == [{"committed": 0}] * WRITERS
+        between = read(spark, t)
+        for writer in taken:
+            for _ in range(1, BATCHES):
+                writer.send("next")
+        running = [threads.submit(writer.until_done) for writer in taken]
+        snapshots += read_while_running(spark, t, running)
+        events = [[{"committed": 0}, *r.result()] for r in running]
+    assert sum(between.values()) == WRITERS * len(PARTITIONS) * PER_PARTITION and consistent(between), between
     if mode == "strong":
         torn = [s for s in snapshots if not consistent(s)]
         assert not torn, f"{len(torn)} of {len(snapshots)} reads saw part of a write: {torn[0]}"
-    assert any(0 < sum(s.values()) < WRITERS * BATCHES * len(PARTITIONS) * PER_PARTITION for s in snapshots), \
-        "no read ran while the writers committed"
     expected = {-1, -2, -3}
     for w in range(WRITERS):
         assert [e["committed"] for e in events[w]] == list(range(BATCHES)), f"writer {w}: {events[w]}"
@@ -74,15 +83,19 @@ def test_eight_writers_append_at_once(spark, root, ns, writers, mode):
     assert lancepart.crosscheck(spark, t)["rows"] == len(expected)
 
 
+def read(spark, table, wait: float = 0) -> dict:
+    """Rows per (writer, partition) of a read planned, then run after ``wait`` seconds."""
+    planned = spark.sql(f"SELECT writer, c, count(*) AS n FROM {table} WHERE writer <> 'seed' GROUP BY writer, c").rdd
+    time.sleep(wait)
+    return {(r.writer, r.c): r.n for r in planned.collect()}
+
+
 def read_while_running(spark, table, running) -> list[dict]:
-    """Rows per (writer, partition) from reads made until the writers finish (``running``: their
-    futures). Each read is planned, then waits a moment for commits to land, then runs (a long read)."""
+    """Reads (``read``) made until the writers finish (``running``: their futures), each waiting a
+    moment after planning for commits to land (a long read)."""
     snapshots = []
     while not all(r.done() for r in running):
-        planned = spark.sql(f"SELECT writer, c, count(*) AS n FROM {table} WHERE writer <> 'seed' "
-                            "GROUP BY writer, c").rdd
-        time.sleep(0.5)
-        snapshots.append({(r.writer, r.c): r.n for r in planned.collect()})
+        snapshots.append(read(spark, table, wait=0.5))
     return snapshots
 
 
