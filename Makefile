@@ -204,8 +204,9 @@ target/bench/iceberg-spark-runtime-%.jar: | $(COMPILED)
 	$(MVN) -N dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-$(subst -,:,$*) -DoutputDirectory=target/bench
 
 # An environment layered on the development environment: its own site-packages holds $(2), and adds
-# the development environment's as a site directory after its own, so the package, the test
-# dependencies and pip are the same ones; pip leaves the development environment's packages alone
+# the development environment's as a site directory after its own, so the test dependencies and pip
+# are the same ones, and the package too unless the environment installs a wheel of its own (the
+# other lines' slices: install_wheel); pip leaves the development environment's packages alone
 # ("outside environment"). 3 s instead of 30 for a copy.
 define layered_environment
 	rm -rf $(1)
@@ -256,7 +257,7 @@ $(OTHER_BUILT): $(SOURCES) | $(JAR)
 	$(MVN) -pl $(OTHER_MODULES) compile jar:jar
 	touch $@
 
-$(OTHER_JARS): $(SOURCES) | $(JAR)
+$(OTHER_JARS): $(SOURCES) | $(OTHER_BUILT)
 	$(MVN) -pl $(OTHER_MODULES) package -DskipTests
 	touch $@
 

@@ -41,7 +41,7 @@ for request in sys.stdin:
         with contextlib.redirect_stdout(out):
             exec(compile(code, "<request>", "exec"), {"__name__": "__main__"})
         reply = {"stdout": out.getvalue()}
-    except BaseException:
+    except Exception:
         reply = {"error": traceback.format_exc()}
     print(json.dumps(reply), file=replies, flush=True)
 """
@@ -60,7 +60,7 @@ def newest():
         process.stdin.write(json.dumps([textwrap.dedent(code), [str(a) for a in args]]) + "\n")
         process.stdin.flush()
         line = process.stdout.readline()
-        assert line, f"the newest pylance's process ended (exit code {process.poll()})"
+        assert line, f"the newest pylance's process ended (exit code {process.wait(timeout=60)})"
         reply = json.loads(line)
         assert "error" not in reply, reply.get("error")
         return json.loads(reply["stdout"]) if reply["stdout"].strip() else None

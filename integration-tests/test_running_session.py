@@ -10,8 +10,7 @@ import textwrap
 import pytest
 
 from differential import ICEBERG_SPARK_LINE as PRIMARY
-from lancepart import jar_path
-from lancepart.jar import spark_line
+from lancepart.jar import plugin_conf, spark_line
 
 SCRIPT = textwrap.dedent("""
     import sys
@@ -47,7 +46,9 @@ def run(jars: str, root, helper: str) -> str:
 def test_the_plugin_jar_in_spark_jars_alone_serves_spark_4_and_is_refused_on_spark_3_5(tmp_path):
     if spark_line() not in ("3.5", PRIMARY):
         pytest.skip(f"Spark {spark_line()} loads the jar as {PRIMARY} does (a JVM each: make test's time)")
-    stdout = run(jar_path(), tmp_path, "register_catalog")
+    # the jars lancepart's settings name: the checkout's jar (lance-core inside), or a wheel's with
+    # lance-core's jars (the other lines' slices)
+    stdout = run(plugin_conf()["spark.jars"], tmp_path, "register_catalog")
     if spark_line() == "3.5":  # Spark's Arrow 12 comes before lance-core's Arrow 18
         assert "REFUSED a Spark session is already running whose Arrow comes before lance-core's" in stdout, stdout
     else:

@@ -28,7 +28,7 @@ class Writer:
         self.proc = subprocess.Popen([sys.executable, str(SCRIPT), str(root)], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self._stderr, text=True, start_new_session=True,
                                      env=env)
-        self.busy = False  # a command was sent whose "done" was not read yet
+        self.busy = False  # a command was sent whose "done" was not read yet, or that failed
 
     def send(self, command: dict | str) -> None:
         """A command (a dict) or a line to a running command (a str)."""
@@ -70,8 +70,8 @@ class Writer:
         events = []
         while not (event := self.event()).get("done"):
             events.append(event)
-        self.busy = False
         assert event["error"] is None, f"writer {self.proc.pid} failed:\n{event['error']}"
+        self.busy = False  # a failed one stays busy: it may leave lines it did not read (a stepping one)
         return events
 
     def stderr(self) -> str:
@@ -110,7 +110,7 @@ class Writer:
 
 class WriterPool:
     """Writers started on first use and kept until ``close``; ``take(n)`` gives n idle ones (a
-    writer left in a command by a failed test is replaced)."""
+    writer left in a command by a failed test, or whose command failed, is replaced)."""
 
     def __init__(self, root: Path):
         self.root = root
