@@ -1,11 +1,11 @@
-# Two entry points for a fresh machine (JDK 17+, Maven 3.8+, Python 3.10+):
+# Two entry points for a fresh machine (JDK 17+, Maven 3.8+, Python 3.10+; make test also npm, for Azurite):
 #   make demo   builds the plugin, installs the Python package in .venv, runs demo/demo.py
 #   make test   checks the Scala formatting, builds the primary Spark line's jar, the other lines' classes,
 #               the Python environments and the wheel, then runs side by side the Scala tests (SCALA_TEST_LINES
 #               and the primary line), the Python unit and integration tests on the primary line (with the
 #               differential suite against Iceberg, whose runtime jar it fetches), the interop suites
 #               (NEWEST_SUITES) again under the newest pylance, and with the wheel a slice on each other line
-#               pyspark ships (LINE_SUITES, with the wheel in a fresh environment too, on 3.5 and 4.2;
+#               pyspark ships (LINE_SUITES on 4.2, with the wheel in a fresh environment too on 3.5;
 #               LINE_SUITES_4.0_2.13 on 4.0); pytest's per-test times go to target/pytest*.xml
 #               (bench/test_durations.py summarizes them)
 #   make test-quick   the inner loop (a few minutes): the Scala tests, the Python unit tests and
@@ -63,6 +63,12 @@ line_iceberg_jar = $(if $(ICEBERG_$(1)),target/bench/iceberg-spark-runtime-$(1)-
 # the primary line's, which the differential suites and `make bench` run beside lancepart
 ICEBERG_JAR := $(call line_iceberg_jar,$(PRIMARY_LINE))
 line_python = $(if $(filter $(1),$(PRIMARY_LINE)),$(PY),.venv-spark-$(1)/bin/python)
+# The Azure Blob emulator (npm) the object-store tests start, installed once per machine, outside
+# the checkout as Maven's and pip's downloads are (a fresh clone would take 23 CPU s to install it)
+AZURITE_VERSION := 3.37.0
+AZURITE_DIR := $(HOME)/.cache/lancepart/azurite-$(AZURITE_VERSION)
+AZURITE := $(AZURITE_DIR)/.installed
+export LANCEPART_AZURITE := $(AZURITE_DIR)/node_modules/.bin/azurite-blob
 # The package's dependency ranges (python/pyproject.toml), tested at both ends: the development
 # environment holds the oldest versions, with the primary line's pyspark; the newest have an
 # environment of their own, where `make test` runs the interop suites again and
@@ -83,12 +89,15 @@ NEWEST_SUITES := test_interop.py test_arrow_types.py test_plain_tables.py test_f
 # The core slice `make test` runs on 3.5 and 4.2, the ends of the range of pyspark the package
 # takes, each in an environment holding its pyspark: writes and reads, pruning, DELETE/UPDATE/MERGE,
 # evolution, storage-partitioned joins, Arrow types (tables pylance wrote among them, crosscheck),
-# the catalog, the session catalog (it leans on Spark's own commands), and the wheel installed over
-# that pyspark, its first and second session (test_wheel.py runs nowhere else; the jars a session of
-# 3.5 caches differ from those of 4.x). The interop suites' pylance side is the same on every line
+# the catalog and the session catalog (it leans on Spark's own commands), each slice's sessions
+# with the wheel and the jars lancepart.packages resolves for its line; on 3.5 also the wheel
+# installed into a fresh environment over that pyspark, its first and second session
+# (test_wheel.py runs nowhere else: 65 CPU s a line, and the 4.2 slice's sessions already take
+# 4.x's resolved jars from the cache). The interop suites' pylance side is the same on every line
 # (test_interop.py runs on the primary line, twice)
 LINE_SUITES := test_write_read.py test_pruning.py test_row_level.py test_evolution.py test_spj.py \
-	test_arrow_types.py test_catalog.py test_session_catalog.py test_running_session.py test_wheel.py
+	test_arrow_types.py test_catalog.py test_session_catalog.py test_running_session.py
+LINE_SUITES_3.5_2.12 := $(LINE_SUITES) test_wheel.py
 # 4.0 compiles the shared sources and scala-spark4 as 4.1 and 4.2 do (only its LineParsing,
 # scala-spark4.0, is its own), and its Scala suites drive them through Spark 4.0: its slice is
 # what only its plugin jar in a pyspark session shows, Spark 4.0's Arrow vectors
@@ -127,7 +136,7 @@ test-quick:
 
 # Every suite but the wheel's (it needs every line's jar; the 3.5 and 4.2 slices run it): the first
 # pass starts once the primary line's is built, beside the other lines' build
-pytest-first-pass: $(VENV)/.installed $(JAR) $(ICEBERG_JAR)
+pytest-first-pass: $(VENV)/.installed $(JAR) $(ICEBERG_JAR) $(AZURITE)
 	LANCEPART_TEST_LONG_RUN=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) --durations=25 \
 		-o junit_family=xunit1 --junitxml=target/pytest.xml --ignore=integration-tests/test_wheel.py \
 		python/tests integration-tests
@@ -200,6 +209,12 @@ bench-maintenance: $(VENV)/.installed $(JAR) $(ICEBERG_JAR)
 	$(PY) bench/maintenance.py --iceberg-jar $(ICEBERG_JAR) $(BENCH_MAINTENANCE_ARGS)
 
 # A line's Iceberg runtime; the stem is <line>-<version>
+# Azurite, the Azure Blob emulator the object-store tests start as a local process when no Docker
+# engine answers (integration-tests/azure_server.py), from the npm registry
+$(AZURITE):
+	npm install --prefix $(AZURITE_DIR) --no-audit --no-fund --loglevel=error azurite@$(AZURITE_VERSION)
+	touch $@
+
 target/bench/iceberg-spark-runtime-%.jar: | $(COMPILED)
 	$(MVN) -N dependency:copy -Dartifact=org.apache.iceberg:iceberg-spark-runtime-$(subst -,:,$*) -DoutputDirectory=target/bench
 

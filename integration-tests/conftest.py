@@ -154,3 +154,21 @@ def s3_catalog(spark, s3) -> str:
 
     lancepart.register_catalog(spark, "s3", f"s3://{BUCKET}/warehouse", s3.storage_options())
     return "s3"
+
+
+@pytest.fixture(scope="session")
+def azure():
+    """An Azure Blob service on loopback for the whole run (see azure_server.py)."""
+    from azure_server import azure_server
+
+    with azure_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def azure_catalog(spark, azure) -> str:
+    """Catalog `az`, rooted at az://<test container>/warehouse on the loopback service."""
+    from azure_server import CONTAINER
+
+    lancepart.register_catalog(spark, "az", f"az://{CONTAINER}/warehouse", azure.storage_options())
+    return "az"

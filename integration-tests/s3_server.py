@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from typing import Iterator
 
 import boto3
+
+from loopback import free_port, wait_until_listening
 
 BUCKET = "lancepart-tests"
 REGION = "us-east-1"
@@ -73,24 +73,13 @@ def _minio() -> Iterator[S3Server]:
 
 @contextlib.contextmanager
 def _moto() -> Iterator[S3Server]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     # The server logs every request: to a file, since a pipe nobody reads would fill and block it.
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
                                    stdout=log, stderr=subprocess.STDOUT)
         try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                    break
-                except OSError:
-                    if process.poll() is not None or time.monotonic() > deadline:
-                        log.seek(0)
-                        raise RuntimeError(f"moto server did not start on port {port}: {log.read().decode()[-2000:]}")
-                    time.sleep(0.1)
+            wait_until_listening(process, port, log, "moto server")
             yield S3Server("moto", f"http://127.0.0.1:{port}", "testing", "testing")
         finally:
             process.terminate()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from azure_server import ACCOUNT, KEY, AzureServer
 from s3_server import S3Server
 
 REPO = Path(__file__).resolve().parent.parent
@@ -58,12 +59,16 @@ def test_site_builds_strictly(tmp_path):
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if page_script(p)], ids=lambda p: p.name)
-def test_page_examples_run(page, tmp_path, s3: S3Server):
+def test_page_examples_run(page, tmp_path, s3: S3Server, azure: AzureServer):
     buckets = [b["Name"] for b in s3.client().list_buckets()["Buckets"]]
     if DOCS_BUCKET not in buckets:
         s3.client().create_bucket(Bucket=DOCS_BUCKET)
+    if not azure.client().get_container_client(DOCS_BUCKET).exists():
+        azure.client().create_container(DOCS_BUCKET)
     env = {**os.environ, "AWS_ENDPOINT_URL": s3.endpoint, "AWS_ACCESS_KEY_ID": s3.access_key,
-           "AWS_SECRET_ACCESS_KEY": s3.secret_key, "PYSPARK_SUBMIT_ARGS": "--driver-memory 1g pyspark-shell"}
+           "AWS_SECRET_ACCESS_KEY": s3.secret_key, "AZURE_STORAGE_ACCOUNT_NAME": ACCOUNT,
+           "AZURE_STORAGE_ACCOUNT_KEY": KEY, "AZURE_STORAGE_ENDPOINT": azure.endpoint,
+           "PYSPARK_SUBMIT_ARGS": "--driver-memory 1g pyspark-shell"}
     script = tmp_path / f"{page.stem}.py"
     script.write_text(page_script(page))
     out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,

@@ -1,11 +1,12 @@
 """The wheel `make wheel` builds carries each Spark line's jar. Installed into a fresh virtual
 environment outside the checkout that already holds the pyspark of the environment running this
-test (`make test` runs it at the ends of the range of pyspark the package takes, 3.5 and 4.2:
-LINE_SUITES in the Makefile), with the newest pylance the package takes, it leaves that pyspark as
-it is and runs a write, a pruned read and a crosscheck with `lancepart.spark_session(root)` and no
-other step: Spark's Ivy resolves lance-core and the AWS SDK from Maven (a fresh Ivy directory and
-lancepart cache here), which it says in one line. A second session takes them from the cache.
-Neither prints Ivy's report or Lance's panic (the jars are on the driver's class path)."""
+test (`make test` runs it on 3.5, the oldest pyspark the package takes: LINE_SUITES_3.5_2.12 in the
+Makefile; the 4.2 slice runs the wheel with 4.x's resolved jars), with the newest pylance the
+package takes, it leaves that pyspark as it is and runs a write, a pruned read and a crosscheck
+with `lancepart.spark_session(root)` and no other step: Spark's Ivy resolves lance-core and the
+AWS SDK from Maven (a fresh Ivy directory and lancepart cache here), which it says in one line. A
+second session takes them from the cache. Neither prints Ivy's report or Lance's panic (the jars
+are on the driver's class path)."""
 
 import os
 import subprocess

@@ -1,7 +1,8 @@
 // Directory operations under a catalog root (list, create, move, delete) for what Lance's own I/O
 // does not cover: namespaces, leaf directories and the files vacuum and commit relocation handle.
-// s3:// URIs go to S3 through the AWS SDK, configured from the catalog's Lance storage options;
-// every other URI goes through Hadoop's FileSystem.
+// s3:// URIs go to S3 through the AWS SDK and Azure URIs (az://, abfss://, ...) to the Blob
+// service's REST API, both configured from the catalog's Lance storage options; every other URI
+// goes through Hadoop's FileSystem.
 package lancepart.storage
 
 import lancepart.lance.LanceAccess
@@ -51,5 +52,6 @@ object Directories {
   /** The directory operations for URIs like `root`. */
   def forRoot(root: String, lance: LanceAccess, hadoopConf: Configuration): Directories =
     if (S3Directories.handles(root)) new S3Directories(S3Directories.client(lance))
+    else if (AzureDirectories.handles(root)) AzureDirectories.forRoot(root, lance.storageOptions)
     else new HadoopDirectories(hadoopConf)
 }
