@@ -160,7 +160,7 @@ class AzureBlobs(
       sas).mkString("&")
     val uri = URI.create(if (queryText.isEmpty) path.toString else s"$path?$queryText")
     val all = headers ++ Map(
-      "x-ms-date" -> DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC)),
+      "x-ms-date" -> httpDate(ZonedDateTime.now(ZoneOffset.UTC)),
       "x-ms-version" -> ApiVersion)
     val builder = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
       .method(method, HttpRequest.BodyPublishers.noBody())
@@ -213,6 +213,12 @@ object AzureBlobs {
   private val PageSize = 5000
   private val EmulatorAccount = "devstoreaccount1"
   private val EmulatorKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+
+  /** An HTTP date (RFC 7231's IMF-fixdate: a two-digit day, which Azure requires in x-ms-date;
+   * java.time's RFC_1123_DATE_TIME writes one digit for days 1 to 9). */
+  def httpDate(time: ZonedDateTime): String =
+    DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US)
+      .format(time.withZoneSameInstant(ZoneOffset.UTC))
 
   private def transient(status: Int): Boolean = status == 408 || status == 429 || status >= 500
 

@@ -53,4 +53,9 @@ class AzureDirectoriesSuite extends AnyFunSuite {
     val none = intercept[IllegalArgumentException](credential("azure_client_id" -> "id"))
     assert(none.getMessage.contains("azure_storage_account_key") && none.getMessage.contains("azure_storage_sas_token"))
   }
+
+  test("request dates have a two-digit day, as Azure requires") {
+    val time = java.time.ZonedDateTime.of(2026, 12, 1, 8, 5, 9, 0, java.time.ZoneOffset.UTC)
+    assert(AzureBlobs.httpDate(time) == "Tue, 01 Dec 2026 08:05:09 GMT")
+  }
 }
