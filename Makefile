@@ -134,7 +134,7 @@ test-quick:
 	$(MVN) -N spotless:check
 	$(MAKE) --no-print-directory -j 3 scala-tests pytest-quick
 
-# Every suite but the wheel's (it needs every line's jar; the 3.5 and 4.2 slices run it): the first
+# Every suite but the wheel's (it needs every line's jar; the 3.5 slice runs it): the first
 # pass starts once the primary line's is built, beside the other lines' build
 pytest-first-pass: $(VENV)/.installed $(JAR) $(ICEBERG_JAR) $(AZURITE)
 	LANCEPART_TEST_LONG_RUN=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_WORKERS) --durations=25 \
