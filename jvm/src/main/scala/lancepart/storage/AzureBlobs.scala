@@ -216,9 +216,9 @@ object AzureBlobs {
 
   /** An HTTP date (RFC 7231's IMF-fixdate: a two-digit day, which Azure requires in x-ms-date;
    * java.time's RFC_1123_DATE_TIME writes one digit for days 1 to 9). */
-  def httpDate(time: ZonedDateTime): String =
-    DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US)
-      .format(time.withZoneSameInstant(ZoneOffset.UTC))
+  def httpDate(time: ZonedDateTime): String = HttpDate.format(time.withZoneSameInstant(ZoneOffset.UTC))
+
+  private val HttpDate = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US)
 
   private def transient(status: Int): Boolean = status == 408 || status == 429 || status >= 500
 
